@@ -1,0 +1,242 @@
+package sources
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits from the Agent Skills specification.
+const (
+	MaxNameLen          = 64
+	MaxDescriptionLen   = 1024
+	MaxCompatibilityLen = 500
+)
+
+// specFields are the front matter keys the Agent Skills specification
+// defines.
+var specFields = []string{"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+
+// extensionFields are keys that well-known clients understand although the
+// specification does not define them. Serving accepts them silently;
+// `skillmux validate` warns about them.
+var extensionFields = []string{
+	"version", "user-invocable", "argument-hint", "disable-model-invocation",
+	"model", "context", "agent", "hooks", "when_to_use", "tools",
+}
+
+var namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// checker collects findings about one front matter, at a severity that
+// depends on whether we are serving (lenient) or validating (strict).
+type checker struct {
+	path   string
+	strict bool
+	diags  []Diagnostic
+}
+
+func (c *checker) add(sev Severity, field, rule, format string, args ...any) {
+	c.diags = append(c.diags, Diagnostic{Severity: sev, Path: c.path, Field: field, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+// problem is a specification violation: an error when validating, a warning
+// when serving.
+func (c *checker) problem(field, rule, format string, args ...any) {
+	sev := Warning
+	if c.strict {
+		sev = Error
+	}
+	c.add(sev, field, rule, format, args...)
+}
+
+// checkName checks the name against the specification and the folder name.
+// folder is empty for learned notes, which have no folder of their own.
+func (c *checker) checkName(fm map[string]any, folder string) {
+	v, ok := fm["name"]
+	if !ok || v == nil {
+		c.problem("name", "name-required", "missing; add `name: %s`", suggestName(folder))
+		return
+	}
+	name, ok := v.(string)
+	if !ok {
+		c.problem("name", "name-type", "must be a string, got %s", yamlType(v))
+		return
+	}
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0:
+		c.problem("name", "name-required", "is empty; use 1-%d lowercase letters, digits and hyphens", MaxNameLen)
+		return
+	case n > MaxNameLen:
+		c.problem("name", "name-length", "is %d characters; the limit is %d", n, MaxNameLen)
+	}
+	if !namePattern.MatchString(name) {
+		c.problem("name", "name-format", "%q must be lowercase letters, digits and single hyphens, not starting or ending with a hyphen (try %q)", name, suggestName(name))
+	}
+	if folder != "" && name != folder {
+		c.problem("name", "name-matches-folder", "%q differs from its folder name %q; rename one so they match", name, folder)
+	}
+}
+
+// checkDescription returns the description and whether the skill can be
+// served at all.
+func (c *checker) checkDescription(fm map[string]any) (string, bool) {
+	v, ok := fm["description"]
+	if !ok || v == nil {
+		c.add(Error, "description", "description-required", "missing; add a `description:` saying what the skill does and when to use it")
+		return "", false
+	}
+	var desc string
+	switch v := v.(type) {
+	case string:
+		desc = strings.TrimSpace(v)
+	case bool, int, int64, uint64, float64:
+		desc = fmt.Sprint(v)
+		c.problem("description", "description-type", "should be a string, got %s", yamlType(v))
+	default:
+		c.add(Error, "description", "description-type", "must be a string, got %s", yamlType(v))
+		return "", false
+	}
+	if desc == "" {
+		c.add(Error, "description", "description-required", "is empty; say what the skill does and when to use it")
+		return "", false
+	}
+	if n := utf8.RuneCountInString(desc); n > MaxDescriptionLen {
+		c.problem("description", "description-length", "is %d characters; the limit is %d", n, MaxDescriptionLen)
+	}
+	return desc, true
+}
+
+// checkFields checks the optional keys and reports unknown ones.
+func (c *checker) checkFields(fm map[string]any) {
+	if v, ok := fm["compatibility"]; ok {
+		if s, ok := v.(string); !ok {
+			c.problem("compatibility", "compatibility-type", "must be a string, got %s", yamlType(v))
+		} else if n := utf8.RuneCountInString(s); n > MaxCompatibilityLen || n == 0 {
+			c.problem("compatibility", "compatibility-length", "is %d characters; it must be 1-%d", n, MaxCompatibilityLen)
+		}
+	}
+	if v, ok := fm["license"]; ok {
+		if _, ok := v.(string); !ok {
+			c.problem("license", "license-type", "must be a string, got %s", yamlType(v))
+		}
+	}
+	if v, ok := fm["metadata"]; ok {
+		if m, ok := v.(map[string]any); !ok {
+			c.problem("metadata", "metadata-type", "must be a map of string keys to string values, got %s", yamlType(v))
+		} else {
+			for _, k := range sortedKeys(m) {
+				if _, ok := m[k].(string); !ok {
+					c.problem("metadata."+k, "metadata-type", "must be a string, got %s (quote it)", yamlType(m[k]))
+				}
+			}
+		}
+	}
+	if v, ok := fm["allowed-tools"]; ok {
+		if _, ok := v.(string); !ok {
+			c.problem("allowed-tools", "allowed-tools-type", "should be a space-separated string, got %s", yamlType(v))
+		}
+	}
+	for _, k := range sortedKeys(fm) {
+		switch {
+		case slices.Contains(specFields, k):
+		case slices.Contains(extensionFields, k):
+			if c.strict {
+				c.add(Warning, k, "client-extension", "is not in the Agent Skills specification; only some clients understand it")
+			}
+		default:
+			c.problem(k, "unknown-field", "is not a known field; the specification allows %s%s", strings.Join(specFields, ", "), didYouMean(k))
+		}
+	}
+}
+
+func didYouMean(k string) string {
+	best, bestD := "", 3
+	for _, f := range append(slices.Clone(specFields), extensionFields...) {
+		if d := Distance(strings.ToLower(k), f); d < bestD {
+			best, bestD = f, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func yamlType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int, int64, uint64:
+		return "an integer"
+	case float64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a map"
+	default:
+		return fmt.Sprintf("a %T", v)
+	}
+}
+
+// suggestName turns s into a name that satisfies the specification's
+// format.
+func suggestName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.TrimRight(b.String(), "-")
+	if len(out) > MaxNameLen {
+		out = strings.TrimRight(out[:MaxNameLen], "-")
+	}
+	if out == "" {
+		return "my-skill"
+	}
+	return out
+}
+
+// Distance is the Levenshtein edit distance between a and b, counted in
+// bytes; names are ASCII in practice.
+func Distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,63 @@
+package sources
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Severity ranks a Diagnostic.
+type Severity int
+
+const (
+	// Warning is a problem that does not stop a skill from being served.
+	Warning Severity = iota
+	// Error is a problem that makes a skill (or a whole source) unusable.
+	Error
+)
+
+func (s Severity) String() string {
+	if s == Error {
+		return "error"
+	}
+	return "warning"
+}
+
+// MarshalText lets a Severity appear as "warning" or "error" in JSON.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Diagnostic is one finding about a file: which file, which field, which
+// rule, and what would be right.
+type Diagnostic struct {
+	Severity Severity `json:"severity"`
+	// Path is the file (or folder) the finding is about.
+	Path string `json:"path"`
+	// Line is the 1-based line in Path, when known.
+	Line int `json:"line,omitempty"`
+	// Field is the front matter key concerned, if any.
+	Field string `json:"field,omitempty"`
+	// Rule is a short stable identifier of the rule, such as "name-format".
+	Rule string `json:"rule,omitempty"`
+	// Message says what is wrong and what would be right.
+	Message string `json:"message"`
+}
+
+// String formats the diagnostic as "path:line: severity: field: message (rule)".
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	b.WriteString(d.Path)
+	if d.Line > 0 {
+		fmt.Fprintf(&b, ":%d", d.Line)
+	}
+	b.WriteString(": ")
+	b.WriteString(d.Severity.String())
+	b.WriteString(": ")
+	if d.Field != "" {
+		b.WriteString(d.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(d.Message)
+	if d.Rule != "" {
+		fmt.Fprintf(&b, " [%s]", d.Rule)
+	}
+	return b.String()
+}

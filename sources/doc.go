@@ -1,0 +1,16 @@
+// Package sources is the model of an Agent Skill and the contract between
+// skillmux and the places skills come from.
+//
+// A [Skill] is one SKILL.md folder (or one flat "learned" note) with its
+// qualified [Ref], its description, the verbatim front matter and a way to
+// read its files. A [Source] lists skills; providers live in sub-packages
+// (sources/dirtree for folder trees, and so on) and optional powers, such as
+// watching for changes, are separate interfaces found by type assertion.
+//
+// The package also holds the SKILL.md parser ([ParseFrontMatter],
+// [ReadFrontMatter]), the lenient checks applied when serving ([Load]) and
+// the strict checks of the Agent Skills specification ([Validate]).
+//
+// This package is the public contract for source plugin authors: it imports
+// no MCP, configuration or RPC types.
+package sources

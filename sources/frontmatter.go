@@ -1,0 +1,186 @@
+package sources
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// maxFrontMatter bounds how much of a file is read while looking for the
+// closing "---" line, so a SKILL.md without one cannot make a scan read a
+// huge file.
+const maxFrontMatter = 256 << 10
+
+var bom = []byte("\xef\xbb\xbf")
+
+// ReadFrontMatter reads from r only as far as the end of the front matter:
+// the block between a first line that is exactly "---" (after an optional
+// UTF-8 BOM, with an optional CR and trailing blanks) and the next such
+// line. It returns the block without its delimiters, with CRLF turned into
+// LF. The body is never read, so scanning a large catalog stays cheap.
+func ReadFrontMatter(r io.Reader) ([]byte, error) {
+	br := bufio.NewReaderSize(r, 4096)
+	first, err := br.ReadSlice('\n')
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, err
+	}
+	first = bytes.TrimPrefix(first, bom)
+	if !isDelimiter(first) {
+		return nil, ErrNoFrontMatter
+	}
+	var out []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if isDelimiter(line) {
+			return out, nil
+		}
+		if bytes.HasSuffix(line, []byte("\r\n")) {
+			line = append(line[:len(line)-2:len(line)-2], '\n')
+		}
+		out = append(out, line...)
+		if len(out) > maxFrontMatter {
+			return nil, fmt.Errorf("%w within %d kB", ErrUnterminated, maxFrontMatter>>10)
+		}
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+		case err == io.EOF:
+			return nil, ErrUnterminated
+		default:
+			return nil, err
+		}
+	}
+}
+
+// SplitFrontMatter splits a whole SKILL.md into its front matter (as
+// ReadFrontMatter returns it) and its body.
+func SplitFrontMatter(data []byte) (front, body []byte, err error) {
+	data = bytes.TrimPrefix(data, bom)
+	first, rest := cutLine(data)
+	if !isDelimiter(first) {
+		return nil, data, ErrNoFrontMatter
+	}
+	start := rest
+	for len(rest) > 0 {
+		line, next := cutLine(rest)
+		if isDelimiter(line) {
+			front = start[:len(start)-len(rest)]
+			return bytes.ReplaceAll(front, []byte("\r\n"), []byte("\n")), next, nil
+		}
+		rest = next
+	}
+	return nil, nil, ErrUnterminated
+}
+
+func cutLine(b []byte) (line, rest []byte) {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i+1], b[i+1:]
+	}
+	return b, nil
+}
+
+func isDelimiter(line []byte) bool {
+	return string(bytes.TrimRight(line, " \t\r\n")) == "---"
+}
+
+// ParseFrontMatter parses a front matter block into a map. Nested maps get
+// string keys so the result can be encoded as JSON.
+//
+// Real files often carry an unquoted ": " inside a plain value
+// ("description: Use when: you need X"), which YAML rejects; such a block is
+// parsed a second time with those values quoted, and the second answer is
+// taken only if it parses.
+func ParseFrontMatter(front []byte) (map[string]any, error) {
+	m, err := unmarshalMap(front)
+	if err == nil {
+		return m, nil
+	}
+	if fixed, ok := quoteColonValues(front); ok {
+		if m2, err2 := unmarshalMap(fixed); err2 == nil {
+			return m2, nil
+		}
+	}
+	return nil, err
+}
+
+func unmarshalMap(front []byte) (map[string]any, error) {
+	var v any
+	if err := yaml.Unmarshal(front, &v); err != nil {
+		return nil, err
+	}
+	switch v := normalize(v).(type) {
+	case nil:
+		return map[string]any{}, nil
+	case map[string]any:
+		return v, nil
+	default:
+		return nil, fmt.Errorf("front matter is a YAML %T, not a map of keys to values", v)
+	}
+}
+
+// normalize turns map[any]any (YAML allows non-string keys) into
+// map[string]any, recursively.
+func normalize(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = normalize(e)
+		}
+		return v
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[fmt.Sprint(k)] = normalize(e)
+		}
+		return m
+	case []any:
+		for i, e := range v {
+			v[i] = normalize(e)
+		}
+		return v
+	}
+	return v
+}
+
+// topLevelPlain matches a top-level "key: value" line whose value is a plain
+// (unquoted, not block, not flow) scalar.
+var topLevelPlain = regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]+([^'"|>\[{&*!#%@` + "`" + `\s].*)$`)
+
+func quoteColonValues(front []byte) ([]byte, bool) {
+	lines := strings.Split(string(front), "\n")
+	changed := false
+	for i, line := range lines {
+		m := topLevelPlain.FindStringSubmatch(line)
+		if m == nil || !strings.Contains(m[2], ": ") {
+			continue
+		}
+		val := strings.TrimRight(m[2], " \t")
+		lines[i] = m[1] + ": '" + strings.ReplaceAll(val, "'", "''") + "'"
+		changed = true
+	}
+	return []byte(strings.Join(lines, "\n")), changed
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// yamlDiagnostic turns a YAML error into a Diagnostic whose line counts
+// from the top of the file (the opening "---" is line 1).
+func yamlDiagnostic(path string, err error) Diagnostic {
+	d := Diagnostic{Severity: Error, Path: path, Rule: "yaml"}
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		d.Line = n + 1
+		msg = msg[len(m[0]):]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	d.Message = "front matter is not valid YAML: " + msg
+	return d
+}

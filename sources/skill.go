@@ -1,0 +1,110 @@
+package sources
+
+import (
+	"io/fs"
+	"strings"
+)
+
+// Ref is the qualified name of a skill: a plain Name for skills from folder
+// trees, or Namespace:Name for namespaced sources such as plugin packages.
+// Comparisons between Refs are case-insensitive; use [Ref.Key] as a map key.
+type Ref struct {
+	Namespace string
+	Name      string
+}
+
+// ParseRef splits "namespace:name" at its last colon; a string without a
+// colon is a plain name.
+func ParseRef(s string) Ref {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		return Ref{Namespace: s[:i], Name: s[i+1:]}
+	}
+	return Ref{Name: s}
+}
+
+// String returns "name" or "namespace:name".
+func (r Ref) String() string {
+	if r.Namespace == "" {
+		return r.Name
+	}
+	return r.Namespace + ":" + r.Name
+}
+
+// Key is the case-folded form of the Ref, for lookups.
+func (r Ref) Key() string { return strings.ToLower(r.String()) }
+
+// IsQualified reports whether the Ref carries a namespace.
+func (r Ref) IsQualified() bool { return r.Namespace != "" }
+
+// Kind tells what shape a skill has on disk.
+type Kind string
+
+const (
+	// KindSkill is a folder holding a SKILL.md and optional other files.
+	KindSkill Kind = "skill"
+	// KindLearned is a flat markdown note with front matter, not in a folder
+	// of its own.
+	KindLearned Kind = "learned"
+)
+
+// Scope tells which kind of place a skill came from; it decides precedence
+// and is shown to users.
+type Scope string
+
+const (
+	ScopeUser    Scope = "user"    // the person's own folders
+	ScopeProject Scope = "project" // folders of the current workspace
+	ScopePlugin  Scope = "plugin"  // a Claude Code plugin package
+	ScopeRoot    Scope = "root"    // a folder tree named on the command line or in config
+)
+
+// Skill is one skill as a source found it. A Skill is immutable once a
+// source has returned it.
+type Skill struct {
+	// Ref is the qualified name under which the skill is served.
+	Ref Ref
+	// Description is the front matter's description, trimmed.
+	Description string
+	// FrontMatter is the front matter as parsed YAML, verbatim: every key,
+	// including unknown ones, with its YAML type.
+	FrontMatter map[string]any
+	// Path is the absolute path of the SKILL.md (or of the note file for
+	// KindLearned), or a plugin's address for remote skills.
+	Path string
+	// Dir is the absolute skill folder: the base directory for relative
+	// paths in the body. For KindLearned it is the folder holding the note.
+	Dir string
+	// Source is the name of the Source that listed the skill.
+	Source string
+	// Scope is the kind of place the skill came from.
+	Scope Scope
+	// Kind is the skill's shape on disk.
+	Kind Kind
+	// Diagnostics are the cosmetic problems found while loading; the skill
+	// is served regardless.
+	Diagnostics []Diagnostic
+	// Files reads the skill's files, with paths relative to Dir. For local
+	// folders every read stays inside the folder's real path. Nil when the
+	// skill has no readable files.
+	Files fs.FS
+}
+
+// EntryFile is the name, relative to Files, of the file an agent loads: 
+// "SKILL.md" for folder skills, the note's base name for learned notes.
+func (s *Skill) EntryFile() string {
+	if s.Kind == KindLearned {
+		return baseName(s.Path)
+	}
+	return SkillFile
+}
+
+// SkillFile is the name of the file that makes a folder a skill.
+const SkillFile = "SKILL.md"
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
