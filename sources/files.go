@@ -124,3 +124,17 @@ func ListFiles(fsys fs.FS, entry string) (files []string, truncated bool, err er
 	})
 	return files, truncated, err
 }
+
+// noteFS exposes one file of a folder: a learned note lies among other
+// notes, and only its own file belongs to it.
+type noteFS struct {
+	dir  fs.FS
+	name string
+}
+
+func (n noteFS) Open(name string) (fs.File, error) {
+	if name != n.name {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return n.dir.Open(name)
+}

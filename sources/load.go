@@ -78,6 +78,10 @@ func newSkill(path string, fm map[string]any, o LoadOptions) (*Skill, error) {
 	} else if ok {
 		c.add(Warning, "name", "name-unusable", "%q cannot be served as a name; serving it as %q", s, fallback)
 	}
+	files := DirFS(dir)
+	if o.Kind == KindLearned {
+		files = noteFS{dir: files, name: filepath.Base(path)}
+	}
 	return &Skill{
 		Ref:         Ref{Namespace: o.Namespace, Name: name},
 		Description: desc,
@@ -88,7 +92,7 @@ func newSkill(path string, fm map[string]any, o LoadOptions) (*Skill, error) {
 		Scope:       o.Scope,
 		Kind:        o.Kind,
 		Diagnostics: c.diags,
-		Files:       DirFS(dir),
+		Files:       files,
 	}, nil
 }
 

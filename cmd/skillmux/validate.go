@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillmux/skillmux/sources"
+)
+
+type validated struct {
+	Path        string               `json:"path"`
+	Valid       bool                 `json:"valid"`
+	Diagnostics []sources.Diagnostic `json:"diagnostics"`
+}
+
+func newValidateCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate PATH...",
+		Short: "Check skill folders strictly against the Agent Skills specification",
+		Long: `Check skill folders strictly against the Agent Skills specification:
+name of 1-64 lowercase letters, digits and single hyphens, equal to the folder
+name; description of 1-1024 characters; compatibility of at most 500; only the
+specification's keys (keys that some clients understand, such as version or
+argument-hint, are warnings).
+
+PATH is a skill folder, a SKILL.md, or a folder of skill folders (every
+SKILL.md below it is checked). Each finding names the file, the field and the
+rule. The exit status is 1 when any error is found, else 0.`,
+		Example: `  skillmux validate examples/skills/release-notes
+  skillmux validate --json ~/.claude/skills`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var results []validated
+			for _, arg := range args {
+				for _, p := range skillPaths(arg) {
+					ds := sources.Validate(p)
+					v := validated{Path: p, Valid: true, Diagnostics: ds}
+					if v.Diagnostics == nil {
+						v.Diagnostics = []sources.Diagnostic{}
+					}
+					for _, d := range ds {
+						if d.Severity == sources.Error {
+							v.Valid = false
+						}
+					}
+					results = append(results, v)
+				}
+			}
+			errs, warns := 0, 0
+			for _, r := range results {
+				for _, d := range r.Diagnostics {
+					if d.Severity == sources.Error {
+						errs++
+					} else {
+						warns++
+					}
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(results); err != nil {
+					return err
+				}
+			} else {
+				for _, r := range results {
+					for _, d := range r.Diagnostics {
+						fmt.Fprintln(e.stdout, d)
+					}
+				}
+				fmt.Fprintf(e.stdout, "%d skill(s) checked: %d error(s), %d warning(s)\n", len(results), errs, warns)
+			}
+			if errs > 0 {
+				return &exitError{code: 1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// skillPaths expands a folder without a SKILL.md into the skill folders
+// below it; anything else is checked as given, so a wrong path is reported.
+func skillPaths(arg string) []string {
+	st, err := os.Stat(arg)
+	if err != nil || !st.IsDir() {
+		return []string{arg}
+	}
+	if _, err := os.Stat(filepath.Join(arg, sources.SkillFile)); err == nil {
+		return []string{arg}
+	}
+	var out []string
+	filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && sources.SkipDir(d.Name()) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == sources.SkillFile {
+			out = append(out, filepath.Dir(p))
+		}
+		return nil
+	})
+	if len(out) == 0 {
+		return []string{arg}
+	}
+	return out
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,228 @@
+package resolver
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/skillmux/skillmux/sources"
+)
+
+// Input is what one source gave for one build, in precedence order.
+type Input struct {
+	Source  string
+	Listing *sources.Listing
+	// Err is set when the source as a whole could not be listed.
+	Err error
+}
+
+// Shadowed records a skill hidden by another with the same qualified name.
+type Shadowed struct {
+	// Skill is the hidden skill.
+	Skill *sources.Skill
+	// By is the skill that is served under the name.
+	By *sources.Skill
+	// Alias is the source-qualified name that still reaches Skill.
+	Alias sources.Ref
+}
+
+// SourceError records a source that could not be listed.
+type SourceError struct {
+	Source string
+	Err    error
+}
+
+// Snapshot is the catalog at one moment. It is immutable: build a new one
+// to change anything.
+type Snapshot struct {
+	skills   []*sources.Skill // served skills, sorted by qualified name
+	shadowed []Shadowed
+	problems []sources.Diagnostic // skipped files and source warnings
+	failed   []SourceError
+	built    time.Time
+
+	byKey  map[string]*sources.Skill   // qualified names and aliases, case-folded
+	byName map[string][]*sources.Skill // short names, case-folded
+}
+
+// Build merges inputs, given in precedence order: when two skills have the
+// same qualified name, the one from the earlier input (or earlier in its
+// listing) is served and the other is recorded as shadowed, reachable by
+// "<source>:<name>".
+func Build(inputs []Input) *Snapshot {
+	s := &Snapshot{
+		byKey:  map[string]*sources.Skill{},
+		byName: map[string][]*sources.Skill{},
+		built:  time.Now(),
+	}
+	var losers []*sources.Skill
+	for _, in := range inputs {
+		if in.Err != nil {
+			s.failed = append(s.failed, SourceError{Source: in.Source, Err: in.Err})
+			continue
+		}
+		if in.Listing == nil {
+			continue
+		}
+		s.problems = append(s.problems, in.Listing.Problems...)
+		for _, sk := range in.Listing.Skills {
+			key := sk.Ref.Key()
+			if _, taken := s.byKey[key]; taken {
+				losers = append(losers, sk)
+				continue
+			}
+			s.byKey[key] = sk
+			s.skills = append(s.skills, sk)
+		}
+	}
+	sort.SliceStable(s.skills, func(i, j int) bool { return s.skills[i].Ref.Key() < s.skills[j].Ref.Key() })
+	for _, sk := range s.skills {
+		k := strings.ToLower(sk.Ref.Name)
+		s.byName[k] = append(s.byName[k], sk)
+	}
+	for _, sk := range losers {
+		sh := Shadowed{Skill: sk, By: s.byKey[sk.Ref.Key()], Alias: aliasFor(sk)}
+		if _, taken := s.byKey[sh.Alias.Key()]; !taken {
+			s.byKey[sh.Alias.Key()] = sk
+		}
+		s.shadowed = append(s.shadowed, sh)
+	}
+	return s
+}
+
+// aliasFor is the name that reaches a shadowed skill: its qualified name
+// prefixed with its source's name.
+func aliasFor(sk *sources.Skill) sources.Ref {
+	return sources.Ref{Namespace: sk.Source, Name: sk.Ref.String()}
+}
+
+// Skills returns the served skills sorted by qualified name. The caller
+// must not modify the slice.
+func (s *Snapshot) Skills() []*sources.Skill { return s.skills }
+
+// Len is the number of served skills.
+func (s *Snapshot) Len() int { return len(s.skills) }
+
+// Shadowed returns the skills hidden by others of the same name.
+func (s *Snapshot) Shadowed() []Shadowed { return s.shadowed }
+
+// Problems returns the files that were skipped and the warnings of sources.
+func (s *Snapshot) Problems() []sources.Diagnostic { return s.problems }
+
+// Failed returns the sources that could not be listed at all.
+func (s *Snapshot) Failed() []SourceError { return s.failed }
+
+// Built is when the snapshot was made.
+func (s *Snapshot) Built() time.Time { return s.built }
+
+// Diagnostics returns every problem and every served or shadowed skill's
+// warnings, in a stable order.
+func (s *Snapshot) Diagnostics() []sources.Diagnostic {
+	out := slices.Clone(s.problems)
+	for _, sk := range s.skills {
+		out = append(out, sk.Diagnostics...)
+	}
+	for _, sh := range s.shadowed {
+		out = append(out, sh.Skill.Diagnostics...)
+	}
+	return out
+}
+
+// Lookup finds a skill by name, case-insensitively: a qualified name
+// ("plugin:skill"), the alias of a shadowed skill ("source:skill"), or a
+// short name that only one skill has. It returns an *AmbiguousError when a
+// short name is shared, and a *NotFoundError with the closest names
+// otherwise.
+func (s *Snapshot) Lookup(name string) (*sources.Skill, error) {
+	name = strings.TrimSpace(name)
+	key := strings.ToLower(name)
+	if sk, ok := s.byKey[key]; ok {
+		return sk, nil
+	}
+	if !strings.Contains(name, ":") {
+		switch c := s.byName[key]; len(c) {
+		case 0:
+		case 1:
+			return c[0], nil
+		default:
+			names := make([]string, len(c))
+			for i, sk := range c {
+				names[i] = sk.Ref.String()
+			}
+			return nil, &AmbiguousError{Name: name, Candidates: names}
+		}
+	}
+	return nil, &NotFoundError{Name: name, Suggestions: s.suggest(key)}
+}
+
+// maxSuggestions bounds the names offered for an unknown one.
+const maxSuggestions = 5
+
+// suggest returns the qualified names closest to key: by edit distance to
+// the qualified or the short name, or sharing a substring with it.
+func (s *Snapshot) suggest(key string) []string {
+	if key == "" {
+		return nil
+	}
+	type cand struct {
+		name string
+		dist int
+	}
+	var cs []cand
+	short := sources.ParseRef(key).Name
+	for _, sk := range s.skills {
+		full := sk.Ref.Key()
+		n := strings.ToLower(sk.Ref.Name)
+		d := min(sources.Distance(key, full), sources.Distance(short, n))
+		limit := max(2, len(short)/3)
+		switch {
+		case d <= limit:
+		case len(short) >= 3 && (strings.Contains(n, short) || strings.Contains(short, n)):
+			d = limit + 1
+		default:
+			continue
+		}
+		cs = append(cs, cand{sk.Ref.String(), d})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].dist < cs[j].dist })
+	var out []string
+	for _, c := range cs {
+		if len(out) == maxSuggestions {
+			break
+		}
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// NotFoundError says no skill answers to Name; Suggestions are the closest
+// names. It matches sources.ErrNotFound with errors.Is.
+type NotFoundError struct {
+	Name        string
+	Suggestions []string
+}
+
+func (e *NotFoundError) Error() string {
+	msg := fmt.Sprintf("no skill named %q", e.Name)
+	if len(e.Suggestions) > 0 {
+		msg += "; did you mean " + strings.Join(e.Suggestions, ", ") + "?"
+	}
+	return msg
+}
+
+func (e *NotFoundError) Unwrap() error { return sources.ErrNotFound }
+
+// AmbiguousError says a short name matches several skills; Candidates are
+// their qualified names. It matches sources.ErrAmbiguous with errors.Is.
+type AmbiguousError struct {
+	Name       string
+	Candidates []string
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%q is ambiguous: it matches %s; use one of these full names", e.Name, strings.Join(e.Candidates, ", "))
+}
+
+func (e *AmbiguousError) Unwrap() error { return sources.ErrAmbiguous }

@@ -1,0 +1,151 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/sources"
+)
+
+// SkillToolName is the name of the tool that loads a skill.
+const SkillToolName = "skill"
+
+var skillInputSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"name": map[string]any{
+			"type":        "string",
+			"description": "The skill's name as listed, e.g. \"pdf\" or \"example-skills:pdf\". Case does not matter; a short name works when only one skill has it.",
+		},
+	},
+	"required":             []string{"name"},
+	"additionalProperties": false,
+}
+
+func (s *Server) addSkillTool(description string) {
+	s.mcp.AddTool(&mcp.Tool{
+		Name:        SkillToolName,
+		Title:       "Load a skill",
+		Description: description,
+		InputSchema: skillInputSchema,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}, s.callSkill)
+}
+
+func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name, err := nameArgument(req.Params.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	sk, err := s.catalog.Snapshot().Lookup(name)
+	if err != nil {
+		return errorResult(err.Error()), nil
+	}
+	blocks, err := RenderSkill(sk)
+	if err != nil {
+		s.logger.Error("cannot read skill", "name", sk.Ref.String(), "path", sk.Path, "err", err)
+		return errorResult(fmt.Sprintf("cannot load skill %s: %v", sk.Ref, err)), nil
+	}
+	res := &mcp.CallToolResult{}
+	for _, b := range blocks {
+		res.Content = append(res.Content, &mcp.TextContent{Text: b})
+	}
+	return res, nil
+}
+
+// nameArgument extracts the required string argument "name", or returns
+// the -32602 error a client expects for bad arguments.
+func nameArgument(raw json.RawMessage) (string, error) {
+	var args map[string]json.RawMessage
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return "", invalidParams("arguments must be an object with a string \"name\"")
+		}
+	}
+	v, ok := args["name"]
+	if !ok {
+		return "", invalidParams("missing required argument \"name\" (a skill name, e.g. {\"name\": \"pdf\"})")
+	}
+	var name string
+	if err := json.Unmarshal(v, &name); err != nil {
+		return "", invalidParams(fmt.Sprintf("argument \"name\" must be a string, got %s", jsonKind(v)))
+	}
+	if strings.TrimSpace(name) == "" {
+		return "", invalidParams("argument \"name\" must not be empty")
+	}
+	return name, nil
+}
+
+func invalidParams(msg string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + msg}
+}
+
+func jsonKind(v json.RawMessage) string {
+	switch s := strings.TrimSpace(string(v)); {
+	case s == "null":
+		return "null"
+	case strings.HasPrefix(s, "{"):
+		return "an object"
+	case strings.HasPrefix(s, "["):
+		return "an array"
+	case s == "true" || s == "false":
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// RenderSkill returns the text blocks the skill tool answers with: first
+// "Loading: <name>", "Base directory: <folder>", a blank line and the whole
+// entry file byte for byte, read now; then the list of the skill's other
+// files. `skillmux show` prints the same.
+func RenderSkill(sk *sources.Skill) ([]string, error) {
+	if sk.Files == nil {
+		return nil, fmt.Errorf("skill %s has no readable files", sk.Ref)
+	}
+	body, err := fs.ReadFile(sk.Files, sk.EntryFile())
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	b.Grow(len(body) + len(sk.Dir) + 64)
+	fmt.Fprintf(&b, "Loading: %s\nBase directory: %s\n\n", sk.Ref, sk.Dir)
+	b.Write(body)
+
+	var files []string
+	var truncated bool
+	if sk.Kind != sources.KindLearned {
+		files, truncated, err = sources.ListFiles(sk.Files, sk.EntryFile())
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return []string{b.String(), fileList(files, truncated)}, nil
+}
+
+func fileList(files []string, truncated bool) string {
+	if len(files) == 0 {
+		return "This skill has no other files."
+	}
+	var b strings.Builder
+	b.WriteString("Files in this skill (relative to the base directory):")
+	for _, f := range files {
+		b.WriteString("\n")
+		b.WriteString(f)
+	}
+	if truncated {
+		fmt.Fprintf(&b, "\n(only the first %d files are listed)", sources.MaxListedFiles)
+	}
+	return b.String()
+}
