@@ -31,7 +31,7 @@ const InstructionsPreamble = "This server provides Agent Skills: folders of inst
 // skill, within budget (see fitCatalog for how it shrinks).
 func (s *Snapshot) ToolDescription(budget int) string {
 	f := catalogFormat{
-		head: ToolHeader + "\n\nAvailable skills:",
+		head:  ToolHeader + "\n\nAvailable skills:",
 		empty: "\n(none found)",
 		entry: func(b *strings.Builder, sk *sources.Skill, desc string, namesOnly bool) {
 			b.WriteString("\n- ")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,19 +84,24 @@ func Build(inputs []Input) *Snapshot {
 		s.byName[k] = append(s.byName[k], sk)
 	}
 	for _, sk := range losers {
-		sh := Shadowed{Skill: sk, By: s.byKey[sk.Ref.Key()], Alias: aliasFor(sk)}
-		if _, taken := s.byKey[sh.Alias.Key()]; !taken {
-			s.byKey[sh.Alias.Key()] = sk
-		}
+		sh := Shadowed{Skill: sk, By: s.byKey[sk.Ref.Key()], Alias: s.aliasFor(sk)}
+		s.byKey[sh.Alias.Key()] = sk
 		s.shadowed = append(s.shadowed, sh)
 	}
 	return s
 }
 
 // aliasFor is the name that reaches a shadowed skill: its qualified name
-// prefixed with its source's name.
-func aliasFor(sk *sources.Skill) sources.Ref {
-	return sources.Ref{Namespace: sk.Source, Name: sk.Ref.String()}
+// prefixed with its source's name ("user:pdf"), and when one source holds
+// the name several times, a number after it ("user:pdf~2").
+func (s *Snapshot) aliasFor(sk *sources.Skill) sources.Ref {
+	alias := sources.Ref{Namespace: sk.Source, Name: sk.Ref.String()}
+	for n := 2; ; n++ {
+		if _, taken := s.byKey[alias.Key()]; !taken {
+			return alias
+		}
+		alias.Name = sk.Ref.String() + "~" + strconv.Itoa(n)
+	}
 }
 
 // Skills returns the served skills sorted by qualified name. The caller

@@ -109,34 +109,43 @@ func (c *checker) checkDescription(fm map[string]any) (string, bool) {
 	return desc, true
 }
 
+// strictOnly is a specification violation that clients tolerate in
+// practice (a list for allowed-tools, numbers in metadata): an error when
+// validating, silence when serving.
+func (c *checker) strictOnly(field, rule, format string, args ...any) {
+	if c.strict {
+		c.add(Error, field, rule, format, args...)
+	}
+}
+
 // checkFields checks the optional keys and reports unknown ones.
 func (c *checker) checkFields(fm map[string]any) {
 	if v, ok := fm["compatibility"]; ok {
 		if s, ok := v.(string); !ok {
-			c.problem("compatibility", "compatibility-type", "must be a string, got %s", yamlType(v))
+			c.strictOnly("compatibility", "compatibility-type", "must be a string, got %s", yamlType(v))
 		} else if n := utf8.RuneCountInString(s); n > MaxCompatibilityLen || n == 0 {
-			c.problem("compatibility", "compatibility-length", "is %d characters; it must be 1-%d", n, MaxCompatibilityLen)
+			c.strictOnly("compatibility", "compatibility-length", "is %d characters; it must be 1-%d", n, MaxCompatibilityLen)
 		}
 	}
 	if v, ok := fm["license"]; ok {
 		if _, ok := v.(string); !ok {
-			c.problem("license", "license-type", "must be a string, got %s", yamlType(v))
+			c.strictOnly("license", "license-type", "must be a string, got %s", yamlType(v))
 		}
 	}
 	if v, ok := fm["metadata"]; ok {
 		if m, ok := v.(map[string]any); !ok {
-			c.problem("metadata", "metadata-type", "must be a map of string keys to string values, got %s", yamlType(v))
+			c.strictOnly("metadata", "metadata-type", "must be a map of string keys to string values, got %s", yamlType(v))
 		} else {
 			for _, k := range sortedKeys(m) {
 				if _, ok := m[k].(string); !ok {
-					c.problem("metadata."+k, "metadata-type", "must be a string, got %s (quote it)", yamlType(m[k]))
+					c.strictOnly("metadata."+k, "metadata-type", "must be a string, got %s (quote it)", yamlType(m[k]))
 				}
 			}
 		}
 	}
 	if v, ok := fm["allowed-tools"]; ok {
 		if _, ok := v.(string); !ok {
-			c.problem("allowed-tools", "allowed-tools-type", "should be a space-separated string, got %s", yamlType(v))
+			c.strictOnly("allowed-tools", "allowed-tools-type", "should be a space-separated string, got %s", yamlType(v))
 		}
 	}
 	for _, k := range sortedKeys(fm) {

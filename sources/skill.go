@@ -90,7 +90,7 @@ type Skill struct {
 	Files fs.FS
 }
 
-// EntryFile is the name, relative to Files, of the file an agent loads: 
+// EntryFile is the name, relative to Files, of the file an agent loads:
 // "SKILL.md" for folder skills, the note's base name for learned notes.
 func (s *Skill) EntryFile() string {
 	if s.Kind == KindLearned {

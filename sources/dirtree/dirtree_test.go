@@ -1,0 +1,189 @@
+package dirtree_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+func skillMD(name string) string {
+	return "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\n# " + name + "\n"
+}
+
+// tree writes files (path -> content) under a new temp dir.
+func tree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func list(t *testing.T, root string, opts *dirtree.Options) *sources.Listing {
+	t.Helper()
+	l, err := dirtree.New(root, opts).List(context.Background())
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	return l
+}
+
+func names(l *sources.Listing) []string {
+	var out []string
+	for _, sk := range l.Skills {
+		out = append(out, sk.Ref.String())
+	}
+	return out
+}
+
+func problemRules(l *sources.Listing) []string {
+	var out []string
+	for _, d := range l.Problems {
+		out = append(out, d.Severity.String()+":"+d.Rule)
+	}
+	return out
+}
+
+func TestDiscovery(t *testing.T) {
+	root := tree(t, map[string]string{
+		"pdf/SKILL.md":                       skillMD("pdf"),
+		"pdf/scripts/fill.py":                "print()",
+		"pdf/forms/SKILL.md":                 skillMD("forms"), // a skill inside a skill is its own
+		"group/deep/er/docx/SKILL.md":        skillMD("docx"),
+		".system/skill-creator/SKILL.md":     skillMD("skill-creator"), // dot-folders are searched
+		".git/hooks/SKILL.md":                skillMD("git-hidden"),
+		"node_modules/pkg/SKILL.md":          skillMD("npm-hidden"),
+		"broken/SKILL.md":                    "---\nname: broken\ndescription: [oops\n---\n",
+		"nodesc/SKILL.md":                    "---\nname: nodesc\n---\n",
+		"notes.md":                           "---\ndescription: not a skill without Learned\n---\n",
+		"README.md":                          "# readme",
+		"folder-without-skill/references.md": "x",
+		"group/deep/er/docx/references/a.md": "x",
+		"mismatch-folder/SKILL.md":           skillMD("other-name"),
+	})
+	l := list(t, root, &dirtree.Options{Name: "test"})
+	want := []string{"skill-creator", "docx", "other-name", "pdf", "forms"} // by path
+	if diff := cmp.Diff(want, names(l)); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"error:yaml", "error:description-required"}, problemRules(l)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s\n%v", diff, l.Problems)
+	}
+	for _, d := range l.Problems {
+		if !strings.HasPrefix(d.Path, root) || !strings.HasSuffix(d.Path, "SKILL.md") {
+			t.Errorf("problem %v does not name the skipped file", d)
+		}
+	}
+	for _, sk := range l.Skills {
+		if sk.Source != "test" || sk.Scope != sources.ScopeRoot || !filepath.IsAbs(sk.Dir) {
+			t.Errorf("skill %s: %+v", sk.Ref, sk)
+		}
+		if sk.Ref.Name == "other-name" && len(sk.Diagnostics) != 1 {
+			t.Errorf("name/folder mismatch not warned: %v", sk.Diagnostics)
+		}
+	}
+}
+
+func TestLearnedNotes(t *testing.T) {
+	root := tree(t, map[string]string{
+		"deploy.md":         "---\ndescription: How we deploy.\n---\nsteps\n",
+		"named.md":          "---\nname: db-tips\ndescription: Database tips.\n---\n",
+		"README.md":         "# Not a note: no front matter\n",
+		"folder/SKILL.md":   skillMD("folder"),
+		"folder/inner.md":   "---\ndescription: inside a skill folder, not a note\n---\n",
+		"sub/not-a-note.md": "---\ndescription: too deep\n---\n",
+	})
+	l := list(t, root, &dirtree.Options{Learned: true})
+	got := map[string]sources.Kind{}
+	for _, sk := range l.Skills {
+		got[sk.Ref.Name] = sk.Kind
+	}
+	want := map[string]sources.Kind{"deploy": sources.KindLearned, "db-tips": sources.KindLearned, "folder": sources.KindSkill}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(l.Problems) != 0 {
+		t.Errorf("problems: %v", l.Problems)
+	}
+}
+
+func TestSymlinks(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	outside := tree(t, map[string]string{"linked-skill/SKILL.md": skillMD("linked-skill")})
+	root := tree(t, map[string]string{"own/SKILL.md": skillMD("own")})
+	must(t, os.Symlink(filepath.Join(outside, "linked-skill"), filepath.Join(root, "linked-skill")))
+	must(t, os.Symlink(root, filepath.Join(root, "own", "loop"))) // points back up: a loop
+	must(t, os.Symlink(filepath.Join(root, "nowhere"), filepath.Join(root, "dangling")))
+	must(t, os.Symlink(filepath.Join(outside, "linked-skill"), filepath.Join(root, "again"))) // same target twice
+	l := list(t, root, nil)
+	if diff := cmp.Diff([]string{"linked-skill", "own"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestBounds(t *testing.T) {
+	root := tree(t, map[string]string{
+		"a/SKILL.md":            skillMD("a"),
+		"1/2/3/4/deep/SKILL.md": skillMD("deep"),
+	})
+	l := list(t, root, &dirtree.Options{MaxDepth: 3})
+	if diff := cmp.Diff([]string{"a"}, names(l)); diff != "" {
+		t.Errorf("depth: (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"warning:max-depth"}, problemRules(l)); diff != "" {
+		t.Errorf("depth problems: %s", diff)
+	}
+	l = list(t, root, &dirtree.Options{MaxDirs: 2})
+	if diff := cmp.Diff([]string{"warning:max-dirs"}, problemRules(l)); diff != "" {
+		t.Errorf("dir budget problems: %s", diff)
+	}
+}
+
+func TestMissingRoot(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	l := list(t, missing, nil)
+	if len(l.Skills) != 0 || len(l.Problems) != 1 || l.Problems[0].Rule != "root-missing" || l.Problems[0].Path != missing {
+		t.Errorf("got %+v", l)
+	}
+	if l := list(t, missing, &dirtree.Options{Optional: true}); len(l.Problems) != 0 {
+		t.Errorf("optional root warned: %v", l.Problems)
+	}
+	file := filepath.Join(t.TempDir(), "f")
+	must(t, os.WriteFile(file, nil, 0o644))
+	if _, err := dirtree.New(file, nil).List(context.Background()); err == nil || !strings.Contains(err.Error(), file) {
+		t.Errorf("a file as root: err = %v", err)
+	}
+}
+
+func TestConformance(t *testing.T) {
+	root := tree(t, map[string]string{
+		"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b"), "b/ref.md": "x",
+		"notes.md": "---\ndescription: a note\n---\n",
+	})
+	sourcetest.Run(t, dirtree.New(root, &dirtree.Options{Name: "conf", Learned: true}))
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

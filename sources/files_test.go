@@ -1,0 +1,61 @@
+package sources_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/sources"
+)
+
+func mkfile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestListFiles(t *testing.T) {
+	dir := t.TempDir()
+	mkfile(t, filepath.Join(dir, "SKILL.md"), "x")
+	mkfile(t, filepath.Join(dir, "scripts", "run.py"), "x")
+	mkfile(t, filepath.Join(dir, "references", "a.md"), "x")
+	mkfile(t, filepath.Join(dir, ".git", "HEAD"), "x")
+	mkfile(t, filepath.Join(dir, "node_modules", "m", "index.js"), "x")
+	mkfile(t, filepath.Join(dir, "nested", "SKILL.md"), "x") // another skill
+	mkfile(t, filepath.Join(dir, "nested", "own.md"), "x")
+	got, truncated, err := sources.ListFiles(sources.DirFS(dir), "SKILL.md")
+	if err != nil || truncated {
+		t.Fatal(err, truncated)
+	}
+	want := []string{"references/a.md", "scripts/run.py"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestDirFSStaysInside(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "skill")
+	mkfile(t, filepath.Join(dir, "SKILL.md"), "inside")
+	mkfile(t, filepath.Join(base, "secret.txt"), "outside")
+	if err := os.Symlink(filepath.Join(base, "secret.txt"), filepath.Join(dir, "leak.txt")); err != nil {
+		t.Skip("symlinks not supported:", err)
+	}
+	fsys := sources.DirFS(dir)
+	if b, err := fs.ReadFile(fsys, "SKILL.md"); err != nil || string(b) != "inside" {
+		t.Fatalf("read inside: %q %v", b, err)
+	}
+	if b, err := fs.ReadFile(fsys, "leak.txt"); err == nil {
+		t.Errorf("read through a symlink out of the skill folder: %q", b)
+	}
+	if _, err := fs.ReadFile(fsys, "../secret.txt"); err == nil {
+		t.Error("read ../ out of the skill folder")
+	}
+}

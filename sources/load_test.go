@@ -1,0 +1,277 @@
+package sources_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/sources"
+)
+
+// writeSkill writes content as <dir>/<folder>/SKILL.md and returns its path.
+func writeSkill(t *testing.T, folder, content string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), folder)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "SKILL.md")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func rules(ds []sources.Diagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Severity.String()+":"+d.Field+":"+d.Rule)
+	}
+	return out
+}
+
+func TestLoad(t *testing.T) {
+	longDesc := strings.Repeat("Handles very long descriptions. ", 40) // > 1024
+	tests := []struct {
+		name     string
+		folder   string
+		content  string
+		wantName string
+		wantDesc string
+		wantFM   map[string]any // checked when non-nil
+		wantDiag []string
+	}{
+		{
+			name:     "plain",
+			folder:   "pdf",
+			content:  "---\nname: pdf\ndescription: Work with PDF files.\n---\n# PDF\n",
+			wantName: "pdf", wantDesc: "Work with PDF files.",
+		},
+		{
+			name:     "CRLF line endings",
+			folder:   "crlf",
+			content:  "---\r\nname: crlf\r\ndescription: Windows line endings.\r\n---\r\nbody\r\n",
+			wantName: "crlf", wantDesc: "Windows line endings.",
+		},
+		{
+			name:     "UTF-8 BOM",
+			folder:   "bom",
+			content:  "\xef\xbb\xbf---\nname: bom\ndescription: Starts with a byte order mark.\n---\n",
+			wantName: "bom", wantDesc: "Starts with a byte order mark.",
+		},
+		{
+			name:     "literal block scalar keeps line breaks",
+			folder:   "block",
+			content:  "---\nname: block\ndescription: |-\n  First line.\n  Second line: with a colon.\nlicense: MIT\n---\n",
+			wantName: "block", wantDesc: "First line.\nSecond line: with a colon.",
+		},
+		{
+			name:     "folded block scalar",
+			folder:   "folded",
+			content:  "---\nname: folded\ndescription: >\n  One sentence\n  over two lines.\n---\n",
+			wantName: "folded", wantDesc: "One sentence over two lines.",
+		},
+		{
+			name:     "double-quoted string over several lines",
+			folder:   "quoted",
+			content:  "---\nname: quoted\ndescription: \"A quoted value\n  that continues.\"\n---\n",
+			wantName: "quoted", wantDesc: "A quoted value that continues.",
+		},
+		{
+			name:     "flow list and nested map with non-string values",
+			folder:   "lists",
+			content:  "---\nname: lists\ndescription: Has lists.\nallowed-tools: [Read, \"Bash(git:*)\"]\nmetadata:\n  version: 2\n  tags: {a: 1}\n---\n",
+			wantName: "lists", wantDesc: "Has lists.",
+			wantFM: map[string]any{
+				"name": "lists", "description": "Has lists.",
+				"allowed-tools": []any{"Read", "Bash(git:*)"},
+				"metadata":      map[string]any{"version": 2, "tags": map[string]any{"a": 1}},
+			},
+		},
+		{
+			name:     "unquoted colon in a value is retried as a string",
+			folder:   "colon",
+			content:  "---\nname: colon\ndescription: Use when: you need X. Also: Y\n---\n",
+			wantName: "colon", wantDesc: "Use when: you need X. Also: Y",
+		},
+		{
+			name:     "dashes inside the description and the body",
+			folder:   "dashes",
+			content:  "---\nname: dashes\ndescription: \"a --- b\"\n---\nbody\n---\nmore\n---\n",
+			wantName: "dashes", wantDesc: "a --- b",
+		},
+		{
+			name:     "name differs from folder: warned, served under its name",
+			folder:   "template",
+			content:  "---\nname: template-skill\ndescription: A template.\n---\n",
+			wantName: "template-skill", wantDesc: "A template.",
+			wantDiag: []string{"warning:name:name-matches-folder"},
+		},
+		{
+			name:     "missing name falls back to the folder",
+			folder:   "nameless",
+			content:  "---\ndescription: No name.\n---\n",
+			wantName: "nameless", wantDesc: "No name.",
+			wantDiag: []string{"warning:name:name-required"},
+		},
+		{
+			name:     "over-long description is warned and served",
+			folder:   "long",
+			content:  "---\nname: long\ndescription: " + longDesc + "\n---\n",
+			wantName: "long", wantDesc: strings.TrimSpace(longDesc),
+			wantDiag: []string{"warning:description:description-length"},
+		},
+		{
+			name:     "unknown keys are warned, client extensions are not",
+			folder:   "extra",
+			content:  "---\nname: extra\ndescription: Extra keys.\nversion: 1.0.0\nuser-invocable: true\nargument-hint: \"[file]\"\ndisable-model-invocation: false\ndescripton: typo\n---\n",
+			wantName: "extra", wantDesc: "Extra keys.",
+			wantDiag: []string{"warning:descripton:unknown-field"},
+		},
+		{
+			name:     "name with a colon cannot be served as is",
+			folder:   "odd",
+			content:  "---\nname: \"a:b\"\ndescription: Odd name.\n---\n",
+			wantName: "odd", wantDesc: "Odd name.",
+			wantDiag: []string{"warning:name:name-format", "warning:name:name-matches-folder", "warning:name:name-unusable"},
+		},
+		{
+			name:     "numeric description is accepted as text",
+			folder:   "num",
+			content:  "---\nname: num\ndescription: 42\n---\n",
+			wantName: "num", wantDesc: "42",
+			wantDiag: []string{"warning:description:description-type"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeSkill(t, tt.folder, tt.content)
+			sk, err := sources.Load(p, sources.LoadOptions{Source: "test", Scope: sources.ScopeRoot})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if sk.Ref.Name != tt.wantName {
+				t.Errorf("name = %q, want %q", sk.Ref.Name, tt.wantName)
+			}
+			if sk.Description != tt.wantDesc {
+				t.Errorf("description = %q, want %q", sk.Description, tt.wantDesc)
+			}
+			if tt.wantFM != nil {
+				if diff := cmp.Diff(tt.wantFM, sk.FrontMatter); diff != "" {
+					t.Errorf("front matter (-want +got):\n%s", diff)
+				}
+			}
+			if diff := cmp.Diff(tt.wantDiag, rules(sk.Diagnostics)); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s\n%v", diff, sk.Diagnostics)
+			}
+			for _, d := range sk.Diagnostics {
+				if d.Path != p {
+					t.Errorf("diagnostic %v does not name the file %s", d, p)
+				}
+			}
+			if sk.Dir != filepath.Dir(p) || sk.Path != p || sk.Kind != sources.KindSkill || sk.Source != "test" {
+				t.Errorf("location = %+v", sk)
+			}
+		})
+	}
+}
+
+func TestLoadRefuses(t *testing.T) {
+	tests := []struct {
+		name     string
+		content  string
+		wantRule string
+		wantLine int
+		wantText string
+	}{
+		{"YAML that cannot be parsed", "---\nname: bad\ndescription: [unclosed\n---\n", "yaml", 0, "not valid YAML"},
+		{"no description", "---\nname: nodesc\n---\nbody\n", "description-required", 0, "description"},
+		{"empty description", "---\nname: empty\ndescription: \"  \"\n---\n", "description-required", 0, "empty"},
+		{"description is a list", "---\nname: list\ndescription: [a, b]\n---\n", "description-type", 0, "must be a string"},
+		{"no front matter", "# Just markdown\n", "front-matter", 1, "must start with a line `---`"},
+		{"front matter not closed", "---\nname: open\ndescription: never closed\n", "front-matter", 0, "not closed"},
+		{"front matter is not a map", "---\n- a\n- b\n---\n", "yaml", 0, "not a map"},
+		{"YAML error line counts from the top of the file", "---\nname: x\ndescription: y\n\tbad: z\n---\n", "yaml", 3, "not valid YAML"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeSkill(t, "s", tt.content)
+			sk, err := sources.Load(p, sources.LoadOptions{})
+			if err == nil {
+				t.Fatalf("Load accepted it: %+v", sk)
+			}
+			var d sources.Diagnostic
+			if !errors.As(err, &d) {
+				t.Fatalf("error %v is not a Diagnostic", err)
+			}
+			if d.Path != p || d.Rule != tt.wantRule || d.Severity != sources.Error || !strings.Contains(d.Message, tt.wantText) {
+				t.Errorf("got %+v; want path %s, rule %s, message containing %q", d, p, tt.wantRule, tt.wantText)
+			}
+			if tt.wantLine != 0 && d.Line != tt.wantLine {
+				t.Errorf("line = %d, want %d (%s)", d.Line, tt.wantLine, d)
+			}
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := sources.Load(filepath.Join(t.TempDir(), "gone", "SKILL.md"), sources.LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "gone") {
+		t.Fatalf("err = %v, want one naming the file", err)
+	}
+}
+
+func TestLoadLearnedNote(t *testing.T) {
+	dir := t.TempDir()
+	note := filepath.Join(dir, "deploy-tips.md")
+	os.WriteFile(note, []byte("---\ndescription: How we deploy.\n---\nUse the blue button.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "other.md"), []byte("---\ndescription: Another.\n---\n"), 0o644)
+	sk, err := sources.Load(note, sources.LoadOptions{Kind: sources.KindLearned})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sk.Ref.Name != "deploy-tips" || sk.Kind != sources.KindLearned || len(sk.Diagnostics) != 0 {
+		t.Errorf("got %+v", sk)
+	}
+	if sk.EntryFile() != "deploy-tips.md" {
+		t.Errorf("entry = %q", sk.EntryFile())
+	}
+	if _, err := sk.Files.Open("other.md"); err == nil {
+		t.Error("a learned note exposes its neighbours")
+	}
+}
+
+func TestSplitFrontMatter(t *testing.T) {
+	front, body, err := sources.SplitFrontMatter([]byte("---\r\na: 1\r\n---\r\nbody ---\n---\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(front) != "a: 1\n" || string(body) != "body ---\n---\n" {
+		t.Errorf("front %q body %q", front, body)
+	}
+}
+
+func TestRef(t *testing.T) {
+	tests := []struct {
+		in   string
+		want sources.Ref
+		str  string
+	}{
+		{"pdf", sources.Ref{Name: "pdf"}, "pdf"},
+		{"example-skills:pdf", sources.Ref{Namespace: "example-skills", Name: "pdf"}, "example-skills:pdf"},
+		{" a:b:c ", sources.Ref{Namespace: "a:b", Name: "c"}, "a:b:c"},
+	}
+	for _, tt := range tests {
+		got := sources.ParseRef(tt.in)
+		if got != tt.want || got.String() != tt.str {
+			t.Errorf("ParseRef(%q) = %+v (%s)", tt.in, got, got)
+		}
+	}
+	if sources.ParseRef("A:B").Key() != sources.ParseRef("a:b").Key() {
+		t.Error("keys are not case-insensitive")
+	}
+}

@@ -1,0 +1,68 @@
+package sourcetest
+
+import (
+	"context"
+	"testing/fstest"
+
+	"github.com/skillmux/skillmux/sources"
+)
+
+// FakeSkill describes one skill of a Fake source.
+type FakeSkill struct {
+	Name, Description string
+	// Body is the SKILL.md after its front matter.
+	Body string
+	// Files are the skill's other files, by relative path.
+	Files map[string]string
+}
+
+// Fake is an in-memory Source. Its fields may be changed between calls to
+// List (not during one).
+type Fake struct {
+	SourceName string
+	Namespace  string
+	Scope      sources.Scope
+	Skills     []FakeSkill
+	Problems   []sources.Diagnostic
+	// Err, when set, is returned by List.
+	Err error
+}
+
+var _ sources.Source = (*Fake)(nil)
+
+// Name implements sources.Source.
+func (f *Fake) Name() string { return f.SourceName }
+
+// List implements sources.Source.
+func (f *Fake) List(ctx context.Context) (*sources.Listing, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if f.Err != nil {
+		return nil, f.Err
+	}
+	scope := f.Scope
+	if scope == "" {
+		scope = sources.ScopeRoot
+	}
+	l := &sources.Listing{Problems: append([]sources.Diagnostic(nil), f.Problems...)}
+	for _, fs := range f.Skills {
+		m := fstest.MapFS{sources.SkillFile: {Data: []byte("---\nname: " + fs.Name + "\ndescription: " + fs.Description + "\n---\n" + fs.Body)}}
+		for p, c := range fs.Files {
+			m[p] = &fstest.MapFile{Data: []byte(c)}
+		}
+		dir := "/fake/" + f.SourceName + "/" + fs.Name
+		l.Skills = append(l.Skills, &sources.Skill{
+			Ref:         sources.Ref{Namespace: f.Namespace, Name: fs.Name},
+			Description: fs.Description,
+			FrontMatter: map[string]any{"name": fs.Name, "description": fs.Description},
+			Path:        dir + "/" + sources.SkillFile,
+			Dir:         dir,
+			Source:      f.SourceName,
+			Scope:       scope,
+			Kind:        sources.KindSkill,
+			Files:       m,
+		})
+	}
+	return l, nil
+}

@@ -1,0 +1,66 @@
+package sources_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/sources"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		folder  string
+		content string
+		want    []string
+	}{
+		{"valid", "good-skill", "---\nname: good-skill\ndescription: Does a thing.\nlicense: MIT\ncompatibility: Needs git.\nmetadata:\n  author: me\nallowed-tools: Read Grep\n---\n", nil},
+		{"uppercase name", "Bad", "---\nname: Bad\ndescription: x\n---\n", []string{"error:name:name-format"}},
+		{"leading hyphen", "-lead", "---\nname: -lead\ndescription: x\n---\n", []string{"error:name:name-format"}},
+		{"double hyphen", "a--b", "---\nname: a--b\ndescription: x\n---\n", []string{"error:name:name-format"}},
+		{"trailing hyphen", "a-", "---\nname: a-\ndescription: x\n---\n", []string{"error:name:name-format"}},
+		{"name too long", strings.Repeat("a", 65), "---\nname: " + strings.Repeat("a", 65) + "\ndescription: x\n---\n", []string{"error:name:name-length"}},
+		{"name differs from folder", "folder", "---\nname: other\ndescription: x\n---\n", []string{"error:name:name-matches-folder"}},
+		{"missing name", "nameless", "---\ndescription: x\n---\n", []string{"error:name:name-required"}},
+		{"description too long", "long", "---\nname: long\ndescription: " + strings.Repeat("x", 1025) + "\n---\n", []string{"error:description:description-length"}},
+		{"missing description", "nodesc", "---\nname: nodesc\n---\n", []string{"error:description:description-required"}},
+		{"compatibility too long", "compat", "---\nname: compat\ndescription: x\ncompatibility: " + strings.Repeat("y", 501) + "\n---\n", []string{"error:compatibility:compatibility-length"}},
+		{"client extensions are warnings", "ext", "---\nname: ext\ndescription: x\nversion: 1.0.0\nuser-invocable: true\nargument-hint: x\ndisable-model-invocation: true\n---\n",
+			[]string{"warning:argument-hint:client-extension", "warning:disable-model-invocation:client-extension", "warning:user-invocable:client-extension", "warning:version:client-extension"}},
+		{"unknown key", "unk", "---\nname: unk\ndescription: x\nauthor: me\n---\n", []string{"error:author:unknown-field"}},
+		{"metadata values must be strings", "meta", "---\nname: meta\ndescription: x\nmetadata:\n  n: 3\n---\n", []string{"error:metadata.n:metadata-type"}},
+		{"unquoted colon is a warning", "colon", "---\nname: colon\ndescription: Use when: X\n---\n", []string{"warning::yaml"}},
+		{"no front matter", "none", "# title\n", []string{"error::front-matter"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeSkill(t, tt.folder, tt.content)
+			got := sources.Validate(p[:len(p)-len("/SKILL.md")])
+			if diff := cmp.Diff(tt.want, rules(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s\n%v", diff, got)
+			}
+			for _, d := range got {
+				if d.Path != p || d.Message == "" {
+					t.Errorf("finding %+v does not name %s or say what is wrong", d, p)
+				}
+			}
+		})
+	}
+}
+
+func TestValidateNotASkill(t *testing.T) {
+	got := sources.Validate(t.TempDir())
+	if len(got) != 1 || got[0].Severity != sources.Error || !strings.Contains(got[0].Message, "SKILL.md") {
+		t.Errorf("got %v", got)
+	}
+}
+
+func TestValidateUnknownKeySuggests(t *testing.T) {
+	p := writeSkill(t, "typo", "---\nname: typo\ndescription: x\nlicence: MIT\n---\n")
+	got := sources.Validate(p)
+	if len(got) != 1 || !strings.Contains(got[0].Message, `did you mean "license"`) {
+		t.Errorf("got %v", got)
+	}
+}
