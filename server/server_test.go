@@ -1,0 +1,271 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// skillsDir writes a few real skills to disk and returns the root.
+func skillsDir(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("pdf/SKILL.md", "---\nname: pdf\ndescription: Fill and read PDF forms.\n---\n# PDF\n\n  indented line\ttab\r\nunicode: é 😀\n")
+	write("pdf/scripts/fill.py", "print('fill')\n")
+	write("pdf/references/forms.md", "# forms\n")
+	write("pdf/nested/SKILL.md", "---\nname: nested\ndescription: A skill inside another.\n---\nbody\n")
+	write("docx/SKILL.md", "---\nname: docx\ndescription: |-\n  Edit Word documents.\n  Keeps styles.\n---\nbody\n")
+	return root
+}
+
+func newResolver(t *testing.T, srcs ...sources.Source) *resolver.Resolver {
+	t.Helper()
+	r := resolver.New(srcs, nil)
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// connect starts srv on an in-memory transport and returns a connected
+// client session speaking protocol version (empty: the SDK's default).
+func connect(t *testing.T, srv *server.Server, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connect (%q): %v", version, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func text(t *testing.T, c mcp.Content) string {
+	t.Helper()
+	tc, ok := c.(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content %T is not text", c)
+	}
+	return tc.Text
+}
+
+func callSkill(t *testing.T, cs *mcp.ClientSession, args any) (*mcp.CallToolResult, error) {
+	t.Helper()
+	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "skill", Arguments: args})
+}
+
+func TestHandshakes(t *testing.T) {
+	root := skillsDir(t)
+	srv := server.New(newResolver(t, dirtree.New(root, nil)), &server.Options{Version: "1.2.3"})
+	for _, version := range []string{"", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"} {
+		t.Run("version "+version, func(t *testing.T) {
+			cs := connect(t, srv, version, nil)
+			init := cs.InitializeResult()
+			if version != "" && init.ProtocolVersion != "" && init.ProtocolVersion != version {
+				t.Errorf("negotiated %q, asked %q", init.ProtocolVersion, version)
+			}
+			if init.ServerInfo == nil || init.ServerInfo.Name != "skillmux" || init.ServerInfo.Version != "1.2.3" {
+				t.Errorf("serverInfo = %+v", init.ServerInfo)
+			}
+			if init.Capabilities == nil || init.Capabilities.Tools == nil || !init.Capabilities.Tools.ListChanged {
+				t.Errorf("capabilities = %+v", init.Capabilities)
+			}
+			for _, want := range []string{"<available_skills>", "<name>pdf</name>", "<description>Edit Word documents. Keeps styles.</description>", "<location>" + filepath.Join(root, "pdf", "SKILL.md") + "</location>"} {
+				if !strings.Contains(init.Instructions, want) {
+					t.Errorf("instructions lack %q:\n%s", want, init.Instructions)
+				}
+			}
+			res, err := callSkill(t, cs, map[string]any{"name": "pdf"})
+			if err != nil || res.IsError {
+				t.Fatalf("call: %v %+v", err, res)
+			}
+		})
+	}
+}
+
+func TestToolList(t *testing.T) {
+	r := newResolver(t, dirtree.New(skillsDir(t), nil))
+	cs := connect(t, server.New(r, nil), "", nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 1 || res.Tools[0].Name != "skill" {
+		t.Fatalf("tools = %+v", res.Tools)
+	}
+	want := "Load a skill by name to get specialized instructions.\n\nAvailable skills:\n" +
+		"- docx: Edit Word documents. Keeps styles.\n- nested: A skill inside another.\n- pdf: Fill and read PDF forms."
+	if got := res.Tools[0].Description; got != want {
+		t.Errorf("description:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestSkillResult(t *testing.T) {
+	root := skillsDir(t)
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "", nil)
+	skillFile := filepath.Join(root, "pdf", "SKILL.md")
+	// The body is read at call time: an edit after start-up shows.
+	edited := "---\nname: pdf\ndescription: Fill and read PDF forms.\n---\n# PDF, edited\n\n  indented\r\n"
+	if err := os.WriteFile(skillFile, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := callSkill(t, cs, map[string]any{"name": "PDF"})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	if len(res.Content) != 2 {
+		t.Fatalf("%d content blocks, want 2", len(res.Content))
+	}
+	want := "Loading: pdf\nBase directory: " + filepath.Join(root, "pdf") + "\n\n" + edited
+	if got := text(t, res.Content[0]); got != want {
+		t.Errorf("first block:\n%q\nwant\n%q", got, want)
+	}
+	wantFiles := "Files in this skill (relative to the base directory):\nreferences/forms.md\nscripts/fill.py"
+	if got := text(t, res.Content[1]); got != wantFiles {
+		t.Errorf("second block:\n%s\nwant\n%s", got, wantFiles)
+	}
+	res, _ = callSkill(t, cs, map[string]any{"name": "docx"})
+	if got := text(t, res.Content[1]); got != "This skill has no other files." {
+		t.Errorf("docx files: %q", got)
+	}
+}
+
+func TestSkillErrors(t *testing.T) {
+	r := newResolver(t,
+		&sourcetest.Fake{SourceName: "a", Namespace: "discord", Skills: []sourcetest.FakeSkill{{Name: "access", Description: "d"}}},
+		&sourcetest.Fake{SourceName: "b", Namespace: "telegram", Skills: []sourcetest.FakeSkill{{Name: "access", Description: "t"}, {Name: "configure", Description: "c"}}},
+	)
+	cs := connect(t, server.New(r, nil), "2025-11-25", nil)
+	for _, tt := range []struct {
+		name string
+		args any
+	}{
+		{"missing name", map[string]any{}},
+		{"no arguments", nil},
+		{"number", map[string]any{"name": 5}},
+		{"null", map[string]any{"name": nil}},
+		{"empty", map[string]any{"name": "  "}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := callSkill(t, cs, tt.args)
+			var werr *jsonrpc.Error
+			if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, `"name"`) {
+				t.Errorf("err = %v, want -32602 naming \"name\"", err)
+			}
+		})
+	}
+	for _, tt := range []struct{ name, want string }{
+		{"access", "discord:access, telegram:access"},
+		{"acces", "did you mean"},
+		{"nothing-like-it", `no skill named "nothing-like-it"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := callSkill(t, cs, map[string]any{"name": tt.name})
+			if err != nil || !res.IsError || !strings.Contains(text(t, res.Content[0]), tt.want) {
+				t.Errorf("got %v %+v, want an error result containing %q", err, res, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadFailureIsReported(t *testing.T) {
+	root := skillsDir(t)
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "", nil)
+	os.Remove(filepath.Join(root, "docx", "SKILL.md"))
+	res, err := callSkill(t, cs, map[string]any{"name": "docx"})
+	if err != nil || !res.IsError || !strings.Contains(text(t, res.Content[0]), "cannot load skill docx") {
+		t.Errorf("got %v %+v", err, res)
+	}
+	if res, err := callSkill(t, cs, map[string]any{"name": "pdf"}); err != nil || res.IsError {
+		t.Errorf("another skill broke: %v %+v", err, res)
+	}
+}
+
+// flakyCatalog panics when asked to.
+type flakyCatalog struct {
+	*resolver.Resolver
+	panics atomic.Bool
+}
+
+func (f *flakyCatalog) Snapshot() *resolver.Snapshot {
+	if f.panics.Load() {
+		panic("catalog exploded")
+	}
+	return f.Resolver.Snapshot()
+}
+
+func TestPanicBecomesInternalError(t *testing.T) {
+	cat := &flakyCatalog{Resolver: newResolver(t, dirtree.New(skillsDir(t), nil))}
+	cs := connect(t, server.New(cat, nil), "", nil)
+	cat.panics.Store(true)
+	_, err := callSkill(t, cs, map[string]any{"name": "pdf"})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInternalError {
+		t.Fatalf("err = %v, want -32603", err)
+	}
+	cat.panics.Store(false)
+	if res, err := callSkill(t, cs, map[string]any{"name": "pdf"}); err != nil || res.IsError {
+		t.Errorf("the session did not survive the panic: %v", err)
+	}
+}
+
+func TestRefreshNotifiesAndNewSessionsSeeNewCatalog(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
+	r := newResolver(t, src)
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	changed := make(chan struct{}, 4)
+	cs := connect(t, srv, "2025-11-25", &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "two", Description: "Two."})
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no tools/list_changed after the catalog changed")
+	}
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil || !strings.Contains(tools.Tools[0].Description, "- two: Two.") {
+		t.Errorf("description not updated: %v %+v", err, tools)
+	}
+	if res, err := callSkill(t, cs, map[string]any{"name": "two"}); err != nil || res.IsError {
+		t.Errorf("new skill not loadable: %v %+v", err, res)
+	}
+	cs2 := connect(t, srv, "", nil)
+	if !strings.Contains(cs2.InitializeResult().Instructions, "<name>two</name>") {
+		t.Errorf("a new session got stale instructions")
+	}
+}

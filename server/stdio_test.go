@@ -1,0 +1,121 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources/dirtree"
+)
+
+// wire drives ServeStdio over pipes with raw JSON lines.
+type wire struct {
+	t    *testing.T
+	in   *io.PipeWriter
+	out  *bufio.Scanner
+	done chan error
+}
+
+func startStdio(t *testing.T) *wire {
+	t.Helper()
+	srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	w := &wire{t: t, in: inW, out: bufio.NewScanner(outR), done: make(chan error, 1)}
+	w.out.Buffer(nil, 1<<20)
+	go func() {
+		w.done <- srv.ServeStdio(context.Background(), inR, outW)
+		outW.Close()
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return w
+}
+
+func (w *wire) send(line string) {
+	w.t.Helper()
+	if _, err := io.WriteString(w.in, line+"\n"); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *wire) recv() map[string]any {
+	w.t.Helper()
+	if !w.out.Scan() {
+		w.t.Fatalf("no reply: %v", w.out.Err())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(w.out.Bytes(), &m); err != nil {
+		w.t.Fatalf("stdout line is not JSON: %q", w.out.Text())
+	}
+	return m
+}
+
+func errCode(m map[string]any) float64 {
+	e, _ := m["error"].(map[string]any)
+	c, _ := e["code"].(float64)
+	return c
+}
+
+const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+func TestStdioGuard(t *testing.T) {
+	w := startStdio(t)
+	w.send(`{"jsonrpc": "2.0", "id": 1, "method": "initialize"`) // cut short
+	m := w.recv()
+	if errCode(m) != -32700 || m["id"] != nil {
+		t.Errorf("malformed line: got %v, want -32700 with id null", m)
+	}
+	if _, has := m["id"]; !has {
+		t.Errorf("parse error reply has no id member: %v", m)
+	}
+	w.send(`{"jsonrpc":"2.0","id":"x","method":42}`)
+	if m := w.recv(); errCode(m) != -32600 || m["id"] != "x" {
+		t.Errorf("invalid request: got %v, want -32600 for id x", m)
+	}
+	w.send("   ") // blank lines are ignored
+	w.send(initLine)
+	m = w.recv()
+	res, _ := m["result"].(map[string]any)
+	if res == nil || res["protocolVersion"] != "2025-11-25" || !strings.Contains(res["instructions"].(string), "<name>pdf</name>") {
+		t.Fatalf("initialize after bad lines: %v", m)
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w.send(`not json at all`)
+	if m := w.recv(); errCode(m) != -32700 {
+		t.Errorf("got %v", m)
+	}
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"skill","arguments":{"name":"pdf"}}}`)
+	m = w.recv()
+	if m["id"] != float64(2) || m["result"] == nil {
+		t.Errorf("tool call after bad line: %v", m)
+	}
+	w.in.Close()
+	select {
+	case err := <-w.done:
+		if err != nil {
+			t.Errorf("ServeStdio at end of input: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio did not return at end of input")
+	}
+}
+
+func TestStdioStopsOnCancel(t *testing.T) {
+	srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(ctx, inR, io.Discard) }()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio ignored cancellation")
+	}
+}
