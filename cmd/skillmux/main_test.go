@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// runCLI runs the command tree in-process with the given SKILLS_DIR.
+func runCLI(t *testing.T, skillsDir string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string {
+		if k == "SKILLS_DIR" {
+			return skillsDir
+		}
+		return ""
+	}}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	err = root.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
+func examples(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "skills"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestListJSON(t *testing.T) {
+	out, _, err := runCLI(t, "", "list", "--root", examples(t), "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l listing
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	var names []string
+	for _, s := range l.Skills {
+		names = append(names, s.Name)
+		if !filepath.IsAbs(s.Location) || s.Description == "" || s.Source == "" {
+			t.Errorf("incomplete entry %+v", s)
+		}
+	}
+	if got := strings.Join(names, ","); got != "commit-messages,csv-summary,release-notes" {
+		t.Errorf("skills = %s", got)
+	}
+}
+
+func TestListAllShowsShadowedAndSkipped(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(a, "dup", "SKILL.md"), "---\nname: dup\ndescription: From a.\n---\n")
+	writeFile(t, filepath.Join(b, "dup", "SKILL.md"), "---\nname: dup\ndescription: From b.\n---\n")
+	writeFile(t, filepath.Join(b, "bad", "SKILL.md"), "---\nname: bad\n---\n")
+	writeFile(t, filepath.Join(b, "odd", "SKILL.md"), "---\nname: renamed\ndescription: Mismatch.\n---\n")
+	// SKILLS_DIR with both separators.
+	out, _, err := runCLI(t, a+","+b, "list", "--all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"dup ", "From a.", "renamed",
+		"Shadowed", filepath.Join(b, "dup", "SKILL.md"), "reach it as",
+		"Skipped:", filepath.Join(b, "bad", "SKILL.md"), "description",
+		"Warnings", "differs from its folder name",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list --all lacks %q:\n%s", want, out)
+		}
+	}
+	short, _, _ := runCLI(t, a+string(os.PathListSeparator)+b, "list")
+	if strings.Contains(short, "Shadowed (") || strings.Contains(short, "Skipped:") || !strings.Contains(short, "renamed") {
+		t.Errorf("plain list:\n%s", short)
+	}
+}
+
+func TestShowPrintsToolResult(t *testing.T) {
+	out, _, err := runCLI(t, "", "show", "--root", examples(t), "Release-Notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(examples(t), "release-notes")
+	body, _ := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+	want := "Loading: release-notes\nBase directory: " + dir + "\n\n" + string(body) +
+		"\nFiles in this skill (relative to the base directory):\nreferences/format.md\nscripts/commits.sh\n"
+	if out != want {
+		t.Errorf("show:\n%s\nwant:\n%s", out, want)
+	}
+	_, _, err = runCLI(t, "", "show", "--root", examples(t), "release-note")
+	if err == nil || !strings.Contains(err.Error(), "did you mean release-notes") {
+		t.Errorf("unknown name: %v", err)
+	}
+}
+
+func TestValidateCommand(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "Bad_Name", "SKILL.md"), "---\nname: Bad_Name\ndescription: x\nversion: 1\n---\n")
+	out, _, err := runCLI(t, "", "validate", filepath.Join(dir, "Bad_Name"))
+	var ex *exitError
+	if !errors.As(err, &ex) || ex.code != 1 {
+		t.Errorf("err = %v, want exit status 1", err)
+	}
+	for _, want := range []string{filepath.Join(dir, "Bad_Name", "SKILL.md"), "error: name:", "[name-format]", "warning: version:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runCLI(t, "", "validate", "--json", examples(t))
+	if err != nil {
+		t.Errorf("examples must validate: %v\n%s", err, out)
+	}
+	var res []validated
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res) != 3 {
+		t.Errorf("json: %v %s", err, out)
+	}
+	if _, _, err := runCLI(t, "", "validate", filepath.Join(dir, "missing")); err == nil {
+		t.Error("a missing path validated")
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	out, _, err := runCLI(t, "", "version")
+	if err != nil || !strings.HasPrefix(out, "skillmux ") {
+		t.Errorf("version: %q %v", out, err)
+	}
+	for _, cmd := range []string{"serve", "mcp-server", "list", "show", "validate"} {
+		out, _, err := runCLI(t, "", cmd, "--help")
+		if err != nil || !strings.Contains(out, "Usage:") || len(out) < 300 {
+			t.Errorf("%s --help: %v\n%s", cmd, err, out)
+		}
+	}
+}
+
+// buildBinary builds skillmux once for the tests that spawn it.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "skillmux")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestBinaryOverPipe spawns the real binary and speaks JSON-RPC to it over
+// its stdin and stdout, as an MCP host does.
+func TestBinaryOverPipe(t *testing.T) {
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "mcp-server", "--root", examples(t))
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	ask := func(req string) map[string]any {
+		t.Helper()
+		io.WriteString(stdin, req+"\n")
+		if !lines.Scan() {
+			t.Fatalf("no reply to %s; stderr:\n%s", req, stderr.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("stdout is not JSON-RPC: %q", lines.Text())
+		}
+		return m
+	}
+	m := ask(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	res := m["result"].(map[string]any)
+	if res["protocolVersion"] != "2025-06-18" || res["serverInfo"].(map[string]any)["name"] != "skillmux" {
+		t.Errorf("initialize: %v", m)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if m := ask(`{oops`); m["error"].(map[string]any)["code"] != float64(-32700) {
+		t.Errorf("malformed line: %v", m)
+	}
+	m = ask(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"skill","arguments":{"name":"commit-messages"}}}`)
+	content := m["result"].(map[string]any)["content"].([]any)
+	body, _ := os.ReadFile(filepath.Join(examples(t), "commit-messages", "SKILL.md"))
+	if got := content[0].(map[string]any)["text"].(string); !strings.HasSuffix(got, "\n\n"+string(body)) {
+		t.Errorf("skill text does not end with the SKILL.md:\n%s", got)
+	}
+	stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after end of stdin: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("still running 5s after stdin closed")
+	}
+	if lines.Scan() {
+		t.Errorf("stray output on stdout: %q", lines.Text())
+	}
+	for _, want := range []string{"catalog built", "skills=3", "stdin closed"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
+func TestBinaryExitsOnSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM on Windows")
+	}
+	bin := buildBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		cmd := exec.Command(bin, "serve", "--root", examples(t))
+		stdin, _ := cmd.StdinPipe() // kept open: only the signal may stop it
+		defer stdin.Close()
+		stderr := &syncBuffer{}
+		cmd.Stderr = stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait until it serves, then signal.
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(stderr.String(), "serving MCP") && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%v: exit %v, want status 0", sig, err)
+			}
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v: still running after 5s", sig)
+		}
+		if !strings.Contains(stderr.String(), "stopping on signal") {
+			t.Errorf("%v: no log line:\n%s", sig, stderr.String())
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
