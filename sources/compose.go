@@ -1,0 +1,89 @@
+package sources
+
+import (
+	"context"
+	"path"
+)
+
+// Concat returns a Source named name that lists each of srcs in turn, in
+// precedence order, as one listing. It is how a provider made of several
+// folders (the user's ~/.claude/skills, ~/.agents/skills, ...) presents
+// itself as one source. A part that fails is reported as a problem of the
+// whole and the other parts are still listed.
+func Concat(name string, srcs ...Source) Source {
+	return &concat{name: name, parts: srcs}
+}
+
+type concat struct {
+	name  string
+	parts []Source
+}
+
+func (c *concat) Name() string { return c.name }
+
+func (c *concat) List(ctx context.Context) (*Listing, error) {
+	out := &Listing{}
+	for _, p := range c.parts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		l, err := p.List(ctx)
+		if err != nil {
+			out.Problems = append(out.Problems, Diagnostic{Severity: Error, Path: p.Name(), Rule: "source", Message: err.Error()})
+			continue
+		}
+		out.Skills = append(out.Skills, l.Skills...)
+		out.Problems = append(out.Problems, l.Problems...)
+	}
+	return out, nil
+}
+
+// Unwrap returns the parts, so capabilities of the parts stay reachable.
+func (c *concat) Unwrap() []Source { return c.parts }
+
+// Filter returns a Source that serves only the skills of src whose name
+// matches one of include (all when include is empty) and none of exclude.
+// Patterns use path.Match syntax and are matched against both the
+// qualified name ("plugin:skill") and the short name ("skill").
+func Filter(src Source, include, exclude []string) Source {
+	if len(include) == 0 && len(exclude) == 0 {
+		return src
+	}
+	return &filter{src: src, include: include, exclude: exclude}
+}
+
+type filter struct {
+	src              Source
+	include, exclude []string
+}
+
+func (f *filter) Name() string { return f.src.Name() }
+
+// Unwrap returns the filtered source.
+func (f *filter) Unwrap() Source { return f.src }
+
+func (f *filter) List(ctx context.Context) (*Listing, error) {
+	l, err := f.src.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &Listing{Problems: l.Problems}
+	for _, sk := range l.Skills {
+		if (len(f.include) == 0 || matchAny(f.include, sk.Ref)) && !matchAny(f.exclude, sk.Ref) {
+			out.Skills = append(out.Skills, sk)
+		}
+	}
+	return out, nil
+}
+
+func matchAny(patterns []string, r Ref) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, r.String()); ok {
+			return true
+		}
+		if ok, _ := path.Match(p, r.Name); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,58 @@
+package sources_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+func skillNames(t *testing.T, src sources.Source) []string {
+	t.Helper()
+	l, err := src.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, sk := range l.Skills {
+		out = append(out, sk.Ref.String())
+	}
+	return out
+}
+
+func TestConcat(t *testing.T) {
+	a := &sourcetest.Fake{SourceName: "x", Skills: []sourcetest.FakeSkill{{Name: "a", Description: "A"}}}
+	bad := &sourcetest.Fake{SourceName: "x", Err: errors.New("unreadable")}
+	b := &sourcetest.Fake{SourceName: "x", Skills: []sourcetest.FakeSkill{{Name: "b", Description: "B"}}}
+	c := sources.Concat("x", a, bad, b)
+	if diff := cmp.Diff([]string{"a", "b"}, skillNames(t, c)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	l, _ := c.List(context.Background())
+	if len(l.Problems) != 1 || l.Problems[0].Message != "unreadable" {
+		t.Errorf("a failing part must be reported: %v", l.Problems)
+	}
+}
+
+func TestFilter(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "p", Namespace: "plug", Skills: []sourcetest.FakeSkill{
+		{Name: "pdf", Description: "d"}, {Name: "docx", Description: "d"}, {Name: "pdf-forms", Description: "d"},
+	}}
+	tests := []struct {
+		include, exclude, want []string
+	}{
+		{nil, nil, []string{"plug:pdf", "plug:docx", "plug:pdf-forms"}},
+		{[]string{"pdf*"}, nil, []string{"plug:pdf", "plug:pdf-forms"}},
+		{[]string{"plug:*"}, []string{"*-forms"}, []string{"plug:pdf", "plug:docx"}},
+		{nil, []string{"docx"}, []string{"plug:pdf", "plug:pdf-forms"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, skillNames(t, sources.Filter(src, tt.include, tt.exclude))); diff != "" {
+			t.Errorf("include %v exclude %v (-want +got):\n%s", tt.include, tt.exclude, diff)
+		}
+	}
+}

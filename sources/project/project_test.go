@@ -1,0 +1,76 @@
+package project_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/sources/project"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func skill(name string) string {
+	return "---\nname: " + name + "\ndescription: " + name + " skill.\n---\n"
+}
+
+func TestProjectFolders(t *testing.T) {
+	base := t.TempDir()
+	repo := filepath.Join(base, "repo")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	write(t, filepath.Join(base, ".claude/skills/above-repo/SKILL.md"), skill("above-repo")) // outside: never read
+	write(t, filepath.Join(repo, ".claude/skills/root-skill/SKILL.md"), skill("root-skill"))
+	write(t, filepath.Join(repo, ".agents/skills/note.md"), "---\ndescription: A learned note.\n---\n")
+	write(t, filepath.Join(repo, "skills/shared/SKILL.md"), skill("shared"))
+	write(t, filepath.Join(repo, "svc/.claude/skills/svc-skill/SKILL.md"), skill("svc-skill"))
+	write(t, filepath.Join(repo, "svc/api/.agents/skills/api-skill/SKILL.md"), skill("api-skill"))
+	write(t, filepath.Join(repo, "other/.claude/skills/sibling/SKILL.md"), skill("sibling")) // not on the path up
+
+	src := project.New([]string{filepath.Join(repo, "svc", "api")}, nil)
+	l, err := src.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sk := range l.Skills {
+		got = append(got, sk.Ref.Name+":"+string(sk.Kind))
+	}
+	want := []string{"api-skill:skill", "svc-skill:skill", "root-skill:skill", "note:learned", "shared:skill"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("nearest first, up to the repository root (-want +got):\n%s", diff)
+	}
+	sourcetest.Run(t, src)
+}
+
+func TestNoRepository(t *testing.T) {
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, "skills/a/SKILL.md"), skill("a"))
+	write(t, filepath.Join(ws, ".claude/skills/b/SKILL.md"), skill("b"))
+	l, err := project.New([]string{ws}, nil).List(context.Background())
+	if err != nil || len(l.Skills) != 2 {
+		t.Fatalf("got %+v %v", l, err)
+	}
+}
+
+func TestSeveralWorkspaces(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(a, ".claude/skills/x/SKILL.md"), skill("x"))
+	write(t, filepath.Join(b, ".claude/skills/y/SKILL.md"), skill("y"))
+	src := project.New([]string{a, b, a}, nil)
+	l, err := src.List(context.Background())
+	if err != nil || len(l.Skills) != 2 || l.Skills[0].Ref.Name != "x" || l.Skills[1].Ref.Name != "y" {
+		t.Fatalf("got %+v %v", l, err)
+	}
+}

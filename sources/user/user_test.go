@@ -1,0 +1,71 @@
+package user_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+	"github.com/skillmux/skillmux/sources/user"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func skill(name string) string {
+	return "---\nname: " + name + "\ndescription: " + name + " skill.\n---\n"
+}
+
+func TestUserFolders(t *testing.T) {
+	home := t.TempDir()
+	write(t, filepath.Join(home, ".claude/skills/pdf/SKILL.md"), skill("pdf"))
+	write(t, filepath.Join(home, ".agents/skills/pdf/SKILL.md"), skill("pdf")) // shadowed later by precedence
+	write(t, filepath.Join(home, ".agents/skills/standup.md"), "---\ndescription: How our stand-up runs.\n---\n")
+	write(t, filepath.Join(home, ".codex/skills/.system/codex-only/SKILL.md"), skill("codex-only"))
+	src := user.New(home, nil)
+	l, err := src.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sk := range l.Skills {
+		got = append(got, sk.Ref.String()+":"+string(sk.Kind)+":"+string(sk.Scope))
+	}
+	want := []string{"pdf:skill:user", "pdf:skill:user", "standup:learned:user", "codex-only:skill:user"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if l.Skills[0].Path != filepath.Join(home, ".claude/skills/pdf/SKILL.md") {
+		t.Errorf("~/.claude/skills must come first: %s", l.Skills[0].Path)
+	}
+	sourcetest.Run(t, src)
+}
+
+func TestCodexHome(t *testing.T) {
+	home, codex := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(codex, "skills/c/SKILL.md"), skill("c"))
+	write(t, filepath.Join(home, ".codex/skills/ignored/SKILL.md"), skill("ignored"))
+	l, err := user.New(home, &user.Options{CodexHome: codex}).List(context.Background())
+	if err != nil || len(l.Skills) != 1 || l.Skills[0].Ref.Name != "c" {
+		t.Errorf("got %v %v", l, err)
+	}
+}
+
+func TestEmptyHomeIsQuiet(t *testing.T) {
+	l, err := user.New(t.TempDir(), nil).List(context.Background())
+	if err != nil || len(l.Skills) != 0 || len(l.Problems) != 0 {
+		t.Errorf("got %+v %v", l, err)
+	}
+	var _ sources.Source = user.New("", nil)
+}
