@@ -80,8 +80,12 @@ func (r *Resolver) Reload(ctx context.Context) (*Snapshot, error) {
 	var wg sync.WaitGroup
 	for i, src := range r.sources {
 		wg.Go(func() {
+			t0 := time.Now()
 			l, err := listSafely(ctx, src)
 			inputs[i] = Input{Source: src.Name(), Listing: l, Err: err}
+			if l != nil {
+				r.logger.Info("source scanned", "source", src.Name(), "skills", len(l.Skills), "problems", len(l.Problems), "took", time.Since(t0).Round(time.Microsecond))
+			}
 		})
 	}
 	wg.Wait()

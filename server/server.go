@@ -25,6 +25,11 @@ type Options struct {
 	// Logger receives the server's logs; default discards. It must not
 	// write to stdout.
 	Logger *slog.Logger
+	// OnRoots, if set, is called with the client's workspace folders when a
+	// client that declares the roots capability finishes its handshake, and
+	// again each time it sends notifications/roots/list_changed. It runs on
+	// its own goroutine.
+	OnRoots func(ctx context.Context, dirs []string)
 }
 
 // Server serves a Catalog over MCP.
@@ -33,6 +38,7 @@ type Server struct {
 	catalog Catalog
 	budget  int
 	logger  *slog.Logger
+	onRoots func(ctx context.Context, dirs []string)
 
 	// mu guards the fields below.
 	mu    sync.Mutex
@@ -62,9 +68,12 @@ func New(c Catalog, opts *Options) *Server {
 		if opts.Logger != nil {
 			s.logger = opts.Logger
 		}
+		s.onRoots = opts.OnRoots
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Version: version}, &mcp.ServerOptions{
-		Logger: s.logger,
+		Logger:                  s.logger,
+		InitializedHandler:      s.onInitialized,
+		RootsListChangedHandler: s.onRootsChanged,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools: &mcp.ToolCapabilities{ListChanged: true},
 		},
