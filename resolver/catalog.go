@@ -90,12 +90,10 @@ func fitCatalog(skills []*sources.Skill, budget int, f catalogFormat) string {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	descs := make([]string, len(skills))
-	longest := 0
-	for i, sk := range skills {
-		descs[i] = oneLine(sk.Description)
-		longest = max(longest, units(descs[i]))
-	}
+	// Descriptions are flattened on first use: for a large catalog only
+	// the entries that fit the budget are ever looked at.
+	descs := lazyDescs{skills: skills, flat: make([]string, len(skills)), done: make([]bool, len(skills))}
+	const whole = int(^uint(0) >> 1)
 	render := func(limit int, namesOnly bool, n int) string {
 		var b strings.Builder
 		b.WriteString(f.head)
@@ -103,7 +101,7 @@ func fitCatalog(skills []*sources.Skill, budget int, f catalogFormat) string {
 			b.WriteString(f.empty)
 		}
 		for i := range n {
-			f.entry(&b, skills[i], cutUnits(descs[i], limit), namesOnly)
+			f.entry(&b, skills[i], cutUnits(descs.get(i), limit), namesOnly)
 		}
 		b.WriteString(f.tail)
 		if n < len(skills) {
@@ -112,13 +110,17 @@ func fitCatalog(skills []*sources.Skill, budget int, f catalogFormat) string {
 		return b.String()
 	}
 	fits := func(limit int, namesOnly bool) bool {
-		return size(skills, descs, limit, namesOnly, f) <= budget
+		return size(skills, &descs, limit, namesOnly, f, budget) <= budget
 	}
 	switch {
-	case fits(longest, false):
-		return render(longest, false, len(skills))
+	case fits(whole, false):
+		return render(whole, false, len(skills))
 	case fits(minDescription, false):
-		lo, hi := minDescription, longest // lo fits, hi does not
+		// Few enough skills to fit: find the longest cut that does.
+		lo, hi := minDescription, 0 // lo fits, hi does not
+		for i := range skills {
+			hi = max(hi, units(descs.get(i)))
+		}
 		for hi-lo > 1 {
 			mid := (lo + hi) / 2
 			if fits(mid, false) {
@@ -147,19 +149,38 @@ func fitCatalog(skills []*sources.Skill, budget int, f catalogFormat) string {
 }
 
 // size is the length in units of the whole catalog with descriptions cut
-// to limit, computed without building it.
-func size(skills []*sources.Skill, descs []string, limit int, namesOnly bool, f catalogFormat) int {
+// to limit, computed without keeping it. It stops counting once past
+// budget, so checking a form against a catalog of any size costs about
+// the budget, not the catalog.
+func size(skills []*sources.Skill, descs *lazyDescs, limit int, namesOnly bool, f catalogFormat, budget int) int {
 	var b strings.Builder
 	total := units(f.head) + units(f.tail)
 	if len(skills) == 0 {
 		total += units(f.empty)
 	}
 	for i, sk := range skills {
+		if total > budget {
+			break
+		}
 		b.Reset()
-		f.entry(&b, sk, cutUnits(descs[i], limit), namesOnly)
+		f.entry(&b, sk, cutUnits(descs.get(i), limit), namesOnly)
 		total += units(b.String())
 	}
 	return total
+}
+
+// lazyDescs flattens descriptions to one line on first use.
+type lazyDescs struct {
+	skills []*sources.Skill
+	flat   []string
+	done   []bool
+}
+
+func (d *lazyDescs) get(i int) string {
+	if !d.done[i] {
+		d.flat[i], d.done[i] = oneLine(d.skills[i].Description), true
+	}
+	return d.flat[i]
 }
 
 // oneLine collapses runs of white space, line breaks included, to one

@@ -78,7 +78,18 @@ func Build(inputs []Input) *Snapshot {
 			s.skills = append(s.skills, sk)
 		}
 	}
-	sort.SliceStable(s.skills, func(i, j int) bool { return s.skills[i].Ref.Key() < s.skills[j].Ref.Key() })
+	type keyed struct {
+		key string
+		sk  *sources.Skill
+	}
+	order := make([]keyed, len(s.skills))
+	for i, sk := range s.skills {
+		order[i] = keyed{sk.Ref.Key(), sk}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].key < order[j].key })
+	for i, o := range order {
+		s.skills[i] = o.sk
+	}
 	for _, sk := range s.skills {
 		k := strings.ToLower(sk.Ref.Name)
 		s.byName[k] = append(s.byName[k], sk)

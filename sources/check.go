@@ -2,7 +2,6 @@ package sources
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -28,7 +27,19 @@ var extensionFields = []string{
 	"model", "context", "agent", "hooks", "when_to_use", "tools",
 }
 
-var namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+// validName reports whether name has the specification's format:
+// lowercase letters, digits and single hyphens, not at either end.
+func validName(name string) bool {
+	if name == "" || name[0] == '-' || name[len(name)-1] == '-' || strings.Contains(name, "--") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
 
 // checker collects findings about one front matter, at a severity that
 // depends on whether we are serving (lenient) or validating (strict).
@@ -72,7 +83,7 @@ func (c *checker) checkName(fm map[string]any, folder string) {
 	case n > MaxNameLen:
 		c.problem("name", "name-length", "is %d characters; the limit is %d", n, MaxNameLen)
 	}
-	if !namePattern.MatchString(name) {
+	if !validName(name) {
 		c.problem("name", "name-format", "%q must be lowercase letters, digits and single hyphens, not starting or ending with a hyphen (try %q)", name, suggestName(name))
 	}
 	if folder != "" && name != folder {
