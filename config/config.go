@@ -1,0 +1,408 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/knadh/koanf/providers/confmap"
+	"github.com/knadh/koanf/v2"
+)
+
+// Source types.
+const (
+	TypeUser          = "user"
+	TypeProject       = "project"
+	TypeDir           = "dir"
+	TypeClaudePlugins = "claude-plugins"
+	TypePluginDir     = "plugin-dir"
+	TypePlugin        = "plugin"
+)
+
+// SourceTypes lists the valid values of sources[].type.
+var SourceTypes = []string{TypeUser, TypeProject, TypeDir, TypeClaudePlugins, TypePluginDir, TypePlugin}
+
+// Config is the effective configuration. Treat it as read-only: a change
+// of configuration is a new Load.
+type Config struct {
+	// Sources are the skill sources in precedence order.
+	Sources  []Source `koanf:"sources"`
+	Defaults Defaults `koanf:"defaults"`
+	Catalog  Catalog  `koanf:"catalog"`
+	Log      Log      `koanf:"log"`
+
+	origins map[string]Origin
+	files   []string
+}
+
+// Source configures one skill source.
+type Source struct {
+	// Type is one of SourceTypes.
+	Type string `koanf:"type"`
+	// Name identifies the source in logs and in names of shadowed skills.
+	Name string `koanf:"name"`
+	// Path and Paths are the folders of dir and plugin-dir sources,
+	// absolute after Load.
+	Path  string   `koanf:"path"`
+	Paths []string `koanf:"paths"`
+	// Namespace qualifies the skills of a dir source.
+	Namespace string `koanf:"namespace"`
+	// Enabled is false to keep a source listed but unused; nil means true.
+	Enabled *bool `koanf:"enabled"`
+	// Include and Exclude filter skills by name with path.Match patterns.
+	Include []string `koanf:"include"`
+	Exclude []string `koanf:"exclude"`
+}
+
+// IsEnabled reports whether the source is used.
+func (s Source) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
+
+// AllPaths returns Path and Paths together.
+func (s Source) AllPaths() []string {
+	var out []string
+	if s.Path != "" {
+		out = append(out, s.Path)
+	}
+	return append(out, s.Paths...)
+}
+
+// Defaults says which sources are added without being listed.
+type Defaults struct {
+	// Builtin adds the built-in sources (user, project, claude-plugins)
+	// that Sources does not list: user and project first, claude-plugins
+	// last.
+	Builtin bool `koanf:"builtin"`
+}
+
+// Catalog configures the text that lists skills to agents.
+type Catalog struct {
+	// Budget bounds the tool description and the instructions, in
+	// characters.
+	Budget int `koanf:"budget"`
+}
+
+// Log configures the logs on stderr.
+type Log struct {
+	Level  string `koanf:"level"`  // debug, info, warn or error
+	Format string `koanf:"format"` // text or json
+}
+
+// Origin says where a value came from.
+type Origin struct {
+	// Layer is "default", "user file", "workspace file", "config file",
+	// "env" or "flag".
+	Layer string
+	// File is the file, the environment variable or the flag.
+	File string
+	// Line is the line in File, when known.
+	Line int
+}
+
+func (o Origin) String() string {
+	switch {
+	case o.Line > 0:
+		return fmt.Sprintf("%s %s:%d", o.Layer, o.File, o.Line)
+	case o.File != "":
+		return o.Layer + " " + o.File
+	}
+	return o.Layer
+}
+
+// Options says where to look. A nil *Options means the process's own
+// working folder, home folder and environment.
+type Options struct {
+	// WorkDir is where the workspace file search starts; default the
+	// working folder.
+	WorkDir string
+	// Home is the home folder; default os.UserHomeDir.
+	Home string
+	// Env is the environment as KEY=VALUE; default os.Environ.
+	Env []string
+	// ConfigFile replaces the workspace file search; it must exist.
+	ConfigFile string
+	// Flags are values given on the command line.
+	Flags []FlagValue
+}
+
+// Defaults of the built-in layer.
+var defaults = map[string]any{
+	"defaults.builtin": true,
+	"catalog.budget":   2048,
+	"log.level":        "info",
+	"log.format":       "text",
+}
+
+// Load reads every layer, checks each alone, merges them and checks the
+// result. The error, if any, names the file (or variable, or flag), the
+// line where known, the key and what would be right.
+func Load(opts *Options) (*Config, error) {
+	o, err := fill(opts)
+	if err != nil {
+		return nil, err
+	}
+	k := koanf.New(".")
+	origins := map[string]Origin{}
+	k.Load(confmap.Provider(defaults, "."), nil)
+	for key := range defaults {
+		origins[key] = Origin{Layer: "default"}
+	}
+	var files []string
+	layers := []struct{ layer, path string }{{"user file", UserFile(o.Home, o.env)}}
+	if o.ConfigFile != "" {
+		p, err := filepath.Abs(o.ConfigFile)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("config file %s: %w", o.ConfigFile, errors.Unwrap(err))
+		}
+		layers = append(layers, struct{ layer, path string }{"config file", p})
+	} else if ws := WorkspaceFile(o.WorkDir); ws != "" {
+		layers = append(layers, struct{ layer, path string }{"workspace file", ws})
+	}
+	for _, l := range layers {
+		fk, fo, err := loadFile(l.path, l.layer, o.Home)
+		if errors.Is(err, os.ErrNotExist) && l.layer == "user file" {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		k.Merge(fk)
+		replaceOrigins(origins, fo)
+		files = append(files, l.path)
+	}
+	ek, eo, err := loadEnv(o.env, o.WorkDir, o.Home)
+	if err != nil {
+		return nil, err
+	}
+	k.Merge(ek)
+	replaceOrigins(origins, eo)
+	fk, fo, err := loadFlags(o.Flags, o.WorkDir, o.Home)
+	if err != nil {
+		return nil, err
+	}
+	k.Merge(fk)
+	replaceOrigins(origins, fo)
+
+	c := &Config{origins: origins, files: files}
+	if err := decode(k, c); err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// CheckFile checks one configuration file alone, as Load checks each
+// file, and returns every problem found.
+func CheckFile(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	home, _ := os.UserHomeDir()
+	k, o, err := loadFile(abs, "config file", home)
+	if err != nil {
+		return err
+	}
+	c := &Config{origins: o}
+	if err := decode(k, c); err != nil {
+		return fmt.Errorf("%s: %w", abs, err)
+	}
+	// A file alone need not be complete: fill what defaults would.
+	if c.Catalog.Budget == 0 {
+		c.Catalog.Budget = defaults["catalog.budget"].(int)
+	}
+	if c.Log.Level == "" {
+		c.Log.Level = defaults["log.level"].(string)
+	}
+	if c.Log.Format == "" {
+		c.Log.Format = defaults["log.format"].(string)
+	}
+	return c.validate()
+}
+
+// decode fills c from k, refusing any key the struct does not have: the
+// schema check has already named such keys with their lines, so this is a
+// safety net for keys from other layers.
+func decode(k *koanf.Koanf, c *Config) error {
+	return k.UnmarshalWithConf("", c, koanf.UnmarshalConf{DecoderConfig: &mapstructure.DecoderConfig{
+		Result:      c,
+		TagName:     "koanf",
+		ErrorUnused: true,
+	}})
+}
+
+// replaceOrigins records a layer's keys; a list set by the layer drops the
+// origins of the elements it replaced.
+func replaceOrigins(dst, src map[string]Origin) {
+	for k := range src {
+		if !strings.Contains(k, "[") {
+			prefix := k + "["
+			for old := range dst {
+				if strings.HasPrefix(old, prefix) {
+					delete(dst, old)
+				}
+			}
+		}
+	}
+	for k, v := range src {
+		dst[k] = v
+	}
+}
+
+type filled struct {
+	Options
+	env []string
+}
+
+func fill(opts *Options) (*filled, error) {
+	var o filled
+	if opts != nil {
+		o.Options = *opts
+	}
+	var err error
+	if o.WorkDir == "" {
+		if o.WorkDir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	if o.WorkDir, err = filepath.Abs(o.WorkDir); err != nil {
+		return nil, err
+	}
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir()
+	}
+	o.env = o.Env
+	if o.env == nil {
+		o.env = os.Environ()
+	}
+	return &o, nil
+}
+
+// UserFile is the user's configuration file, whether it exists or not.
+func UserFile(home string, env []string) string {
+	if x := lookup(env, "XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "skillmux", "config.yaml")
+	}
+	return filepath.Join(home, ".config", "skillmux", "config.yaml")
+}
+
+// WorkspaceFileName is the name of the workspace configuration file.
+const WorkspaceFileName = ".skillmux.yaml"
+
+// WorkspaceFile returns the nearest .skillmux.yaml from dir up to the
+// repository root (the nearest folder holding .git), or "" when there is
+// none. Outside a repository only dir itself is looked at.
+func WorkspaceFile(dir string) string {
+	top := dir
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			top = d
+			break
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if st, err := os.Stat(filepath.Join(d, WorkspaceFileName)); err == nil && !st.IsDir() {
+			return filepath.Join(d, WorkspaceFileName)
+		}
+		if d == top || d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+func lookup(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// Origin returns where the value of a dotted key ("catalog.budget",
+// "sources[1].path") came from.
+func (c *Config) Origin(key string) Origin {
+	if o, ok := c.origins[key]; ok {
+		return o
+	}
+	if i := strings.LastIndexAny(key, ".["); i > 0 {
+		return c.Origin(key[:i])
+	}
+	return Origin{Layer: "default"}
+}
+
+// Files returns the configuration files that were read, lowest layer
+// first.
+func (c *Config) Files() []string { return slices.Clone(c.files) }
+
+// Describe renders the effective configuration as YAML-like text, each
+// value followed by where it came from.
+func (c *Config) Describe() string {
+	var b strings.Builder
+	line := func(indent, text, key string) {
+		fmt.Fprintf(&b, "%-44s # %s\n", indent+text, c.Origin(key))
+	}
+	if len(c.files) == 0 {
+		b.WriteString("# no configuration file; built-in defaults\n")
+	}
+	for _, f := range c.files {
+		fmt.Fprintf(&b, "# read %s\n", f)
+	}
+	if len(c.Sources) == 0 {
+		line("", "sources: []", "sources")
+	} else {
+		b.WriteString("sources:\n")
+	}
+	for i, s := range c.Sources {
+		key := fmt.Sprintf("sources[%d]", i)
+		line("  - ", "type: "+s.Type, key)
+		if s.Name != "" {
+			line("    ", "name: "+s.Name, key)
+		}
+		for _, p := range s.AllPaths() {
+			line("    ", "path: "+p, key)
+		}
+		if s.Namespace != "" {
+			line("    ", "namespace: "+s.Namespace, key)
+		}
+		if !s.IsEnabled() {
+			line("    ", "enabled: false", key)
+		}
+		if len(s.Include) > 0 {
+			line("    ", "include: ["+strings.Join(s.Include, ", ")+"]", key)
+		}
+		if len(s.Exclude) > 0 {
+			line("    ", "exclude: ["+strings.Join(s.Exclude, ", ")+"]", key)
+		}
+	}
+	b.WriteString("defaults:\n")
+	line("  ", fmt.Sprintf("builtin: %v", c.Defaults.Builtin), "defaults.builtin")
+	b.WriteString("catalog:\n")
+	line("  ", fmt.Sprintf("budget: %d", c.Catalog.Budget), "catalog.budget")
+	b.WriteString("log:\n")
+	line("  ", "level: "+c.Log.Level, "log.level")
+	line("  ", "format: "+c.Log.Format, "log.format")
+	return b.String()
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

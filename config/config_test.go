@@ -1,0 +1,259 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/config"
+)
+
+// fixture is a fake home and repository: nothing reads the real ones.
+type fixture struct {
+	home, repo, sub string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	base := t.TempDir()
+	f := &fixture{home: filepath.Join(base, "home"), repo: filepath.Join(base, "repo")}
+	f.sub = filepath.Join(f.repo, "svc", "api")
+	for _, d := range []string{f.home, filepath.Join(f.repo, ".git"), f.sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func write(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func (f *fixture) userFile(t *testing.T, content string) string {
+	return write(t, filepath.Join(f.home, ".config", "skillmux", "config.yaml"), content)
+}
+
+func (f *fixture) load(t *testing.T, env []string, flags ...config.FlagValue) (*config.Config, error) {
+	t.Helper()
+	if env == nil {
+		env = []string{}
+	}
+	return config.Load(&config.Options{WorkDir: f.sub, Home: f.home, Env: env, Flags: flags})
+}
+
+func TestDefaults(t *testing.T) {
+	f := newFixture(t)
+	c, err := f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Defaults.Builtin || c.Catalog.Budget != 2048 || c.Log.Level != "info" || c.Log.Format != "text" || len(c.Sources) != 0 {
+		t.Errorf("defaults: %+v", c)
+	}
+	if o := c.Origin("catalog.budget"); o.Layer != "default" {
+		t.Errorf("origin = %v", o)
+	}
+}
+
+func TestLayers(t *testing.T) {
+	f := newFixture(t)
+	user := f.userFile(t, "catalog:\n  budget: 3000\nlog:\n  level: debug\n  format: json\nsources:\n  - type: dir\n    path: ~/user-skills\n")
+	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"), "log:\n  level: warn\nsources:\n  - type: dir\n    name: repo-skills\n    path: team/skills\n  - type: user\n")
+	c, err := f.load(t, []string{"SKILLMUX_LOG__LEVEL=error", "OTHER=x"}, config.FlagValue{Key: "catalog.budget", Flag: "--budget", Value: "5000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Catalog.Budget != 5000 || c.Log.Level != "error" || c.Log.Format != "json" {
+		t.Errorf("merged: %+v %+v", c.Catalog, c.Log)
+	}
+	// The workspace list replaces the user list whole; its relative path is
+	// relative to the workspace file.
+	want := []config.Source{
+		{Type: "dir", Name: "repo-skills", Path: filepath.Join(f.repo, "team", "skills")},
+		{Type: "user"},
+	}
+	if diff := cmp.Diff(want, c.Sources); diff != "" {
+		t.Errorf("sources (-want +got):\n%s", diff)
+	}
+	origins := map[string]string{
+		"catalog.budget":   "flag --budget",
+		"log.level":        "env SKILLMUX_LOG__LEVEL",
+		"log.format":       "user file " + user + ":5",
+		"sources[0]":       "workspace file " + ws + ":4",
+		"sources[1].type":  "workspace file " + ws + ":7",
+		"defaults.builtin": "default",
+	}
+	for key, want := range origins {
+		if got := c.Origin(key).String(); got != want {
+			t.Errorf("Origin(%s) = %s, want %s", key, got, want)
+		}
+	}
+	if diff := cmp.Diff([]string{user, ws}, c.Files()); diff != "" {
+		t.Errorf("files: %s", diff)
+	}
+	d := c.Describe()
+	for _, s := range []string{"budget: 5000", "# flag --budget", "path: " + filepath.Join(f.repo, "team", "skills"), ws + ":4", "builtin: true", "# default"} {
+		if !strings.Contains(d, s) {
+			t.Errorf("Describe lacks %q:\n%s", s, d)
+		}
+	}
+}
+
+func TestUserPathsAndTilde(t *testing.T) {
+	f := newFixture(t)
+	f.userFile(t, "sources:\n  - type: dir\n    paths: [~/a, rel, /abs/b]\n")
+	c, err := f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(f.home, "a"), filepath.Join(f.home, ".config", "skillmux", "rel"), "/abs/b"}
+	if diff := cmp.Diff(want, c.Sources[0].Paths); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestXDGConfigHome(t *testing.T) {
+	f := newFixture(t)
+	xdg := t.TempDir()
+	write(t, filepath.Join(xdg, "skillmux", "config.yaml"), "catalog:\n  budget: 999\n")
+	c, err := f.load(t, []string{"XDG_CONFIG_HOME=" + xdg})
+	if err != nil || c.Catalog.Budget != 999 {
+		t.Fatalf("%v %+v", err, c)
+	}
+}
+
+func TestWorkspaceFileSearch(t *testing.T) {
+	f := newFixture(t)
+	above := write(t, filepath.Join(filepath.Dir(f.repo), ".skillmux.yaml"), "catalog:\n  budget: 111\n")
+	_ = above
+	if got := config.WorkspaceFile(f.sub); got != "" {
+		t.Errorf("found %s above the repository root", got)
+	}
+	mid := write(t, filepath.Join(f.repo, "svc", ".skillmux.yaml"), "catalog:\n  budget: 300\n")
+	write(t, filepath.Join(f.repo, ".skillmux.yaml"), "catalog:\n  budget: 400\n")
+	if got := config.WorkspaceFile(f.sub); got != mid {
+		t.Errorf("nearest: got %s, want %s", got, mid)
+	}
+	c, err := f.load(t, nil)
+	if err != nil || c.Catalog.Budget != 300 {
+		t.Errorf("%v %+v", err, c)
+	}
+}
+
+func TestExplicitConfigFile(t *testing.T) {
+	f := newFixture(t)
+	write(t, filepath.Join(f.repo, ".skillmux.yaml"), "catalog:\n  budget: 400\n")
+	other := write(t, filepath.Join(t.TempDir(), "custom.yaml"), "catalog:\n  budget: 700\n")
+	c, err := config.Load(&config.Options{WorkDir: f.sub, Home: f.home, Env: []string{}, ConfigFile: other})
+	if err != nil || c.Catalog.Budget != 700 || c.Origin("catalog.budget").Layer != "config file" {
+		t.Errorf("%v %+v", err, c)
+	}
+	_, err = config.Load(&config.Options{WorkDir: f.sub, Home: f.home, Env: []string{}, ConfigFile: filepath.Join(f.repo, "missing.yaml")})
+	if err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("missing --config file: %v", err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		file  string   // workspace file content
+		env   []string // extra environment
+		flags []config.FlagValue
+		want  []string // substrings of the error
+	}{
+		{name: "unknown key with a suggestion", file: "sources:\n  - type: dir\n    paht: x\n",
+			want: []string{".skillmux.yaml:3: sources[0].paht: unknown key (did you mean \"path\"?)"}},
+		{name: "unknown section", file: "catalogue:\n  budget: 10\n",
+			want: []string{".skillmux.yaml:1: catalogue: unknown key (did you mean \"catalog\"?)"}},
+		{name: "wrong type", file: "catalog:\n  budget: lots\n",
+			want: []string{".skillmux.yaml:2: catalog.budget: must be an integer, got the string \"lots\""}},
+		{name: "out of range", file: "catalog:\n  budget: 10\n",
+			want: []string{".skillmux.yaml:2: catalog.budget: must be an integer between 200 and 1000000, got 10"}},
+		{name: "bad source type", file: "sources:\n  - type: folder\n    path: x\n",
+			want: []string{".skillmux.yaml:2: sources[0].type: \"folder\" is not a source type", "use one of user, project, dir"}},
+		{name: "typo in source type", file: "sources:\n  - type: dirs\n    path: x\n",
+			want: []string{"(did you mean \"dir\"?)"}},
+		{name: "dir without path", file: "sources:\n  - type: dir\n",
+			want: []string{"sources[0].path: a dir source needs path"}},
+		{name: "bad glob", file: "sources:\n  - type: user\n    include: [\"[a-\"]\n",
+			want: []string{".skillmux.yaml:3: sources[0].include[0]: \"[a-\" is not a valid pattern"}},
+		{name: "duplicate source name", file: "sources:\n  - type: dir\n    name: a\n    path: x\n  - type: dir\n    name: a\n    path: y\n",
+			want: []string{"sources[1].name: \"a\" is already the name of sources[0]"}},
+		{name: "bad YAML with line", file: "log:\n  level: info\n  format: [text\n",
+			want: []string{".skillmux.yaml:", "not valid YAML"}},
+		{name: "list where a map belongs", file: "log: [debug]\n",
+			want: []string{".skillmux.yaml:1: log: must be a map"}},
+		{name: "bad log level", file: "log:\n  level: verbose\n",
+			want: []string{"log.level: \"verbose\" is not a level; use debug, info, warn or error"}},
+		{name: "namespace on a non-dir source", file: "sources:\n  - type: user\n    namespace: me\n",
+			want: []string{"sources[0].namespace: only dir sources take a namespace"}},
+		{name: "several errors at once", file: "catalog:\n  budget: x\nlog:\n  lvl: debug\n",
+			want: []string{"catalog.budget", "log.lvl: unknown key (did you mean \"level\"?)"}},
+		{name: "unknown environment variable", env: []string{"SKILLMUX_CATALOG__BUDGT=3"},
+			want: []string{"SKILLMUX_CATALOG__BUDGT: unknown setting (did you mean \"SKILLMUX_CATALOG__BUDGET\"?)"}},
+		{name: "bad environment value", env: []string{"SKILLMUX_DEFAULTS__BUILTIN=maybe"},
+			want: []string{"SKILLMUX_DEFAULTS__BUILTIN: must be true or false, got \"maybe\""}},
+		{name: "sources from the environment", env: []string{"SKILLMUX_SOURCES=x"},
+			want: []string{"sources cannot be set from the environment"}},
+		{name: "bad flag value", flags: []config.FlagValue{{Key: "catalog.budget", Flag: "--budget", Value: "big"}},
+			want: []string{"--budget: must be an integer, got \"big\""}},
+		{name: "flag value out of range", flags: []config.FlagValue{{Key: "catalog.budget", Flag: "--budget", Value: "5"}},
+			want: []string{"--budget: catalog.budget: must be an integer between 200"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			if tt.file != "" {
+				write(t, filepath.Join(f.repo, ".skillmux.yaml"), tt.file)
+			}
+			_, err := f.load(t, tt.env, tt.flags...)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+			if tt.file != "" && !strings.Contains(err.Error(), filepath.Join(f.repo, ".skillmux.yaml")) {
+				t.Errorf("error does not name the file:\n%v", err)
+			}
+		})
+	}
+}
+
+func TestCheckFileAndExample(t *testing.T) {
+	example := filepath.Join("..", "examples", "config", "skillmux.yaml")
+	if err := config.CheckFile(example); err != nil {
+		t.Errorf("the example configuration must be valid: %v", err)
+	}
+	bad := write(t, filepath.Join(t.TempDir(), "bad.yaml"), "sources:\n  - type: nope\n")
+	if err := config.CheckFile(bad); err == nil || !strings.Contains(err.Error(), bad+":2: sources[0].type") {
+		t.Errorf("CheckFile: %v", err)
+	}
+	if err := config.CheckFile(filepath.Join(t.TempDir(), "none.yaml")); err == nil {
+		t.Error("a missing file checked fine")
+	}
+}
+
+func TestEmptyFile(t *testing.T) {
+	f := newFixture(t)
+	write(t, filepath.Join(f.repo, ".skillmux.yaml"), "# nothing yet\n")
+	c, err := f.load(t, nil)
+	if err != nil || c.Catalog.Budget != 2048 {
+		t.Errorf("%v %+v", err, c)
+	}
+}
+
