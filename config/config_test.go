@@ -256,4 +256,3 @@ func TestEmptyFile(t *testing.T) {
 		t.Errorf("%v %+v", err, c)
 	}
 }
-
