@@ -1,0 +1,276 @@
+package claudeplugins_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/claudeplugins"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, path, string(b))
+}
+
+func skill(t *testing.T, dir, name string) {
+	write(t, filepath.Join(dir, "SKILL.md"), "---\nname: "+name+"\ndescription: The "+name+" skill.\n---\n")
+}
+
+func names(l *sources.Listing) []string {
+	var out []string
+	for _, sk := range l.Skills {
+		out = append(out, sk.Ref.String())
+	}
+	return out
+}
+
+func problems(l *sources.Listing) []string {
+	var out []string
+	for _, d := range l.Problems {
+		out = append(out, d.Severity.String()+":"+d.Rule+":"+d.Field)
+	}
+	return out
+}
+
+func list(t *testing.T, s sources.Source) *sources.Listing {
+	t.Helper()
+	l, err := s.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// fakeHome builds a home with Claude Code's install records.
+type fakeHome struct {
+	t           *testing.T
+	home, store string
+	records     map[string]any
+	userEnabled map[string]bool
+}
+
+func newHome(t *testing.T) *fakeHome {
+	base := t.TempDir()
+	return &fakeHome{t: t, home: filepath.Join(base, "home"), store: filepath.Join(base, "store"), records: map[string]any{}, userEnabled: map[string]bool{}}
+}
+
+// plugin makes a plugin folder with a manifest (name may be empty) and
+// skills, records its install and returns its folder.
+func (h *fakeHome) plugin(key, manifestName string, enabled bool, rec map[string]any, skills ...string) string {
+	dir := filepath.Join(h.store, strings.ReplaceAll(key, "@", "_"))
+	if manifestName != "-" {
+		m := map[string]any{"description": "x"}
+		if manifestName != "" {
+			m["name"] = manifestName
+		}
+		writeJSON(h.t, filepath.Join(dir, ".claude-plugin", "plugin.json"), m)
+	}
+	for _, s := range skills {
+		skill(h.t, filepath.Join(dir, "skills", s), s)
+	}
+	if rec == nil {
+		rec = map[string]any{"scope": "user"}
+	}
+	rec["installPath"] = dir
+	h.records[key] = []any{rec}
+	h.userEnabled[key] = enabled
+	return dir
+}
+
+func (h *fakeHome) save() {
+	writeJSON(h.t, claudeplugins.InstalledFile(h.home), map[string]any{"version": 2, "plugins": h.records})
+	writeJSON(h.t, filepath.Join(h.home, ".claude", "settings.json"), map[string]any{"enabledPlugins": h.userEnabled, "model": "x"})
+}
+
+func TestInstalled(t *testing.T) {
+	h := newHome(t)
+	project := t.TempDir()
+	other := t.TempDir()
+	h.plugin("discord@official", "discord", true, nil, "access", "configure")
+	h.plugin("telegram@official", "telegram", true, nil, "access")
+	h.plugin("disabled@official", "disabled", false, nil, "nope")
+	h.plugin("unlisted@official", "", true, nil, "fallback") // manifest without name
+	h.plugin("nomanifest@official", "-", true, nil, "bare")  // no manifest at all
+	h.plugin("here@official", "here", true, map[string]any{"scope": "project", "projectPath": project}, "local-skill")
+	h.plugin("there@official", "there", true, map[string]any{"scope": "local", "projectPath": other}, "elsewhere")
+	h.plugin("byproject@official", "byproject", false, nil, "enabled-by-project")
+	h.save()
+	writeJSON(t, filepath.Join(project, ".claude", "settings.json"), map[string]any{"enabledPlugins": map[string]bool{"byproject@official": true}})
+	writeJSON(t, filepath.Join(project, ".claude", "settings.local.json"), map[string]any{"enabledPlugins": map[string]bool{"telegram@official": false}})
+
+	src := claudeplugins.Installed(h.home, &claudeplugins.Options{ProjectDirs: []string{project}})
+	l := list(t, src)
+	want := []string{"byproject:enabled-by-project", "discord:access", "discord:configure", "here:local-skill", "nomanifest:bare", "unlisted:fallback"}
+	if diff := cmp.Diff(want, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(l.Problems) != 0 {
+		t.Errorf("problems: %v", l.Problems)
+	}
+	for _, sk := range l.Skills {
+		if sk.Scope != sources.ScopePlugin || sk.Source != "claude-plugins" {
+			t.Errorf("%s: %s %s", sk.Ref, sk.Scope, sk.Source)
+		}
+	}
+	sourcetest.Run(t, src)
+
+	// Without the project, its installs and its settings do not apply.
+	l = list(t, claudeplugins.Installed(h.home, nil))
+	if diff := cmp.Diff([]string{"discord:access", "discord:configure", "nomanifest:bare", "telegram:access", "unlisted:fallback"}, names(l)); diff != "" {
+		t.Errorf("no project (-want +got):\n%s", diff)
+	}
+}
+
+func TestInstalledProblems(t *testing.T) {
+	t.Run("no Claude Code at all", func(t *testing.T) {
+		l := list(t, claudeplugins.Installed(t.TempDir(), nil))
+		if len(l.Skills)+len(l.Problems) != 0 {
+			t.Errorf("got %+v", l)
+		}
+	})
+	t.Run("malformed install records", func(t *testing.T) {
+		home := t.TempDir()
+		write(t, claudeplugins.InstalledFile(home), "{\"version\": 2, \"plugins\": ")
+		l := list(t, claudeplugins.Installed(home, nil))
+		if len(l.Problems) != 1 || l.Problems[0].Path != claudeplugins.InstalledFile(home) || !strings.Contains(l.Problems[0].Message, "not valid JSON") {
+			t.Errorf("got %v", l.Problems)
+		}
+	})
+	t.Run("install path gone and a bad record", func(t *testing.T) {
+		h := newHome(t)
+		dir := h.plugin("gone@m", "gone", true, nil, "s")
+		h.records["weird@m"] = "not a record"
+		h.userEnabled["weird@m"] = true
+		h.plugin("fine@m", "fine", true, nil, "ok")
+		h.save()
+		os.RemoveAll(dir)
+		l := list(t, claudeplugins.Installed(h.home, nil))
+		if diff := cmp.Diff([]string{"fine:ok"}, names(l)); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{"warning:missing-path:plugins.gone@m.installPath", "error:plugin-json:plugins.weird@m"}, problems(l)); diff != "" {
+			t.Errorf("problems (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("version 1 records", func(t *testing.T) {
+		h := newHome(t)
+		dir := h.plugin("old@m", "old", true, nil, "s")
+		h.records["old@m"] = map[string]any{"installPath": dir}
+		h.save()
+		if diff := cmp.Diff([]string{"old:s"}, names(list(t, claudeplugins.Installed(h.home, nil)))); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestDirs(t *testing.T) {
+	base := t.TempDir()
+	p := filepath.Join(base, "my-plugin")
+	writeJSON(t, filepath.Join(p, ".claude-plugin", "plugin.json"), map[string]any{"name": "mine", "skills": []string{"./extra/one", "./more", "./missing"}})
+	skill(t, filepath.Join(p, "skills", "std"), "std")
+	skill(t, filepath.Join(p, "extra", "one"), "one")
+	skill(t, filepath.Join(p, "more", "two"), "two")
+	skill(t, filepath.Join(p, "more", "three"), "three")
+	src := claudeplugins.Dirs([]string{p, filepath.Join(base, "absent")}, &claudeplugins.Options{Name: "local"})
+	l := list(t, src)
+	if diff := cmp.Diff([]string{"mine:one", "mine:std", "mine:three", "mine:two"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"warning:root-missing:", "warning:missing-path:skills[2]"}, problems(l)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s\n%v", diff, l.Problems)
+	}
+	sourcetest.Run(t, claudeplugins.Dirs([]string{p}, nil))
+}
+
+func TestMarketplaceFolder(t *testing.T) {
+	m := t.TempDir()
+	writeJSON(t, filepath.Join(m, ".claude-plugin", "marketplace.json"), map[string]any{
+		"name": "market",
+		"plugins": []any{
+			map[string]any{"name": "docs", "source": "./", "skills": []string{"./skills/a", "./skills/missing"}},
+			map[string]any{"name": "tools", "source": "./plugins/tools"},
+			map[string]any{"name": "remote", "source": map[string]any{"source": "github", "repo": "x/y"}},
+			map[string]any{"name": "absent", "source": "./plugins/absent"},
+		},
+	})
+	skill(t, filepath.Join(m, "skills", "a"), "a")
+	skill(t, filepath.Join(m, "skills", "b"), "b") // not listed by docs
+	skill(t, filepath.Join(m, "plugins", "tools", "skills", "t"), "t")
+	l := list(t, claudeplugins.Dirs([]string{m}, nil))
+	if diff := cmp.Diff([]string{"docs:a", "tools:t"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"warning:missing-path:plugins[3].source", "warning:missing-path:plugins[0].skills[1]"}, problems(l)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s\n%v", diff, l.Problems)
+	}
+}
+
+func corpus(t *testing.T) string {
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("corpus not present")
+	}
+	return dir
+}
+
+func TestCorpusAsInstalledPlugins(t *testing.T) {
+	c := corpus(t)
+	h := newHome(t)
+	for key, path := range map[string]string{
+		"discord@claude-plugins-official":        filepath.Join(c, "claude-plugins-official", "external_plugins", "discord"),
+		"imessage@claude-plugins-official":       filepath.Join(c, "claude-plugins-official", "external_plugins", "imessage"),
+		"telegram@claude-plugins-official":       filepath.Join(c, "claude-plugins-official", "external_plugins", "telegram"),
+		"receipts@claude-plugins-official":       filepath.Join(c, "claude-plugins-official", "plugins", "receipts"),
+		"example-skills@anthropic-agent-skills":  filepath.Join(c, "anthropics-skills"),
+		"document-skills@anthropic-agent-skills": filepath.Join(c, "anthropics-skills"),
+		"superpowers@superpowers-dev":            filepath.Join(c, "obra-superpowers"),
+	} {
+		h.records[key] = []any{map[string]any{"scope": "user", "installPath": path, "version": "1"}}
+		h.userEnabled[key] = true
+	}
+	h.save()
+	l := list(t, claudeplugins.Installed(h.home, nil))
+	got := map[string]bool{}
+	for _, n := range names(l) {
+		got[n] = true
+	}
+	for _, want := range []string{"discord:access", "imessage:access", "telegram:access", "telegram:configure", "receipts:receipts", "example-skills:skill-creator", "superpowers:brainstorming"} {
+		if !got[want] {
+			t.Errorf("%s not served; got %v", want, names(l))
+		}
+	}
+	if got["example-skills:claude-api"] || got["claude-api:claude-api"] {
+		t.Error("a marketplace plugin that is not installed was served")
+	}
+	var missing []string
+	for _, d := range l.Problems {
+		if d.Rule == "missing-path" {
+			missing = append(missing, d.Message)
+		}
+	}
+	if len(missing) != 4 || !strings.Contains(strings.Join(missing, " "), "./skills/pdf") {
+		t.Errorf("document-skills lists four missing skills; got %v", missing)
+	}
+}

@@ -1,0 +1,242 @@
+package claudeplugins
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/skillmux/skillmux/sources"
+)
+
+// manifest is the part of .claude-plugin/plugin.json skillmux reads.
+type manifest struct {
+	Name   string    `json:"name"`
+	Skills pathsList `json:"skills"`
+}
+
+// marketplace is the part of .claude-plugin/marketplace.json skillmux
+// reads.
+type marketplace struct {
+	Name    string  `json:"name"`
+	Plugins []entry `json:"plugins"`
+}
+
+type entry struct {
+	Name   string          `json:"name"`
+	Source json.RawMessage `json:"source"`
+	Skills pathsList       `json:"skills"`
+}
+
+// localSource returns the entry's source when it is a local folder
+// ("./plugins/x"); sources fetched from elsewhere are objects or URLs.
+func (e entry) localSource() (string, bool) {
+	var s string
+	if json.Unmarshal(e.Source, &s) != nil || strings.Contains(s, "://") || filepath.IsAbs(s) {
+		return "", false
+	}
+	return s, true
+}
+
+// pathsList accepts a string or a list of strings.
+type pathsList []string
+
+func (p *pathsList) UnmarshalJSON(b []byte) error {
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		*p = pathsList{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return errors.New("must be a path or a list of paths")
+	}
+	*p = many
+	return nil
+}
+
+const (
+	pluginFile      = ".claude-plugin/plugin.json"
+	marketplaceFile = ".claude-plugin/marketplace.json"
+)
+
+// plugin is one plugin to list: its folder, its namespace, and the skill
+// paths it names explicitly (relative to base, from the file listedIn).
+type plugin struct {
+	root      string
+	namespace string
+	defaults  bool // also <root>/skills/*
+	base      string
+	listed    []string
+	listedIn  string // the file that lists them
+	field     string // and the key that does, such as "plugins[2].skills"
+}
+
+// readJSON decodes a JSON file; a missing file is (false, nil).
+func readJSON(path string, v any) (bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return true, fmt.Errorf("not valid JSON: %w", err)
+	}
+	return true, nil
+}
+
+func jsonProblem(path string, err error) sources.Diagnostic {
+	return sources.Diagnostic{Severity: sources.Error, Path: path, Rule: "plugin-json", Message: err.Error() + "; its plugins are not served"}
+}
+
+// pluginsAt finds the plugins a folder holds. name is the plugin's name as
+// Claude Code knows it (from installed_plugins.json), or "" for a folder
+// given explicitly; with a name, only that plugin of a marketplace folder
+// is returned.
+func pluginsAt(root, name string) ([]plugin, []sources.Diagnostic) {
+	var m manifest
+	found, err := readJSON(filepath.Join(root, pluginFile), &m)
+	if err != nil {
+		return nil, []sources.Diagnostic{jsonProblem(filepath.Join(root, pluginFile), err)}
+	}
+	if found {
+		ns := firstOf(m.Name, name, filepath.Base(root))
+		return []plugin{{root: root, namespace: ns, defaults: true, base: root, listed: m.Skills, listedIn: filepath.Join(root, pluginFile), field: "skills"}}, nil
+	}
+	var mk marketplace
+	mpath := filepath.Join(root, marketplaceFile)
+	found, err = readJSON(mpath, &mk)
+	if err != nil {
+		return nil, []sources.Diagnostic{jsonProblem(mpath, err)}
+	}
+	if !found {
+		return []plugin{{root: root, namespace: firstOf(name, filepath.Base(root)), defaults: true}}, nil
+	}
+	var out []plugin
+	var probs []sources.Diagnostic
+	for i, e := range mk.Plugins {
+		if name != "" && e.Name != name {
+			continue
+		}
+		src, local := e.localSource()
+		if !local {
+			continue // fetched from elsewhere: not on this disk
+		}
+		dir := filepath.Join(root, src)
+		if _, err := os.Stat(dir); err != nil {
+			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: mpath, Field: fmt.Sprintf("plugins[%d].source", i), Rule: "missing-path",
+				Message: fmt.Sprintf("plugin %q: folder %s does not exist; its skills are not served", e.Name, src)})
+			continue
+		}
+		if len(e.Skills) > 0 {
+			out = append(out, plugin{root: dir, namespace: firstOf(e.Name, filepath.Base(dir)), base: dir, listed: e.Skills, listedIn: mpath, field: fmt.Sprintf("plugins[%d].skills", i)})
+			continue
+		}
+		sub, p := pluginsAt(dir, "")
+		probs = append(probs, p...)
+		for _, pl := range sub {
+			if pl.namespace == filepath.Base(dir) && e.Name != "" {
+				pl.namespace = e.Name // no manifest name: the entry's name
+			}
+			out = append(out, pl)
+		}
+	}
+	if name != "" && len(out) == 0 && len(probs) == 0 {
+		out = append(out, plugin{root: root, namespace: name, defaults: true})
+	}
+	return out, probs
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// skillFiles returns the SKILL.md files of a plugin, in order, and the
+// listed paths that do not exist.
+func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
+	var files []string
+	var probs []sources.Diagnostic
+	seen := map[string]bool{}
+	add := func(path string) {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			real = path
+		}
+		if !seen[real] {
+			seen[real] = true
+			files = append(files, path)
+		}
+	}
+	// folderOfSkills adds dir/*/SKILL.md.
+	folderOfSkills := func(dir string) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			f := filepath.Join(dir, e.Name(), sources.SkillFile)
+			if st, err := os.Stat(f); err == nil && !st.IsDir() {
+				add(f)
+			}
+		}
+	}
+	if p.defaults {
+		folderOfSkills(filepath.Join(p.root, "skills"))
+	}
+	for i, rel := range p.listed {
+		path := filepath.Join(p.base, filepath.FromSlash(rel))
+		if !strings.HasPrefix(path+string(filepath.Separator), p.base+string(filepath.Separator)) {
+			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: p.listedIn, Field: fmt.Sprintf("%s[%d]", p.field, i), Rule: "path-outside",
+				Message: fmt.Sprintf("%q points outside the plugin folder; list paths inside it", rel)})
+			continue
+		}
+		st, err := os.Stat(path)
+		switch {
+		case err != nil:
+			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: p.listedIn, Field: fmt.Sprintf("%s[%d]", p.field, i), Rule: "missing-path",
+				Message: fmt.Sprintf("plugin %q lists %q, which does not exist; that skill is not served", p.namespace, rel)})
+		case !st.IsDir() && filepath.Base(path) == sources.SkillFile:
+			add(path)
+		case st.IsDir():
+			if _, err := os.Stat(filepath.Join(path, sources.SkillFile)); err == nil {
+				add(filepath.Join(path, sources.SkillFile))
+			} else {
+				folderOfSkills(path)
+			}
+		default:
+			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: p.listedIn, Field: fmt.Sprintf("%s[%d]", p.field, i), Rule: "missing-path",
+				Message: fmt.Sprintf("%q is neither a skill folder nor a folder of skills", rel)})
+		}
+	}
+	return files, probs
+}
+
+// listPlugins loads the skills of plugins, sorted by namespace.
+func listPlugins(plugins []plugin, sourceName string) *sources.Listing {
+	sort.SliceStable(plugins, func(i, j int) bool { return plugins[i].namespace < plugins[j].namespace })
+	l := &sources.Listing{}
+	for _, p := range plugins {
+		files, probs := p.skillFiles()
+		l.Problems = append(l.Problems, probs...)
+		var skills []*sources.Skill
+		for _, f := range files {
+			sk, err := sources.Load(f, sources.LoadOptions{Namespace: p.namespace, Source: sourceName, Scope: sources.ScopePlugin})
+			if err != nil {
+				l.Problems = append(l.Problems, sources.AsDiagnostic(f, err))
+				continue
+			}
+			skills = append(skills, sk)
+		}
+		sort.SliceStable(skills, func(i, j int) bool { return skills[i].Ref.Key() < skills[j].Ref.Key() })
+		l.Skills = append(l.Skills, skills...)
+	}
+	return l
+}
