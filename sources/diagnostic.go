@@ -61,3 +61,16 @@ func (d Diagnostic) String() string {
 	}
 	return b.String()
 }
+
+// UnmarshalText reads "warning" or "error".
+func (s *Severity) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "warning":
+		*s = Warning
+	case "error":
+		*s = Error
+	default:
+		return fmt.Errorf("unknown severity %q", b)
+	}
+	return nil
+}

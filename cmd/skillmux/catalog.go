@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -10,89 +11,224 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillmux/skillmux/config"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/claudeplugins"
 	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/project"
+	"github.com/skillmux/skillmux/sources/user"
 )
-
-func osGetenv(k string) string { return os.Getenv(k) }
 
 // catalogFlags are the flags of every command that reads the catalog.
 type catalogFlags struct {
-	roots    []string
-	logLevel string
+	roots      []string
+	pluginDirs []string
+	configFile string
+	logLevel   string
+	noBuiltin  bool
 }
 
 func (f *catalogFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "a folder of skills (repeatable, in precedence order); default $SKILLS_DIR, else ./skills")
-	cmd.Flags().StringVar(&f.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.roots, "root", nil, "a folder of skills to serve besides the built-in sources (repeatable, in precedence order); default $SKILLS_DIR")
+	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "a Claude Code plugin folder (or marketplace folder) to serve (repeatable)")
+	fl.StringVar(&f.configFile, "config", "", "configuration file to use instead of the workspace's .skillmux.yaml")
+	fl.StringVar(&f.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
+	fl.BoolVar(&f.noBuiltin, "no-builtin", false, "serve only the sources named in the configuration and on the command line, not the user, project and Claude Code plugin sources")
 }
 
-// rootDirs returns the folders to scan: --root, else SKILLS_DIR (paths
-// separated by the OS list separator or commas), else ./skills.
-func (f *catalogFlags) rootDirs(e *env) []string {
-	if len(f.roots) > 0 {
-		return f.roots
+// flagValues turns the flags that override configuration keys into the
+// configuration's flag layer.
+func (f *catalogFlags) flagValues(cmd *cobra.Command) []config.FlagValue {
+	var out []config.FlagValue
+	if f.logLevel != "" {
+		out = append(out, config.FlagValue{Key: "log.level", Flag: "--log-level", Value: f.logLevel})
 	}
-	if v := e.getenv("SKILLS_DIR"); strings.TrimSpace(v) != "" {
-		var dirs []string
-		for _, part := range strings.Split(v, string(os.PathListSeparator)) {
-			for _, d := range strings.Split(part, ",") {
-				if d = strings.TrimSpace(d); d != "" {
-					dirs = append(dirs, d)
-				}
-			}
-		}
-		return dirs
+	if f.noBuiltin {
+		out = append(out, config.FlagValue{Key: "defaults.builtin", Flag: "--no-builtin", Value: "false"})
 	}
-	return []string{"skills"}
-}
-
-// sources turns the folders into Sources, named after each folder so that
-// a shadowed skill is reachable as "<folder>:<name>".
-func (f *catalogFlags) sources(e *env) []sources.Source {
-	var out []sources.Source
-	used := map[string]int{}
-	for _, dir := range f.rootDirs(e) {
-		dir = expandHome(dir)
-		name := filepath.Base(filepath.Clean(dir))
-		if abs, err := filepath.Abs(dir); err == nil {
-			name = filepath.Base(abs)
-		}
-		if n := used[name]; n > 0 {
-			used[name] = n + 1
-			name = name + "-" + strconv.Itoa(n+1)
-		} else {
-			used[name] = 1
-		}
-		out = append(out, dirtree.New(dir, &dirtree.Options{Name: name}))
+	if fl := cmd.Flags().Lookup("budget"); fl != nil && fl.Changed {
+		out = append(out, config.FlagValue{Key: "catalog.budget", Flag: "--budget", Value: fl.Value.String()})
 	}
 	return out
 }
 
-func expandHome(p string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, p[1:])
+// rootDirs returns the extra folders to scan: --root, else SKILLS_DIR
+// (paths separated by the OS list separator or commas).
+func (f *catalogFlags) rootDirs(e *env) []string {
+	if len(f.roots) > 0 {
+		return f.roots
+	}
+	var dirs []string
+	for _, part := range strings.Split(e.getenv("SKILLS_DIR"), string(os.PathListSeparator)) {
+		for _, d := range strings.Split(part, ",") {
+			if d = strings.TrimSpace(d); d != "" {
+				dirs = append(dirs, d)
+			}
 		}
 	}
-	return p
+	return dirs
 }
 
-func (f *catalogFlags) level(def slog.Level) slog.Level {
-	var l slog.Level
-	if f.logLevel != "" && l.UnmarshalText([]byte(f.logLevel)) == nil {
-		return l
+// setup is what every catalog command starts from: the configuration,
+// the logger it asks for, and the plan of sources.
+type setup struct {
+	cfg    *config.Config
+	logger *slog.Logger
+	plan   *plan
+}
+
+// newSetup loads the configuration; an invalid one is exit status 2, and
+// nothing starts half-configured.
+func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, quiet bool) (*setup, error) {
+	cfg, err := config.Load(&config.Options{WorkDir: e.workdir, Home: e.home(), Env: e.environ, ConfigFile: f.configFile, Flags: f.flagValues(cmd)})
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
 	}
-	return def
+	var level slog.Level
+	level.UnmarshalText([]byte(cfg.Log.Level))
+	if quiet && f.logLevel == "" {
+		level = slog.LevelError // list and show print results, not progress
+	}
+	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), workdir: e.workdir, pluginDirs: f.pluginDirs}
+	for _, r := range f.rootDirs(e) {
+		p.roots = append(p.roots, absFrom(e.workdir, expandHome(r, e.home())))
+	}
+	for i, d := range p.pluginDirs {
+		p.pluginDirs[i] = absFrom(e.workdir, expandHome(d, e.home()))
+	}
+	return &setup{cfg: cfg, logger: newLogger(e.stderr, level, cfg.Log.Format), plan: p}, nil
 }
 
-// openCatalog builds the resolver over the configured sources and loads
-// the first snapshot.
-func openCatalog(ctx context.Context, e *env, f *catalogFlags, logger *slog.Logger) (*resolver.Resolver, error) {
-	res := resolver.New(f.sources(e), &resolver.Options{Logger: logger})
+// openCatalog builds the resolver over the planned sources for the
+// working folder and loads the first snapshot.
+func (s *setup) openCatalog(ctx context.Context) (*resolver.Resolver, error) {
+	res := resolver.New(s.plan.sources([]string{s.plan.workdir}), &resolver.Options{Logger: s.logger})
 	if _, err := res.Reload(ctx); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// plan turns the configuration and the flags into sources for a given
+// set of workspace folders; the workspace changes when a client declares
+// its roots.
+type plan struct {
+	cfg        *config.Config
+	home       string
+	codexHome  string
+	workdir    string
+	roots      []string // --root or SKILLS_DIR
+	pluginDirs []string // --plugin-dir
+}
+
+// specs returns the source configurations in precedence order: the
+// configured ones, with the built-in ones they do not name (user and
+// project first, claude-plugins last), and the command line's roots and
+// plugin folders.
+func (p *plan) specs() []config.Source {
+	named := map[string]bool{}
+	for _, s := range p.cfg.Sources {
+		named[s.Type] = true
+	}
+	var out []config.Source
+	builtin := p.cfg.Defaults.Builtin
+	for _, t := range []string{config.TypeUser, config.TypeProject} {
+		if builtin && !named[t] {
+			out = append(out, config.Source{Type: t})
+		}
+	}
+	for _, s := range p.cfg.Sources {
+		if s.IsEnabled() {
+			out = append(out, s)
+		}
+	}
+	for _, r := range p.roots {
+		out = append(out, config.Source{Type: config.TypeDir, Path: r})
+	}
+	if len(p.pluginDirs) > 0 {
+		out = append(out, config.Source{Type: config.TypePluginDir, Paths: p.pluginDirs})
+	}
+	if builtin && !named[config.TypeClaudePlugins] {
+		out = append(out, config.Source{Type: config.TypeClaudePlugins})
+	}
+	return out
+}
+
+// sources builds the sources for the workspace folders.
+func (p *plan) sources(workspaces []string) []sources.Source {
+	var out []sources.Source
+	used := map[string]int{}
+	projects := projectDirs(workspaces)
+	for _, spec := range p.specs() {
+		name := uniqueName(used, sourceName(spec))
+		var src sources.Source
+		switch spec.Type {
+		case config.TypeUser:
+			src = user.New(p.home, &user.Options{Name: name, CodexHome: p.codexHome})
+		case config.TypeProject:
+			src = project.New(workspaces, &project.Options{Name: name})
+		case config.TypeClaudePlugins:
+			src = claudeplugins.Installed(p.home, &claudeplugins.Options{Name: name, ProjectDirs: projects})
+		case config.TypePluginDir:
+			src = claudeplugins.Dirs(spec.AllPaths(), &claudeplugins.Options{Name: name, ProjectDirs: projects})
+		case config.TypeDir:
+			var trees []sources.Source
+			for _, dir := range spec.AllPaths() {
+				trees = append(trees, dirtree.New(dir, &dirtree.Options{Name: name, Namespace: spec.Namespace}))
+			}
+			src = sources.Concat(name, trees...)
+		default:
+			continue // config has refused other types already
+		}
+		out = append(out, sources.Filter(src, spec.Include, spec.Exclude))
+	}
+	return out
+}
+
+// projectDirs are the repository roots of the workspace folders: where
+// Claude Code keeps a project's settings.
+func projectDirs(workspaces []string) []string {
+	var out []string
+	for _, ws := range workspaces {
+		out = append(out, project.RepoRoot(ws))
+	}
+	return out
+}
+
+func sourceName(s config.Source) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	if s.Type == config.TypeDir {
+		if paths := s.AllPaths(); len(paths) > 0 {
+			return filepath.Base(paths[0])
+		}
+	}
+	return s.Type
+}
+
+// uniqueName makes name unique among the sources of one catalog, so that
+// "<source>:<skill>" reaches exactly one shadowed skill.
+func uniqueName(used map[string]int, name string) string {
+	used[name]++
+	if n := used[name]; n > 1 {
+		return name + "-" + strconv.Itoa(n)
+	}
+	return name
+}
+
+func expandHome(p, home string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[1:])
+	}
+	return p
+}
+
+func absFrom(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
 }

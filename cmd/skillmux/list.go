@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -88,7 +87,11 @@ skipped with the reason, and every warning.`,
   skillmux list --all --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := openCatalog(cmd.Context(), e, &f, newLogger(e.stderr, f.level(slog.LevelError)))
+			s, err := newSetup(cmd, e, &f, true)
+			if err != nil {
+				return err
+			}
+			res, err := s.openCatalog(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -18,16 +18,27 @@ import (
 	"time"
 )
 
-// runCLI runs the command tree in-process with the given SKILLS_DIR.
+// isolatedEnv is an environment whose home and configuration folders are
+// empty temp folders: no test reads the real ones.
+func isolatedEnv(t *testing.T, extra ...string) []string {
+	t.Helper()
+	home := t.TempDir()
+	return append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}, extra...)
+}
+
+// runCLI runs the command tree in-process with the given SKILLS_DIR, in an
+// empty home and an empty working folder.
 func runCLI(t *testing.T, skillsDir string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	return runIn(t, isolatedEnv(t, "SKILLS_DIR="+skillsDir), t.TempDir(), args...)
+}
+
+// runIn runs the command tree in-process with an environment and a
+// working folder.
+func runIn(t *testing.T, environ []string, workdir string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string {
-		if k == "SKILLS_DIR" {
-			return skillsDir
-		}
-		return ""
-	}}
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, environ: environ, workdir: workdir}
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	root.SetOut(&out)
@@ -179,6 +190,7 @@ func buildBinary(t *testing.T) string {
 func TestBinaryOverPipe(t *testing.T) {
 	bin := buildBinary(t)
 	cmd := exec.Command(bin, "mcp-server", "--root", examples(t))
+	cmd.Env, cmd.Dir = isolatedEnv(t), t.TempDir()
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr bytes.Buffer
@@ -244,6 +256,7 @@ func TestBinaryExitsOnSignal(t *testing.T) {
 	bin := buildBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		cmd := exec.Command(bin, "serve", "--root", examples(t))
+		cmd.Env, cmd.Dir = isolatedEnv(t), t.TempDir()
 		stdin, _ := cmd.StdinPipe() // kept open: only the signal may stop it
 		defer stdin.Close()
 		stderr := &syncBuffer{}

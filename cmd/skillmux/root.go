@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -14,7 +16,30 @@ import (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	getenv         func(string) string
+	// environ is the environment as KEY=VALUE.
+	environ []string
+	// workdir is the working folder: where the workspace is looked for.
+	workdir string
+}
+
+// getenv looks a variable up in e.environ; the last one wins, as in the
+// process environment.
+func (e *env) getenv(key string) string {
+	for i := len(e.environ) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(e.environ[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// home is the home folder: $HOME, else the system's idea of it.
+func (e *env) home() string {
+	if h := e.getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 // exitError carries a specific exit status; err, when set, is printed.
@@ -34,7 +59,11 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // run builds the command tree and executes it with args.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: osGetenv}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, environ: os.Environ(), workdir: wd}
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -59,11 +88,15 @@ Start with:
 		Version:       version(),
 	}
 	root.SetVersionTemplate("skillmux {{.Version}}\n")
-	root.AddCommand(newServeCmd(e), newListCmd(e), newShowCmd(e), newValidateCmd(e), newVersionCmd(e))
+	root.AddCommand(newServeCmd(e), newListCmd(e), newShowCmd(e), newValidateCmd(e), newConfigCmd(e), newVersionCmd(e))
 	return root
 }
 
 // newLogger logs to stderr: stdout belongs to the protocol.
-func newLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+func newLogger(w io.Writer, level slog.Level, format string) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"log/slog"
+	"context"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,7 +12,6 @@ import (
 
 func newServeCmd(e *env) *cobra.Command {
 	var f catalogFlags
-	var budget int
 	cmd := &cobra.Command{
 		Use:     "serve",
 		Aliases: []string{"mcp-server"},
@@ -21,22 +20,47 @@ func newServeCmd(e *env) *cobra.Command {
 stderr. The server ends with status 0 at the end of stdin, on SIGINT or on
 SIGTERM.
 
-Skills come from the folders given with --root (repeatable; the first root
-wins when two hold the same skill name), else from $SKILLS_DIR (paths
-separated by ':' or ','), else from ./skills.`,
+Skills come from, in precedence order for equal names:
+  - your own folders: ~/.claude/skills, ~/.agents/skills, ~/.codex/skills;
+  - the project: .claude/skills and .agents/skills from the working folder up
+    to the repository root, and skills/ at the repository root (when the
+    client declares MCP roots, its roots are the project instead);
+  - the sources of the configuration file (.skillmux.yaml, see --config);
+  - the folders given with --root (repeatable), else $SKILLS_DIR (paths
+    separated by ':' or ',');
+  - Claude Code plugins: those given with --plugin-dir and those installed
+    and enabled in Claude Code, named "<plugin>:<skill>".
+
+An invalid configuration stops the server before it starts, with exit
+status 2.`,
 		Example: `  skillmux serve --root examples/skills
-  SKILLS_DIR=~/skills:./skills skillmux serve`,
+  skillmux serve --no-builtin --root ~/team-skills
+  SKILLS_DIR=~/skills:./more skillmux serve`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			start := time.Now()
-			logger := newLogger(e.stderr, f.level(slog.LevelInfo))
-			logger.Info("skillmux starting", "version", version(), "roots", f.rootDirs(e))
-			res, err := openCatalog(ctx, e, &f, logger)
+			s, err := newSetup(cmd, e, &f, false)
 			if err != nil {
 				return err
 			}
-			srv := server.New(res, &server.Options{Version: version(), Budget: budget, Logger: logger})
+			logger := s.logger
+			logger.Info("skillmux starting", "version", version(), "workdir", e.workdir, "config", s.cfg.Files())
+			res, err := s.openCatalog(ctx)
+			if err != nil {
+				return err
+			}
+			srv := server.New(res, &server.Options{
+				Version: version(),
+				Budget:  s.cfg.Catalog.Budget,
+				Logger:  logger,
+				OnRoots: func(ctx context.Context, dirs []string) {
+					res.SetSources(s.plan.sources(dirs))
+					if _, err := res.Reload(ctx); err != nil {
+						logger.Warn("reload for the client's roots failed; keeping the catalog", "err", err)
+					}
+				},
+			})
 			res.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)
@@ -52,6 +76,6 @@ separated by ':' or ','), else from ./skills.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().IntVar(&budget, "budget", resolver.DefaultBudget, "size limit of the tool description and the instructions, in characters")
+	cmd.Flags().Int("budget", resolver.DefaultBudget, "size limit of the tool description and of the instructions, in characters (catalog.budget)")
 	return cmd
 }

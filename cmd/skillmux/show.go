@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,7 +21,11 @@ files. NAME is looked up as the server does: case-insensitive, qualified
 		Example: `  skillmux show --root examples/skills release-notes`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := openCatalog(cmd.Context(), e, &f, newLogger(e.stderr, f.level(slog.LevelError)))
+			s, err := newSetup(cmd, e, &f, true)
+			if err != nil {
+				return err
+			}
+			res, err := s.openCatalog(cmd.Context())
 			if err != nil {
 				return err
 			}

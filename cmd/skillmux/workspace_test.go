@@ -1,0 +1,306 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func skillMD(name, desc string) string {
+	return "---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n"
+}
+
+func corpusDir(t *testing.T) string {
+	t.Helper()
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("corpus not present")
+	}
+	return dir
+}
+
+// workspace is a fake home (with Claude Code plugins installed from the
+// corpus) and a repository, both in temp folders.
+type workspace struct {
+	home, repo, sub string
+	environ         []string
+}
+
+func newWorkspace(t *testing.T) *workspace {
+	t.Helper()
+	base := t.TempDir()
+	w := &workspace{home: filepath.Join(base, "home"), repo: filepath.Join(base, "repo")}
+	w.sub = filepath.Join(w.repo, "pkg", "deep")
+	w.environ = []string{"HOME=" + w.home, "XDG_CONFIG_HOME=" + filepath.Join(w.home, ".config"), "PATH=" + os.Getenv("PATH")}
+	os.MkdirAll(filepath.Join(w.repo, ".git"), 0o755)
+	os.MkdirAll(w.sub, 0o755)
+	writeFile(t, filepath.Join(w.home, ".claude/skills/shared-name/SKILL.md"), skillMD("shared-name", "The user's own version."))
+	writeFile(t, filepath.Join(w.home, ".claude/skills/mine/SKILL.md"), skillMD("mine", "A personal skill."))
+	writeFile(t, filepath.Join(w.home, ".agents/skills/standup.md"), "---\ndescription: A learned note about stand-ups.\n---\nKeep it short.\n")
+	writeFile(t, filepath.Join(w.repo, ".claude/skills/shared-name/SKILL.md"), skillMD("shared-name", "The repository's version."))
+	writeFile(t, filepath.Join(w.repo, ".claude/skills/repo-only/SKILL.md"), skillMD("repo-only", "A project skill."))
+
+	c := corpusDir(t)
+	records := map[string]any{}
+	enabled := map[string]bool{}
+	for key, path := range map[string]string{
+		"discord@claude-plugins-official":       filepath.Join(c, "claude-plugins-official/external_plugins/discord"),
+		"imessage@claude-plugins-official":      filepath.Join(c, "claude-plugins-official/external_plugins/imessage"),
+		"telegram@claude-plugins-official":      filepath.Join(c, "claude-plugins-official/external_plugins/telegram"),
+		"example-skills@anthropic-agent-skills": filepath.Join(c, "anthropics-skills"),
+		"superpowers@superpowers-dev":           filepath.Join(c, "obra-superpowers"),
+	} {
+		records[key] = []any{map[string]any{"scope": "user", "installPath": path, "version": "1"}}
+		enabled[key] = key != "superpowers@superpowers-dev" // installed, not enabled
+	}
+	b, _ := json.Marshal(map[string]any{"version": 2, "plugins": records})
+	writeFile(t, filepath.Join(w.home, ".claude/plugins/installed_plugins.json"), string(b))
+	b, _ = json.Marshal(map[string]any{"enabledPlugins": enabled})
+	writeFile(t, filepath.Join(w.home, ".claude/settings.json"), string(b))
+	return w
+}
+
+func (w *workspace) list(t *testing.T, args ...string) listing {
+	t.Helper()
+	out, stderr, err := runIn(t, w.environ, w.sub, append([]string{"list", "--json", "--all"}, args...)...)
+	if err != nil {
+		t.Fatalf("list: %v\n%s", err, stderr)
+	}
+	var l listing
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	return l
+}
+
+func byName(l listing) map[string]listedSkill {
+	m := map[string]listedSkill{}
+	for _, s := range l.Skills {
+		m[s.Name] = s
+	}
+	return m
+}
+
+func TestEverySkillAPersonHas(t *testing.T) {
+	w := newWorkspace(t)
+	l := w.list(t)
+	got := byName(l)
+	for name, scope := range map[string]string{
+		"mine": "user", "standup": "user", "repo-only": "project", "shared-name": "user",
+		"discord:access": "plugin", "imessage:access": "plugin", "telegram:access": "plugin",
+		"example-skills:skill-creator": "plugin",
+	} {
+		if s, ok := got[name]; !ok || string(s.Scope) != scope {
+			t.Errorf("%s: got %+v, want scope %s", name, s, scope)
+		}
+	}
+	if got["standup"].Kind != "learned" || got["mine"].Kind != "skill" {
+		t.Errorf("kinds: %v %v", got["standup"].Kind, got["mine"].Kind)
+	}
+	if !strings.Contains(got["shared-name"].Description, "user's own") {
+		t.Errorf("the user's skill must win over the repository's: %+v", got["shared-name"])
+	}
+	if _, ok := got["superpowers:brainstorming"]; ok {
+		t.Error("a plugin that is installed but not enabled is served")
+	}
+	if len(l.Shadowed) != 1 || l.Shadowed[0].ReachAs != "project:shared-name" {
+		t.Errorf("shadowed: %+v", l.Shadowed)
+	}
+	var missing int
+	for _, d := range l.Warnings {
+		if d.Rule == "missing-path" {
+			missing++
+		}
+	}
+	if missing != 0 {
+		t.Errorf("example-skills lists only present skills; got %d missing-path warnings", missing)
+	}
+}
+
+func TestNamesAcrossSources(t *testing.T) {
+	w := newWorkspace(t)
+	_, _, err := runIn(t, w.environ, w.sub, "show", "access")
+	if err == nil || !strings.Contains(err.Error(), "discord:access, imessage:access, telegram:access") {
+		t.Errorf("ambiguous short name: %v", err)
+	}
+	for _, name := range []string{"discord:access", "Telegram:Access", "project:shared-name", "repo-only"} {
+		out, _, err := runIn(t, w.environ, w.sub, "show", name)
+		if err != nil || !strings.HasPrefix(out, "Loading: ") {
+			t.Errorf("show %s: %v\n%s", name, err, out)
+		}
+	}
+	out, _, _ := runIn(t, w.environ, w.sub, "show", "project:shared-name")
+	if !strings.Contains(out, "The repository's version.") {
+		t.Errorf("the shadowed skill is not the repository's:\n%s", out)
+	}
+}
+
+func TestWorkspaceConfig(t *testing.T) {
+	w := newWorkspace(t)
+	team := filepath.Join(w.repo, "team")
+	writeFile(t, filepath.Join(team, "kit/SKILL.md"), skillMD("kit", "Team kit."))
+	writeFile(t, filepath.Join(team, "kit-draft/SKILL.md"), skillMD("kit-draft", "Not ready."))
+	writeFile(t, filepath.Join(w.repo, ".skillmux.yaml"), `sources:
+  - type: dir
+    name: team
+    path: team
+    namespace: acme
+    exclude: ["*-draft"]
+  - type: project
+  - type: user
+defaults:
+  builtin: false
+`)
+	got := byName(w.list(t))
+	if _, ok := got["acme:kit"]; !ok {
+		t.Errorf("namespaced dir source not served: %v", got)
+	}
+	if _, ok := got["acme:kit-draft"]; ok {
+		t.Error("excluded skill served")
+	}
+	if _, ok := got["discord:access"]; ok {
+		t.Error("builtin: false still serves installed plugins")
+	}
+	if !strings.Contains(got["shared-name"].Description, "repository's") {
+		t.Errorf("the order of the sources list decides precedence: %+v", got["shared-name"])
+	}
+	out, _, err := runIn(t, w.environ, w.sub, "config")
+	if err != nil || !strings.Contains(out, "builtin: false") || !strings.Contains(out, filepath.Join(w.repo, ".skillmux.yaml")+":") || !strings.Contains(out, "1. team") {
+		t.Errorf("config: %v\n%s", err, out)
+	}
+}
+
+func TestPluginDirFlagAndNoBuiltin(t *testing.T) {
+	w := newWorkspace(t)
+	c := corpusDir(t)
+	got := byName(w.list(t, "--no-builtin", "--plugin-dir", filepath.Join(c, "claude-plugins-official/plugins/hookify")))
+	if len(got) != 1 {
+		t.Errorf("want only the plugin dir's skill, got %v", got)
+	}
+	if s, ok := got["hookify:writing-hookify-rules"]; !ok || s.Source != "plugin-dir" {
+		t.Errorf("got %+v", got)
+	}
+}
+
+func TestBadConfigStopsEverything(t *testing.T) {
+	w := newWorkspace(t)
+	cfg := writeFileRet(t, filepath.Join(w.repo, ".skillmux.yaml"), "sources:\n  - type: dir\n    paht: x\n")
+	for _, args := range [][]string{{"list"}, {"show", "mine"}, {"serve"}} {
+		out, _, err := runIn(t, w.environ, w.sub, args...)
+		var ex *exitError
+		if !errors.As(err, &ex) || ex.code != 2 {
+			t.Errorf("%v: err = %v, want exit status 2", args, err)
+		}
+		if err == nil || !strings.Contains(err.Error(), cfg+":3: sources[0].paht: unknown key (did you mean \"path\"?)") {
+			t.Errorf("%v: error does not name file, line and key: %v", args, err)
+		}
+		if out != "" {
+			t.Errorf("%v wrote to stdout: %q", args, out)
+		}
+	}
+	out, _, err := runIn(t, w.environ, w.sub, "config", "--check", cfg)
+	if err == nil || !strings.Contains(err.Error(), "paht") || out != "" {
+		t.Errorf("config --check: %v %q", err, out)
+	}
+	good := writeFileRet(t, filepath.Join(t.TempDir(), "ok.yaml"), "catalog:\n  budget: 4000\n")
+	if out, _, err := runIn(t, w.environ, w.sub, "config", "--check", good); err != nil || !strings.Contains(out, "valid") {
+		t.Errorf("valid file: %v %q", err, out)
+	}
+	env := append(append([]string{}, w.environ...), "SKILLMUX_LOG__LEVEL=loud")
+	os.Remove(cfg)
+	if _, _, err := runIn(t, env, w.sub, "list"); err == nil || !strings.Contains(err.Error(), "SKILLMUX_LOG__LEVEL") {
+		t.Errorf("bad environment variable: %v", err)
+	}
+}
+
+func writeFileRet(t *testing.T, path, content string) string {
+	writeFile(t, path, content)
+	return path
+}
+
+// TestBinaryFollowsClientRoots: a client that declares roots gets the
+// skills of its root's project, and a change of roots is followed.
+func TestBinaryFollowsClientRoots(t *testing.T) {
+	bin := buildBinary(t)
+	w := newWorkspace(t)
+	other := t.TempDir()
+	writeFile(t, filepath.Join(other, ".claude/skills/other-project/SKILL.md"), skillMD("other-project", "Only in the other project."))
+	cmd := exec.Command(bin, "serve", "--no-builtin", "--config", writeFileRet(t, filepath.Join(t.TempDir(), "c.yaml"), "sources:\n  - type: project\n"))
+	cmd.Env, cmd.Dir = w.environ, w.sub
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan map[string]any, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			json.Unmarshal(sc.Bytes(), &m)
+			lines <- m
+		}
+		close(lines)
+	}()
+	send := func(s string) { io.WriteString(stdin, s+"\n") }
+	next := func(what string) map[string]any {
+		t.Helper()
+		select {
+		case m, ok := <-lines:
+			if !ok {
+				t.Fatalf("server ended while waiting for %s:\n%s", what, stderr.String())
+			}
+			return m
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s:\n%s", what, stderr.String())
+		}
+		return nil
+	}
+	roots := func(dir string) string {
+		return `{"roots":[{"uri":"file://` + filepath.ToSlash(dir) + `","name":"ws"}]}`
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"t","version":"1"}}}`)
+	init := next("initialize result")
+	if !strings.Contains(init["result"].(map[string]any)["instructions"].(string), "repo-only") {
+		t.Errorf("before roots, the working folder's project is served: %v", init)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	req := next("roots/list request")
+	if req["method"] != "roots/list" {
+		t.Fatalf("want roots/list, got %v", req)
+	}
+	id, _ := json.Marshal(req["id"])
+	send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + roots(other) + `}`)
+	if m := next("tools/list_changed"); m["method"] != "notifications/tools/list_changed" {
+		t.Fatalf("want tools/list_changed, got %v", m)
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	desc := next("tools/list")["result"].(map[string]any)["tools"].([]any)[0].(map[string]any)["description"].(string)
+	if !strings.Contains(desc, "other-project") || strings.Contains(desc, "repo-only") {
+		t.Errorf("the catalog did not follow the client's root:\n%s", desc)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	req = next("second roots/list request")
+	id, _ = json.Marshal(req["id"])
+	send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + roots(w.repo) + `}`)
+	if m := next("tools/list_changed"); m["method"] != "notifications/tools/list_changed" {
+		t.Fatalf("want tools/list_changed, got %v", m)
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"skill","arguments":{"name":"repo-only"}}}`)
+	if res := next("tools/call"); res["result"] == nil || res["result"].(map[string]any)["isError"] == true {
+		t.Errorf("repo-only after the roots changed back: %v", res)
+	}
+	stdin.Close()
+	cmd.Wait()
+}
