@@ -8,10 +8,16 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// drainTimeout bounds how long the end of input waits for the answers to
+// requests already read.
+const drainTimeout = 700 * time.Millisecond
 
 // MaxLineLength bounds one inbound JSON-RPC line; a longer line is answered
 // with an error and skipped.
@@ -29,7 +35,7 @@ const MaxLineLength = 16 << 20
 // Reading in cannot be interrupted: when ctx ends, ServeStdio returns and
 // leaves the reading goroutine blocked until in yields or the process exits.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	w := &lineWriter{w: out}
+	w := &lineWriter{w: out, answered: make(chan struct{}, 1)}
 	pr, pw := io.Pipe()
 	session, err := s.mcp.Connect(ctx, &mcp.IOTransport{Reader: pr, Writer: w}, nil)
 	if err != nil {
@@ -38,15 +44,22 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	done := make(chan error, 1)
 	go func() { done <- s.pump(in, pw, w) }()
 
-	var readErr error
 	select {
-	case readErr = <-done:
+	case err := <-done:
+		// End of input. The SDK would drop the answers to requests still
+		// running when it sees the end, so wait for them first (a client
+		// may write its requests and close at once), but not for long:
+		// the process must end promptly.
+		w.drain(ctx, drainTimeout)
+		pw.Close()
+		session.Wait()
+		return err
 	case <-ctx.Done():
+		pw.Close()
+		session.Close()
+		session.Wait()
+		return nil
 	}
-	pw.Close() // the SDK sees end of input and ends the session
-	session.Close()
-	session.Wait()
-	return readErr
 }
 
 // pump copies well-formed lines from in to the SDK's pipe and answers the
@@ -55,12 +68,8 @@ func (s *Server) pump(in io.Reader, pipe *io.PipeWriter, w *lineWriter) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, tooLong, err := readLine(r)
-		if len(line) > 0 || tooLong {
-			if reply := s.check(line, tooLong); reply != nil {
-				w.writeMessage(reply)
-			} else if _, err := pipe.Write(append(line, '\n')); err != nil {
-				return nil // the session has ended
-			}
+		if err := s.forward(line, tooLong, pipe, w); err != nil {
+			return nil // the session has ended
 		}
 		switch {
 		case err == io.EOF:
@@ -69,6 +78,24 @@ func (s *Server) pump(in io.Reader, pipe *io.PipeWriter, w *lineWriter) error {
 			return err
 		}
 	}
+}
+
+// forward hands one line to the SDK, or answers it here when the SDK must
+// not see it. It fails only when the session has ended.
+func (s *Server) forward(line []byte, tooLong bool, pipe *io.PipeWriter, w *lineWriter) error {
+	if len(line) == 0 && !tooLong {
+		return nil
+	}
+	reply, call := s.check(line, tooLong)
+	if reply != nil {
+		w.writeMessage(reply)
+		return nil
+	}
+	if call {
+		w.pending.Add(1)
+	}
+	_, err := pipe.Write(append(line, '\n'))
+	return err
 }
 
 // readLine reads one line without its line break, trimmed of surrounding
@@ -90,23 +117,26 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check returns the error reply for a line the SDK must not see, or nil.
-func (s *Server) check(line []byte, tooLong bool) *errorReply {
+// check returns the error reply for a line the SDK must not see, or nil
+// and whether the line is a request that expects an answer.
+func (s *Server) check(line []byte, tooLong bool) (*errorReply, bool) {
 	switch {
 	case tooLong:
 		s.logger.Warn("input line too long; answered with an error", "limit", MaxLineLength)
-		return newErrorReply(nil, jsonrpc.CodeInvalidRequest, "request line longer than 16 MiB")
+		return newErrorReply(nil, jsonrpc.CodeInvalidRequest, "request line longer than 16 MiB"), false
 	case !json.Valid(line):
 		s.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
-		return newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
+		return newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"), false
 	case line[0] == '[':
-		return nil // a batch: the SDK answers it
+		return nil, false // a batch: the SDK answers it
 	}
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
 		s.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(line))
-		return newErrorReply(idOf(line), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return newErrorReply(idOf(line), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error()), false
 	}
-	return nil
+	req, ok := msg.(*jsonrpc.Request)
+	return nil, ok && req.IsCall()
 }
 
 // idOf recovers the id of a message that failed to decode, so the error
@@ -151,12 +181,71 @@ type lineWriter struct {
 	// mu guards w.
 	mu sync.Mutex
 	w  io.Writer
+
+	// pending counts the requests handed to the SDK and not answered yet.
+	pending atomic.Int64
+	// answered is signalled (without blocking) after each answer.
+	answered chan struct{}
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	l.mu.Unlock()
+	if isResponse(p) {
+		l.pending.Add(-1)
+		select {
+		case l.answered <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
+}
+
+// drain waits until every request handed to the SDK has been answered,
+// at most for timeout.
+func (l *lineWriter) drain(ctx context.Context, timeout time.Duration) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for l.pending.Load() > 0 {
+		select {
+		case <-l.answered:
+		case <-deadline.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// isResponse reports whether a line the SDK writes answers a request: it
+// has an id and a result or an error, and no method. Only the head of the
+// line is read, however long the result.
+func isResponse(line []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	hasID := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch t {
+		case "method":
+			return false
+		case "result", "error":
+			return hasID
+		case "id":
+			hasID = true
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // Close is a no-op: stdout outlives the session.

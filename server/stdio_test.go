@@ -119,3 +119,33 @@ func TestStdioStopsOnCancel(t *testing.T) {
 		t.Fatal("ServeStdio ignored cancellation")
 	}
 }
+
+// A client may write its requests and close its end at once, as
+// `printf ... | skillmux serve` does: every request is still answered.
+func TestStdioAnswersRequestsReadBeforeEndOfInput(t *testing.T) {
+	srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
+	in := strings.NewReader(initLine + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"skill","arguments":{"name":"pdf"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n")
+	for range 20 {
+		var out strings.Builder
+		if err := srv.ServeStdio(context.Background(), in, &out); err != nil {
+			t.Fatal(err)
+		}
+		ids := map[float64]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("bad line %q", line)
+			}
+			if id, ok := m["id"].(float64); ok && m["error"] == nil {
+				ids[id] = true
+			}
+		}
+		if !ids[1] || !ids[2] || !ids[3] {
+			t.Fatalf("answered %v of requests 1, 2, 3:\n%s", ids, out.String())
+		}
+		in.Seek(0, io.SeekStart)
+	}
+}
