@@ -178,7 +178,8 @@ func (s *Snapshot) Lookup(name string) (*sources.Skill, error) {
 const maxSuggestions = 5
 
 // suggest returns the qualified names closest to key: by edit distance to
-// the qualified or the short name, or sharing a substring with it.
+// the short name (or the qualified one, when key is qualified), or sharing
+// a substring with it.
 func (s *Snapshot) suggest(key string) []string {
 	if key == "" {
 		return nil
@@ -188,22 +189,36 @@ func (s *Snapshot) suggest(key string) []string {
 		dist int
 	}
 	var cs []cand
-	short := sources.ParseRef(key).Name
-	for _, sk := range s.skills {
-		full := sk.Ref.Key()
-		n := strings.ToLower(sk.Ref.Name)
-		d := min(sources.Distance(key, full), sources.Distance(short, n))
-		limit := max(2, len(short)/3)
-		switch {
-		case d <= limit:
-		case len(short) >= 3 && (strings.Contains(n, short) || strings.Contains(short, n)):
-			d = limit + 1
-		default:
-			continue
+	ref := sources.ParseRef(key)
+	short := ref.Name
+	limit := max(2, len(short)/3)
+	for n, skills := range s.byName {
+		sub := len(short) >= 3 && (strings.Contains(n, short) || strings.Contains(short, n))
+		if abs(len(n)-len(short)) > limit && !sub {
+			continue // too far apart to be a typo, and no substring
 		}
-		cs = append(cs, cand{sk.Ref.String(), d})
+		d := sources.Distance(short, n)
+		for _, sk := range skills {
+			dk := d
+			if ref.IsQualified() {
+				dk = min(dk, sources.Distance(key, sk.Ref.Key()))
+			}
+			switch {
+			case dk <= limit:
+			case sub:
+				dk = limit + 1
+			default:
+				continue
+			}
+			cs = append(cs, cand{sk.Ref.String(), dk})
+		}
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].dist < cs[j].dist })
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].dist != cs[j].dist {
+			return cs[i].dist < cs[j].dist
+		}
+		return cs[i].name < cs[j].name
+	})
 	var out []string
 	for _, c := range cs {
 		if len(out) == maxSuggestions {
@@ -212,6 +227,13 @@ func (s *Snapshot) suggest(key string) []string {
 		out = append(out, c.name)
 	}
 	return out
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // NotFoundError says no skill answers to Name; Suggestions are the closest

@@ -114,7 +114,9 @@ func RenderSkill(sk *sources.Skill) ([]string, error) {
 	if sk.Files == nil {
 		return nil, fmt.Errorf("skill %s has no readable files", sk.Ref)
 	}
-	body, err := fs.ReadFile(sk.Files, sk.EntryFile())
+	fsys, done := sources.Pin(sk.Files)
+	defer done()
+	body, err := fs.ReadFile(fsys, sk.EntryFile())
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +128,7 @@ func RenderSkill(sk *sources.Skill) ([]string, error) {
 	var files []string
 	var truncated bool
 	if sk.Kind != sources.KindLearned {
-		files, truncated, err = sources.ListFiles(sk.Files, sk.EntryFile())
+		files, truncated, err = sources.ListFiles(fsys, sk.EntryFile())
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"sort"
 )
 
@@ -88,41 +87,60 @@ func SkipDir(name string) bool {
 // slash-separated paths relative to the skill folder. Folders that hold a
 // SKILL.md of their own are other skills and are left out, as are .git and
 // node_modules. At most MaxListedFiles paths are returned; more reports
-// truncated. Unreadable folders are skipped.
+// truncated. Unreadable sub-folders are skipped.
+//
+// Each folder is read once: whether a sub-folder is another skill is seen
+// in its own listing, with no extra look-up.
 func ListFiles(fsys fs.FS, entry string) (files []string, truncated bool, err error) {
 	if fsys == nil {
 		return nil, false, nil
 	}
-	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == "." {
-				return err
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, false, err
+	}
+	var walk func(dir string, entries []fs.DirEntry) bool
+	walk = func(dir string, entries []fs.DirEntry) bool {
+		for _, e := range entries {
+			p := e.Name()
+			if dir != "." {
+				p = dir + "/" + p
 			}
-			return nil // an unreadable sub-folder hides its files, nothing more
-		}
-		if d.IsDir() {
-			if p == "." {
-				return nil
+			if e.IsDir() {
+				if SkipDir(e.Name()) {
+					continue
+				}
+				sub, err := fs.ReadDir(fsys, p)
+				if err != nil || holds(sub, SkillFile) {
+					continue // unreadable, or another skill
+				}
+				if !walk(p, sub) {
+					return false
+				}
+				continue
 			}
-			if SkipDir(d.Name()) {
-				return fs.SkipDir
+			if p == entry {
+				continue
 			}
-			if _, err := fs.Stat(fsys, path.Join(p, SkillFile)); err == nil {
-				return fs.SkipDir
+			if len(files) == MaxListedFiles {
+				truncated = true
+				return false
 			}
-			return nil
+			files = append(files, p)
 		}
-		if p == entry {
-			return nil
+		return true
+	}
+	walk(".", entries)
+	return files, truncated, nil
+}
+
+func holds(entries []fs.DirEntry, name string) bool {
+	for _, e := range entries {
+		if e.Name() == name && !e.IsDir() {
+			return true
 		}
-		if len(files) == MaxListedFiles {
-			truncated = true
-			return fs.SkipAll
-		}
-		files = append(files, p)
-		return nil
-	})
-	return files, truncated, err
+	}
+	return false
 }
 
 // noteFS exposes one file of a folder: a learned note lies among other
@@ -137,4 +155,21 @@ func (n noteFS) Open(name string) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
 	return n.dir.Open(name)
+}
+
+// Pin returns a file system that serves a burst of reads of fsys through
+// one open folder, and the function that closes it. DirFS opens its folder
+// for every call, which is right for a catalog that holds thousands of
+// skills and wrong for the dozen reads that loading one skill makes.
+// For any other file system, Pin returns fsys itself.
+func Pin(fsys fs.FS) (fs.FS, func()) {
+	d, ok := fsys.(dirFS)
+	if !ok {
+		return fsys, func() {}
+	}
+	r, err := d.root()
+	if err != nil {
+		return fsys, func() {} // the reads will report the error
+	}
+	return r.FS(), func() { r.Close() }
 }

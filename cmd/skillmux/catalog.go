@@ -168,7 +168,7 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 		case config.TypeUser:
 			src = user.New(p.home, &user.Options{Name: name, CodexHome: p.codexHome})
 		case config.TypeProject:
-			src = project.New(workspaces, &project.Options{Name: name})
+			src = project.New(workspaces, &project.Options{Name: name, Home: p.home})
 		case config.TypeClaudePlugins:
 			src = claudeplugins.Installed(p.home, &claudeplugins.Options{Name: name, ProjectDirs: projects})
 		case config.TypePluginDir:

@@ -19,6 +19,11 @@ import (
 type Options struct {
 	// Name is the source name; default "project".
 	Name string
+	// Home is the person's home folder. Its .claude/skills and
+	// .agents/skills are theirs, not a project's, and are left to the user
+	// source even when the workspace is the home folder or inside a
+	// repository rooted there.
+	Home string
 }
 
 // Source lists the skills of one or more workspace folders.
@@ -35,10 +40,16 @@ var _ sources.Source = (*Source)(nil)
 // declares several roots), in precedence order.
 func New(workspaces []string, opts *Options) *Source {
 	s := &Source{name: "project"}
-	if opts != nil && opts.Name != "" {
-		s.name = opts.Name
-	}
 	seen := map[string]bool{}
+	if opts != nil {
+		if opts.Name != "" {
+			s.name = opts.Name
+		}
+		if opts.Home != "" {
+			seen[filepath.Join(opts.Home, ".claude", "skills")] = true
+			seen[filepath.Join(opts.Home, ".agents", "skills")] = true
+		}
+	}
 	var trees []sources.Source
 	add := func(dir string, learned bool) {
 		if seen[dir] {

@@ -74,3 +74,14 @@ func TestSeveralWorkspaces(t *testing.T) {
 		t.Fatalf("got %+v %v", l, err)
 	}
 }
+
+func TestHomeFoldersAreNotAProject(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".git"), 0o755) // a dotfiles repository
+	write(t, filepath.Join(home, ".claude/skills/mine/SKILL.md"), skill("mine"))
+	write(t, filepath.Join(home, "code/.claude/skills/proj/SKILL.md"), skill("proj"))
+	l, err := project.New([]string{filepath.Join(home, "code"), home}, &project.Options{Home: home}).List(context.Background())
+	if err != nil || len(l.Skills) != 1 || l.Skills[0].Ref.Name != "proj" {
+		t.Errorf("got %+v %v", l, err)
+	}
+}
