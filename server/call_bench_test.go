@@ -2,34 +2,53 @@ package server_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/skillmux/skillmux/internal/skillgen"
+	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
 )
 
-// BenchmarkSkillCall and BenchmarkPing measure one round trip over the
-// SDK's in-memory transport: the difference is the server's own work.
-func benchSession(b *testing.B) (*server.Server, string) {
+// benchClient serves 1,000 generated skills to an in-memory client.
+func benchClient(b *testing.B) (*mcp.ClientSession, []*sources.Skill) {
+	b.Helper()
 	dir := b.TempDir()
 	if err := skillgen.Generate(dir, 1000, nil); err != nil {
 		b.Fatal(err)
 	}
-	t := &testing.T{}
-	_ = t
-	return nil, dir
+	r := resolver.New([]sources.Source{dirtree.New(dir, nil)}, nil)
+	snap, err := r.Reload(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.New(r, nil).Connect(context.Background(), st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs, snap.Skills()
 }
 
+// BenchmarkSkillCall and BenchmarkPing are round trips through the SDK on
+// both sides, over its in-memory transport; the end-to-end harness in
+// internal/e2ebench measures the binary over a real pipe.
 func BenchmarkSkillCall(b *testing.B) {
-	_, dir := benchSession(b)
-	r := newResolverB(b, dirtree.New(dir, nil))
-	cs := connectB(b, server.New(r, nil))
+	cs, skills := benchClient(b)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		res, err := cs.CallTool(context.Background(), callParams(fmt.Sprintf("skill-%05d", i%1000)))
+		name := skills[i%len(skills)].Ref.String()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "skill", Arguments: map[string]any{"name": name}})
 		if err != nil || res.IsError {
 			b.Fatal(err)
 		}
@@ -38,8 +57,7 @@ func BenchmarkSkillCall(b *testing.B) {
 }
 
 func BenchmarkPing(b *testing.B) {
-	_, dir := benchSession(b)
-	cs := connectB(b, server.New(newResolverB(b, dirtree.New(dir, nil)), nil))
+	cs, _ := benchClient(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := cs.Ping(context.Background(), nil); err != nil {
@@ -47,3 +65,24 @@ func BenchmarkPing(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRenderSkill is the server's own work for one skill call: read
+// the SKILL.md and list the other files.
+func BenchmarkRenderSkill(b *testing.B) {
+	dir := b.TempDir()
+	if err := skillgen.Generate(dir, 10, nil); err != nil {
+		b.Fatal(err)
+	}
+	l, err := dirtree.New(dir, nil).List(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	sk := l.Skills[3]
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := server.RenderSkill(sk); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
