@@ -85,4 +85,3 @@ func BenchmarkRenderSkill(b *testing.B) {
 		}
 	}
 }
-
