@@ -13,6 +13,8 @@ import (
 	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/v2"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillmux/skillmux/internal/editdist"
 )
 
 // Error is one configuration problem: where, which key, what is wrong and
@@ -324,36 +326,10 @@ func nameSet(names []string) map[string]bool {
 // suggest returns ` (did you mean "x"?)` for the candidate closest to s,
 // or "" when none is close.
 func suggest(s string, candidates []string) string {
-	best, bestD := "", max(2, len(s)/3)+1
-	for _, c := range candidates {
-		if d := distance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
+	if best := editdist.Closest(s, candidates, max(2, len(s)/3)); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }
 
 var (

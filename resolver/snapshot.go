@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillmux/skillmux/internal/editdist"
 	"github.com/skillmux/skillmux/sources"
 )
 
@@ -197,11 +198,11 @@ func (s *Snapshot) suggest(key string) []string {
 		if abs(len(n)-len(short)) > limit && !sub {
 			continue // too far apart to be a typo, and no substring
 		}
-		d := sources.Distance(short, n)
+		d := editdist.Distance(short, n)
 		for _, sk := range skills {
 			dk := d
 			if ref.IsQualified() {
-				dk = min(dk, sources.Distance(key, sk.Ref.Key()))
+				dk = min(dk, editdist.Distance(key, sk.Ref.Key()))
 			}
 			switch {
 			case dk <= limit:

@@ -79,13 +79,13 @@ func New(c Catalog, opts *Options) *Server {
 		},
 	})
 	s.mcp.AddReceivingMiddleware(s.recoverPanics, s.sessionInstructions)
-	s.addSkillTool(s.texts_().tool)
+	s.addSkillTool(s.current().tool)
 	return s
 }
 
-// texts_ returns the budgeted texts of the current snapshot, computing
+// current returns the budgeted texts of the current snapshot, computing
 // them once per snapshot.
-func (s *Server) texts_() *catalogTexts {
+func (s *Server) current() *catalogTexts {
 	snap := s.catalog.Snapshot()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -105,7 +105,7 @@ func (s *Server) Refresh() {
 		old = s.texts.tool
 	}
 	s.mu.Unlock()
-	if t := s.texts_(); t.tool != old {
+	if t := s.current(); t.tool != old {
 		s.addSkillTool(t.tool)
 	}
 }

@@ -21,9 +21,9 @@ func (s *Server) sessionInstructions(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		switch r := res.(type) {
 		case *mcp.InitializeResult:
-			r.Instructions = s.texts_().instrs
+			r.Instructions = s.current().instrs
 		case *mcp.DiscoverResult:
-			r.Instructions = s.texts_().instrs
+			r.Instructions = s.current().instrs
 		}
 		return res, nil
 	}

@@ -2,10 +2,12 @@ package sources
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/skillmux/skillmux/internal/editdist"
 )
 
 // Limits from the Agent Skills specification.
@@ -173,26 +175,13 @@ func (c *checker) checkFields(fm map[string]any) {
 }
 
 func didYouMean(k string) string {
-	best, bestD := "", 3
-	for _, f := range append(slices.Clone(specFields), extensionFields...) {
-		if d := Distance(strings.ToLower(k), f); d < bestD {
-			best, bestD = f, d
-		}
+	if best := editdist.Closest(k, append(slices.Clone(specFields), extensionFields...), 2); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return ""
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 func yamlType(v any) string {
 	switch v.(type) {
@@ -237,26 +226,4 @@ func suggestName(s string) string {
 		return "my-skill"
 	}
 	return out
-}
-
-// Distance is the Levenshtein edit distance between a and b, counted in
-// bytes; names are ASCII in practice.
-func Distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"io/fs"
+	"path/filepath"
 	"strings"
 )
 
@@ -94,17 +95,10 @@ type Skill struct {
 // "SKILL.md" for folder skills, the note's base name for learned notes.
 func (s *Skill) EntryFile() string {
 	if s.Kind == KindLearned {
-		return baseName(s.Path)
+		return filepath.Base(s.Path)
 	}
 	return SkillFile
 }
 
 // SkillFile is the name of the file that makes a folder a skill.
 const SkillFile = "SKILL.md"
-
-func baseName(p string) string {
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		return p[i+1:]
-	}
-	return p
-}

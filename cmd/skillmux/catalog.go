@@ -101,6 +101,20 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, quiet bool) (*setup, 
 	return &setup{cfg: cfg, logger: newLogger(e.stderr, level, cfg.Log.Format), plan: p}, nil
 }
 
+// loadCatalog is what list and show start with: the configuration, then
+// the catalog as the server would serve it, quietly.
+func loadCatalog(cmd *cobra.Command, e *env, f *catalogFlags) (*resolver.Snapshot, error) {
+	s, err := newSetup(cmd, e, f, true)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.openCatalog(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	return res.Snapshot(), nil
+}
+
 // openCatalog builds the resolver over the planned sources for the
 // working folder and loads the first snapshot.
 func (s *setup) openCatalog(ctx context.Context) (*resolver.Resolver, error) {

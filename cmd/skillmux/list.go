@@ -87,15 +87,11 @@ skipped with the reason, and every warning.`,
   skillmux list --all --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := newSetup(cmd, e, &f, true)
+			snap, err := loadCatalog(cmd, e, &f)
 			if err != nil {
 				return err
 			}
-			res, err := s.openCatalog(cmd.Context())
-			if err != nil {
-				return err
-			}
-			l := buildListing(res.Snapshot(), all)
+			l := buildListing(snap, all)
 			if asJSON {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")

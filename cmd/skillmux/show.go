@@ -21,15 +21,11 @@ files. NAME is looked up as the server does: case-insensitive, qualified
 		Example: `  skillmux show --root examples/skills release-notes`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := newSetup(cmd, e, &f, true)
+			snap, err := loadCatalog(cmd, e, &f)
 			if err != nil {
 				return err
 			}
-			res, err := s.openCatalog(cmd.Context())
-			if err != nil {
-				return err
-			}
-			sk, err := res.Snapshot().Lookup(args[0])
+			sk, err := snap.Lookup(args[0])
 			if err != nil {
 				return err
 			}

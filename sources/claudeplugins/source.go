@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/skillmux/skillmux/sources"
@@ -135,7 +136,7 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic) {
 	}
 	enabled, probs := s.enabled()
 	var plugins []plugin
-	for _, key := range sortedKeys(f.Plugins) {
+	for _, key := range slices.Sorted(maps.Keys(f.Plugins)) {
 		if !enabled[key] {
 			continue
 		}
@@ -222,13 +223,4 @@ func (s *Source) enabled() (map[string]bool, []sources.Diagnostic) {
 		}
 	}
 	return out, probs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
