@@ -313,7 +313,7 @@ func WorkspaceFile(dir string) string {
 		}
 	}
 	for d := dir; ; d = filepath.Dir(d) {
-		if st, err := os.Stat(filepath.Join(d, WorkspaceFileName)); err == nil && !st.IsDir() {
+		if st, err := os.Stat(filepath.Join(d, WorkspaceFileName)); err == nil && st.Mode().IsRegular() {
 			return filepath.Join(d, WorkspaceFileName)
 		}
 		if d == top || d == filepath.Dir(d) {

@@ -170,6 +170,9 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 // loadFile reads one YAML file into its own koanf layer after checking it
 // alone. Relative paths of sources become relative to the file's folder.
 func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error) {
+	if st, err := os.Stat(file); err == nil && !st.Mode().IsRegular() {
+		return nil, nil, &Error{File: file, Message: "not a regular file"}
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)

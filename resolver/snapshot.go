@@ -172,8 +172,15 @@ func (s *Snapshot) Lookup(name string) (*sources.Skill, error) {
 			return nil, &AmbiguousError{Name: name, Candidates: names}
 		}
 	}
+	if len(key) > maxSuggestLen {
+		return nil, &NotFoundError{Name: name[:maxSuggestLen] + "…"} // no name is that long
+	}
 	return nil, &NotFoundError{Name: name, Suggestions: s.suggest(key)}
 }
+
+// maxSuggestLen bounds the names for which suggestions are computed: edit
+// distance costs the product of the lengths.
+const maxSuggestLen = 256
 
 // maxSuggestions bounds the names offered for an unknown one.
 const maxSuggestions = 5

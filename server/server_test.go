@@ -269,3 +269,22 @@ func TestRefreshNotifiesAndNewSessionsSeeNewCatalog(t *testing.T) {
 		t.Errorf("a new session got stale instructions")
 	}
 }
+
+func TestHugeNamesAndFiles(t *testing.T) {
+	root := skillsDir(t)
+	big := filepath.Join(root, "big")
+	os.MkdirAll(big, 0o755)
+	f, _ := os.Create(filepath.Join(big, "SKILL.md"))
+	f.WriteString("---\nname: big\ndescription: Too big to load.\n---\n")
+	f.Truncate(server.MaxSkillFileSize + 1)
+	f.Close()
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "", nil)
+	res, err := callSkill(t, cs, map[string]any{"name": "big"})
+	if err != nil || !res.IsError || !strings.Contains(text(t, res.Content[0]), "MiB") {
+		t.Errorf("oversized SKILL.md: %v %+v", err, res)
+	}
+	res, err = callSkill(t, cs, map[string]any{"name": strings.Repeat("pdf", 100_000)})
+	if err != nil || !res.IsError || len(text(t, res.Content[0])) > 1000 {
+		t.Errorf("a 300 kB name must be refused briefly: %v", err)
+	}
+}

@@ -106,6 +106,10 @@ func errorResult(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
+// MaxSkillFileSize bounds the SKILL.md the skill tool returns: clients
+// read a whole answer as one line, and a larger file is a mistake.
+const MaxSkillFileSize = 8 << 20
+
 // RenderSkill returns the text blocks the skill tool answers with: first
 // "Loading: <name>", "Base directory: <folder>", a blank line and the whole
 // entry file byte for byte, read now; then the list of the skill's other
@@ -116,6 +120,14 @@ func RenderSkill(sk *sources.Skill) ([]string, error) {
 	}
 	fsys, done := sources.Pin(sk.Files)
 	defer done()
+	if st, err := fs.Stat(fsys, sk.EntryFile()); err == nil {
+		switch {
+		case !st.Mode().IsRegular():
+			return nil, fmt.Errorf("%s is not a regular file", sk.EntryFile())
+		case st.Size() > MaxSkillFileSize:
+			return nil, fmt.Errorf("%s is %d MiB; skills over %d MiB are not loaded", sk.EntryFile(), st.Size()>>20, MaxSkillFileSize>>20)
+		}
+	}
 	body, err := fs.ReadFile(fsys, sk.EntryFile())
 	if err != nil {
 		return nil, err

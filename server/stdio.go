@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,7 +43,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		return err
 	}
 	done := make(chan error, 1)
-	go func() { done <- s.pump(in, pw, w) }()
+	g := &guard{logger: s.logger}
+	go func() { done <- g.pump(in, pw, w) }()
 
 	select {
 	case err := <-done:
@@ -62,13 +64,22 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	}
 }
 
+// guard is the state of the line checks of one session. Only the pump
+// goroutine uses it.
+type guard struct {
+	logger *slog.Logger
+	// protocol is the version the client asked for in initialize, "" until
+	// then: it decides whether batches are allowed.
+	protocol string
+}
+
 // pump copies well-formed lines from in to the SDK's pipe and answers the
 // others itself. It returns nil at the end of in.
-func (s *Server) pump(in io.Reader, pipe *io.PipeWriter, w *lineWriter) error {
+func (g *guard) pump(in io.Reader, pipe *io.PipeWriter, w *lineWriter) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, tooLong, err := readLine(r)
-		if err := s.forward(line, tooLong, pipe, w); err != nil {
+		if err := g.forward(line, tooLong, pipe, w); err != nil {
 			return nil // the session has ended
 		}
 		switch {
@@ -82,20 +93,89 @@ func (s *Server) pump(in io.Reader, pipe *io.PipeWriter, w *lineWriter) error {
 
 // forward hands one line to the SDK, or answers it here when the SDK must
 // not see it. It fails only when the session has ended.
-func (s *Server) forward(line []byte, tooLong bool, pipe *io.PipeWriter, w *lineWriter) error {
+func (g *guard) forward(line []byte, tooLong bool, pipe *io.PipeWriter, w *lineWriter) error {
 	if len(line) == 0 && !tooLong {
 		return nil
 	}
-	reply, call := s.check(line, tooLong)
-	if reply != nil {
-		w.writeMessage(reply)
+	t := g.triage(line, tooLong)
+	if t.reply != nil {
+		w.writeMessage(t.reply)
+	}
+	if t.pass == nil {
 		return nil
 	}
-	if call {
-		w.pending.Add(1)
-	}
-	_, err := pipe.Write(append(line, '\n'))
+	w.pending.Add(int64(t.calls))
+	_, err := pipe.Write(append(t.pass, '\n'))
 	return err
+}
+
+// triaged is what to do with one input line: answer it here, pass it (or
+// the valid part of a batch) to the SDK, or both.
+type triaged struct {
+	reply any    // an error reply, or a list of them for a batch
+	pass  []byte // what the SDK may see
+	calls int    // how many requests in pass expect an answer
+}
+
+// triage checks a line before the SDK sees it: the SDK ends the whole
+// session on a line it cannot decode.
+func (g *guard) triage(line []byte, tooLong bool) triaged {
+	switch {
+	case tooLong:
+		g.logger.Warn("input line too long; answered with an error", "limit", MaxLineLength)
+		return triaged{reply: newErrorReply(nil, jsonrpc.CodeInvalidRequest, "request line longer than 16 MiB")}
+	case !json.Valid(line):
+		g.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
+		return triaged{reply: newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")}
+	case line[0] == '[':
+		return g.triageBatch(line)
+	}
+	reply, call := g.check(line)
+	if reply != nil {
+		return triaged{reply: reply}
+	}
+	return triaged{pass: line, calls: call}
+}
+
+// triageBatch answers the invalid members of a batch (JSON-RPC 2.0, as
+// protocol 2025-03-26 allows) and passes the valid ones on as a batch.
+func (g *guard) triageBatch(line []byte) triaged {
+	var members []json.RawMessage
+	if err := json.Unmarshal(line, &members); err != nil || len(members) == 0 {
+		return triaged{reply: newErrorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch")}
+	}
+	if g.protocol == "" || g.protocol >= "2025-06-18" {
+		// The SDK ends the session on a batch in these versions, which
+		// have no batches: refuse each member instead.
+		g.logger.Warn("JSON-RPC batch refused", "protocol", g.protocol)
+		var replies []*errorReply
+		for _, m := range members {
+			replies = append(replies, newErrorReply(idOf(m), jsonrpc.CodeInvalidRequest,
+				"invalid request: JSON-RPC batches are not part of this protocol version (2025-06-18 and later); send one message per line"))
+		}
+		return triaged{reply: replies}
+	}
+	var replies []*errorReply
+	var valid []json.RawMessage
+	calls := 0
+	for _, m := range members {
+		if reply, call := g.check(m); reply != nil {
+			replies = append(replies, reply)
+		} else {
+			valid = append(valid, m)
+			calls += call
+		}
+	}
+	t := triaged{calls: calls}
+	if len(replies) > 0 {
+		t.reply = replies
+	}
+	if len(valid) == len(members) {
+		t.pass = line
+	} else if len(valid) > 0 {
+		t.pass, _ = json.Marshal(valid)
+	}
+	return t
 }
 
 // readLine reads one line without its line break, trimmed of surrounding
@@ -117,26 +197,27 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check returns the error reply for a line the SDK must not see, or nil
-// and whether the line is a request that expects an answer.
-func (s *Server) check(line []byte, tooLong bool) (*errorReply, bool) {
-	switch {
-	case tooLong:
-		s.logger.Warn("input line too long; answered with an error", "limit", MaxLineLength)
-		return newErrorReply(nil, jsonrpc.CodeInvalidRequest, "request line longer than 16 MiB"), false
-	case !json.Valid(line):
-		s.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
-		return newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"), false
-	case line[0] == '[':
-		return nil, false // a batch: the SDK answers it
-	}
-	msg, err := jsonrpc.DecodeMessage(line)
+// check decodes one message. It returns the error reply for a message
+// the SDK must not see, or nil and 1 when the message is a request that
+// expects an answer (0 for a notification or a response).
+func (g *guard) check(msg []byte) (*errorReply, int) {
+	m, err := jsonrpc.DecodeMessage(msg)
 	if err != nil {
-		s.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(line))
-		return newErrorReply(idOf(line), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error()), false
+		g.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(msg))
+		return newErrorReply(idOf(msg), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error()), 0
 	}
-	req, ok := msg.(*jsonrpc.Request)
-	return nil, ok && req.IsCall()
+	req, ok := m.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return nil, 0
+	}
+	if req.Method == "initialize" {
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		json.Unmarshal(req.Params, &p)
+		g.protocol = p.ProtocolVersion
+	}
+	return nil, 1
 }
 
 // idOf recovers the id of a message that failed to decode, so the error
@@ -192,8 +273,8 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	n, err := l.w.Write(p)
 	l.mu.Unlock()
-	if isResponse(p) {
-		l.pending.Add(-1)
+	if n := responses(p); n > 0 {
+		l.pending.Add(-int64(n))
 		select {
 		case l.answered <- struct{}{}:
 		default:
@@ -218,9 +299,29 @@ func (l *lineWriter) drain(ctx context.Context, timeout time.Duration) {
 	}
 }
 
-// isResponse reports whether a line the SDK writes answers a request: it
-// has an id and a result or an error, and no method. Only the head of the
-// line is read, however long the result.
+// responses counts the answers to requests in a line the SDK writes: one
+// for a response, the number of responses in a batch.
+func responses(line []byte) int {
+	if len(line) > 0 && line[0] == '[' {
+		var batch []json.RawMessage
+		json.Unmarshal(line, &batch)
+		n := 0
+		for _, m := range batch {
+			if isResponse(m) {
+				n++
+			}
+		}
+		return n
+	}
+	if isResponse(line) {
+		return 1
+	}
+	return 0
+}
+
+// isResponse reports whether a message answers a request: it has an id
+// and a result or an error, and no method. Only the head of the message
+// is read, however long the result.
 func isResponse(line []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -251,7 +352,7 @@ func isResponse(line []byte) bool {
 // Close is a no-op: stdout outlives the session.
 func (l *lineWriter) Close() error { return nil }
 
-func (l *lineWriter) writeMessage(msg *errorReply) {
+func (l *lineWriter) writeMessage(msg any) {
 	data, err := json.Marshal(msg)
 	if err != nil {
 		return

@@ -149,3 +149,57 @@ func TestStdioAnswersRequestsReadBeforeEndOfInput(t *testing.T) {
 		in.Seek(0, io.SeekStart)
 	}
 }
+
+func TestStdioBatches(t *testing.T) {
+	w := startStdio(t)
+	// Batches exist up to protocol 2025-03-26.
+	w.send(strings.Replace(initLine, "2025-11-25", "2025-03-26", 1))
+	w.recv()
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w.send(`[]`)
+	if m := w.recv(); errCode(m) != -32600 || m["id"] != nil {
+		t.Errorf("empty batch: %v", m)
+	}
+	// One invalid member is answered here; the valid one still runs.
+	w.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},3]`)
+	var sawError, sawPing bool
+	for range 2 {
+		if !w.out.Scan() {
+			t.Fatal("no reply")
+		}
+		var batch []map[string]any
+		if err := json.Unmarshal(w.out.Bytes(), &batch); err != nil {
+			t.Fatalf("batch reply is not an array: %q", w.out.Text())
+		}
+		for _, m := range batch {
+			sawError = sawError || errCode(m) == -32600
+			sawPing = sawPing || m["id"] == float64(7)
+		}
+	}
+	if !sawError || !sawPing {
+		t.Errorf("error %v, ping %v", sawError, sawPing)
+	}
+	w.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if m := w.recv(); m["id"] != float64(8) {
+		t.Errorf("session did not survive the batches: %v", m)
+	}
+}
+
+func TestStdioBatchesRefusedInNewerProtocols(t *testing.T) {
+	w := startStdio(t)
+	w.send(initLine)
+	w.recv()
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"ping"}]`)
+	if !w.out.Scan() {
+		t.Fatal("no reply")
+	}
+	var batch []map[string]any
+	if err := json.Unmarshal(w.out.Bytes(), &batch); err != nil || len(batch) != 2 || errCode(batch[0]) != -32600 || batch[1]["id"] != float64(9) {
+		t.Errorf("got %s", w.out.Text())
+	}
+	w.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if m := w.recv(); m["id"] != float64(8) {
+		t.Errorf("session did not survive the batch: %v", m)
+	}
+}

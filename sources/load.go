@@ -31,6 +31,10 @@ type LoadOptions struct {
 // skill.
 func Load(path string, o LoadOptions) (*Skill, error) {
 	path = filepath.Clean(path)
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		// A FIFO or a device would block the scan or never end.
+		return nil, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: "not a regular file"}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: "cannot read: " + unwrapPath(err)}

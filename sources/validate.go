@@ -21,6 +21,9 @@ func Validate(path string) []Diagnostic {
 		file = abs
 		dir = filepath.Dir(abs)
 	}
+	if st, err := os.Stat(file); err == nil && !st.Mode().IsRegular() {
+		return []Diagnostic{{Severity: Error, Path: file, Rule: "read", Message: "not a regular file; SKILL.md must be a file"}}
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return []Diagnostic{{Severity: Error, Path: file, Rule: "read", Message: "cannot read: " + unwrapPath(err) + "; a skill is a folder holding a SKILL.md"}}

@@ -183,7 +183,7 @@ func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			f := filepath.Join(dir, e.Name(), sources.SkillFile)
-			if st, err := os.Stat(f); err == nil && !st.IsDir() {
+			if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
 				add(f)
 			}
 		}
@@ -203,10 +203,10 @@ func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
 		case err != nil:
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: p.listedIn, Field: fmt.Sprintf("%s[%d]", p.field, i), Rule: "missing-path",
 				Message: fmt.Sprintf("plugin %q lists %q, which does not exist; that skill is not served", p.namespace, rel)})
-		case !st.IsDir() && filepath.Base(path) == sources.SkillFile:
+		case st.Mode().IsRegular() && filepath.Base(path) == sources.SkillFile:
 			add(path)
 		case st.IsDir():
-			if _, err := os.Stat(filepath.Join(path, sources.SkillFile)); err == nil {
+			if st, err := os.Stat(filepath.Join(path, sources.SkillFile)); err == nil && st.Mode().IsRegular() {
 				add(filepath.Join(path, sources.SkillFile))
 			} else {
 				folderOfSkills(path)

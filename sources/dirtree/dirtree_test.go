@@ -187,3 +187,18 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestSpecialFilesAreSkipped(t *testing.T) {
+	root := tree(t, map[string]string{"ok/SKILL.md": skillMD("ok")})
+	os.MkdirAll(filepath.Join(root, "fifo"), 0o755)
+	if err := mkfifo(filepath.Join(root, "fifo", "SKILL.md")); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	l := list(t, root, nil) // must not block on the FIFO
+	if diff := cmp.Diff([]string{"ok"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if _, err := sources.Load(filepath.Join(root, "fifo", "SKILL.md"), sources.LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("Load of a FIFO: %v", err)
+	}
+}
