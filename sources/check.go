@@ -2,7 +2,6 @@ package sources
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -181,7 +180,16 @@ func didYouMean(k string) string {
 	return ""
 }
 
-func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+// sortedKeys runs once per skill on every scan, so it sizes its slice up
+// front rather than collecting from an iterator.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
 
 func yamlType(v any) string {
 	switch v.(type) {

@@ -241,7 +241,7 @@ func (s *scan) firstVisit(target, from string) bool {
 
 func (s *scan) load(path string, kind sources.Kind) {
 	t := s.tree
-	sk, err := sources.Load(path, sources.LoadOptions{Namespace: t.opts.Namespace, Source: t.opts.Name, Scope: t.opts.Scope, Kind: kind})
+	sk, err := sources.Load(path, sources.LoadOptions{Namespace: t.opts.Namespace, Source: t.opts.Name, Scope: t.opts.Scope, Kind: kind, Regular: true})
 	s.mu.Lock()
 	s.found = append(s.found, found{path: path, skill: sk, err: err})
 	s.mu.Unlock()
