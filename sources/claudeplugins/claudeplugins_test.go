@@ -15,15 +15,7 @@ import (
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
 
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+var write = sourcetest.WriteFile
 
 func writeJSON(t *testing.T, path string, v any) {
 	t.Helper()

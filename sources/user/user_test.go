@@ -2,7 +2,6 @@ package user_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,15 +12,7 @@ import (
 	"github.com/skillmux/skillmux/sources/user"
 )
 
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+var write = sourcetest.WriteFile
 
 func skill(name string) string {
 	return "---\nname: " + name + "\ndescription: " + name + " skill.\n---\n"
