@@ -46,13 +46,6 @@ func New(srcs []sources.Source, opts *Options) *Resolver {
 // Snapshot returns the current snapshot. It never returns nil.
 func (r *Resolver) Snapshot() *Snapshot { return r.cur.Load() }
 
-// Sources returns the sources in precedence order.
-func (r *Resolver) Sources() []sources.Source {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]sources.Source(nil), r.sources...)
-}
-
 // SetSources replaces the sources; the next Reload lists the new ones.
 func (r *Resolver) SetSources(srcs []sources.Source) {
 	r.mu.Lock()

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/skillmux/skillmux/internal/editdist"
 	"github.com/skillmux/skillmux/sources"
@@ -43,7 +42,6 @@ type Snapshot struct {
 	shadowed []Shadowed
 	problems []sources.Diagnostic // skipped files and source warnings
 	failed   []SourceError
-	built    time.Time
 
 	byKey  map[string]*sources.Skill   // qualified names and aliases, case-folded
 	byName map[string][]*sources.Skill // short names, case-folded
@@ -57,7 +55,6 @@ func Build(inputs []Input) *Snapshot {
 	s := &Snapshot{
 		byKey:  map[string]*sources.Skill{},
 		byName: map[string][]*sources.Skill{},
-		built:  time.Now(),
 	}
 	var losers []*sources.Skill
 	for _, in := range inputs {
@@ -131,9 +128,6 @@ func (s *Snapshot) Problems() []sources.Diagnostic { return s.problems }
 
 // Failed returns the sources that could not be listed at all.
 func (s *Snapshot) Failed() []SourceError { return s.failed }
-
-// Built is when the snapshot was made.
-func (s *Snapshot) Built() time.Time { return s.built }
 
 // Diagnostics returns every problem and every served or shadowed skill's
 // warnings, in a stable order.

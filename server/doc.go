@@ -9,6 +9,7 @@
 // notifications/tools/list_changed.
 //
 // One file per tool or concern: skill.go (the skill tool and the text it
-// returns), session.go (instructions and panic recovery), stdio.go (line
-// framing: -32700 for malformed lines, one writer for every reply).
+// returns), session.go (instructions and panic recovery), roots.go (the
+// client's workspace folders), stdio.go (line framing: -32700 for
+// malformed lines, batches, one writer for every reply).
 package server

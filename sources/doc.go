@@ -4,8 +4,9 @@
 // A [Skill] is one SKILL.md folder (or one flat "learned" note) with its
 // qualified [Ref], its description, the verbatim front matter and a way to
 // read its files. A [Source] lists skills; providers live in sub-packages
-// (sources/dirtree for folder trees, and so on) and optional powers, such as
-// watching for changes, are separate interfaces found by type assertion.
+// (dirtree for folder trees, user, project, claudeplugins), and [Concat]
+// and [Filter] compose them. Optional powers (watching for changes, when
+// it comes) will be separate interfaces found by type assertion.
 //
 // The package also holds the SKILL.md parser ([ParseFrontMatter],
 // [ReadFrontMatter]), the lenient checks applied when serving ([Load]) and

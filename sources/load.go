@@ -137,16 +137,3 @@ func unwrapPath(err error) string {
 	}
 	return err.Error()
 }
-
-// Error makes a Diagnostic usable as an error, so Load can return one.
-func (d Diagnostic) Error() string { return d.String() }
-
-// AsDiagnostic returns err as a Diagnostic about path: err itself when it
-// is one, else an error-severity Diagnostic carrying its message.
-func AsDiagnostic(path string, err error) Diagnostic {
-	var d Diagnostic
-	if errors.As(err, &d) {
-		return d
-	}
-	return Diagnostic{Severity: Error, Path: path, Message: err.Error()}
-}

@@ -33,14 +33,6 @@ type Listing struct {
 	Problems []Diagnostic
 }
 
-// Watcher is an optional capability of a Source: Watch calls changed (from
-// any goroutine, possibly often) whenever the source's content may have
-// changed, until ctx is done. Watch returns once the watch is set up; the
-// goroutines it starts stop when ctx is done.
-type Watcher interface {
-	Watch(ctx context.Context, changed func()) error
-}
-
 // Sentinel errors shared by sources and their consumers.
 var (
 	// ErrNotFound means no skill answers to a name.

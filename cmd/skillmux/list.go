@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -142,6 +143,9 @@ func printListing(e *env, l listing) {
 		fmt.Fprintf(e.stdout, "\nSource %s failed: %s\n", fs.Source, fs.Error)
 	}
 }
+
+// oneLine collapses white space, line breaks included.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // clip shortens s to n runes on one line.
 func clip(s string, n int) string {

@@ -91,9 +91,6 @@ func New(root string, opts *Options) *Tree {
 // Name implements sources.Source.
 func (t *Tree) Name() string { return t.opts.Name }
 
-// Root is the absolute folder the tree scans.
-func (t *Tree) Root() string { return t.root }
-
 // List implements sources.Source: it scans the tree now.
 func (t *Tree) List(ctx context.Context) (*sources.Listing, error) {
 	st, err := os.Stat(t.root)

@@ -28,10 +28,8 @@ type Options struct {
 
 // Source lists the skills of one or more workspace folders.
 type Source struct {
-	name       string
-	workspaces []string
-	dirs       []string
-	all        sources.Source
+	name string
+	all  sources.Source
 }
 
 var _ sources.Source = (*Source)(nil)
@@ -56,14 +54,12 @@ func New(workspaces []string, opts *Options) *Source {
 			return
 		}
 		seen[dir] = true
-		s.dirs = append(s.dirs, dir)
 		trees = append(trees, dirtree.New(dir, &dirtree.Options{Name: s.name, Scope: sources.ScopeProject, Learned: learned, Optional: true}))
 	}
 	for _, ws := range workspaces {
 		if abs, err := filepath.Abs(ws); err == nil {
 			ws = abs
 		}
-		s.workspaces = append(s.workspaces, ws)
 		top := RepoRoot(ws)
 		for dir := ws; ; dir = filepath.Dir(dir) {
 			add(filepath.Join(dir, ".claude", "skills"), false)
@@ -96,10 +92,3 @@ func (s *Source) Name() string { return s.name }
 
 // List implements sources.Source.
 func (s *Source) List(ctx context.Context) (*sources.Listing, error) { return s.all.List(ctx) }
-
-// Workspaces returns the absolute workspace folders.
-func (s *Source) Workspaces() []string { return append([]string(nil), s.workspaces...) }
-
-// Dirs returns the folders the source reads, in precedence order, whether
-// they exist or not: the places worth watching.
-func (s *Source) Dirs() []string { return append([]string(nil), s.dirs...) }

@@ -25,7 +25,6 @@ type Options struct {
 // order: ~/.claude/skills, ~/.agents/skills, the Codex folder.
 type Source struct {
 	name string
-	dirs []string
 	all  sources.Source
 }
 
@@ -53,7 +52,6 @@ func New(home string, opts *Options) *Source {
 		{filepath.Join(home, ".agents", "skills"), true},
 		{filepath.Join(codex, "skills"), false},
 	} {
-		s.dirs = append(s.dirs, d.path)
 		trees = append(trees, dirtree.New(d.path, &dirtree.Options{Name: s.name, Scope: sources.ScopeUser, Learned: d.learned, Optional: true}))
 	}
 	s.all = sources.Concat(s.name, trees...)
@@ -65,7 +63,3 @@ func (s *Source) Name() string { return s.name }
 
 // List implements sources.Source.
 func (s *Source) List(ctx context.Context) (*sources.Listing, error) { return s.all.List(ctx) }
-
-// Dirs returns the folders the source reads, in precedence order, whether
-// they exist or not: the places worth watching.
-func (s *Source) Dirs() []string { return append([]string(nil), s.dirs...) }
