@@ -3,8 +3,10 @@ package sources
 import (
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"sort"
+	"syscall"
 )
 
 // DirFS returns a file system for the skill folder dir in which every read
@@ -19,36 +21,59 @@ var (
 	_ fs.ReadFileFS = dirFS("")
 	_ fs.ReadDirFS  = dirFS("")
 	_ fs.StatFS     = dirFS("")
+	_ fs.ReadFileFS = rootFS{}
+	_ fs.ReadDirFS  = rootFS{}
+	_ fs.StatFS     = rootFS{}
 )
 
-func (d dirFS) root() (*os.Root, error) { return os.OpenRoot(string(d)) }
-
-func (d dirFS) Open(name string) (fs.File, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
-	}
-	r, err := d.root()
+// with runs f on the folder opened as a root for the one call.
+func with[T any](d dirFS, f func(rootFS) (T, error)) (T, error) {
+	r, err := os.OpenRoot(string(d))
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
 	defer r.Close() // files opened through a Root outlive it
-	return r.Open(name)
+	return f(rootFS{r})
 }
 
+func (d dirFS) Open(name string) (fs.File, error) {
+	return with(d, func(r rootFS) (fs.File, error) { return r.Open(name) })
+}
+
+// ReadFile refuses anything but a regular file, so a FIFO planted in a
+// skill folder cannot block the reader; callers that need a size bound
+// use ReadFileLimit.
 func (d dirFS) ReadFile(name string) ([]byte, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fs.ErrInvalid}
-	}
-	r, err := d.root()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return r.ReadFile(name)
+	return with(d, func(r rootFS) ([]byte, error) { return r.ReadFile(name) })
 }
 
 func (d dirFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	f, err := d.Open(name)
+	return with(d, func(r rootFS) ([]fs.DirEntry, error) { return r.ReadDir(name) })
+}
+
+func (d dirFS) Stat(name string) (fs.FileInfo, error) {
+	return with(d, func(r rootFS) (fs.FileInfo, error) { return r.Stat(name) })
+}
+
+// rootFS is a skill folder held open as an os.Root.
+type rootFS struct{ r *os.Root }
+
+func (r rootFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	// O_NONBLOCK: opening a FIFO must not wait for a writer. Readers
+	// check what they opened (ReadFileLimit).
+	return r.r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+func (r rootFS) ReadFile(name string) ([]byte, error) {
+	return ReadFileLimit(r, name, math.MaxInt64-1)
+}
+
+func (r rootFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := r.Open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -62,16 +87,11 @@ func (d dirFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return list, err
 }
 
-func (d dirFS) Stat(name string) (fs.FileInfo, error) {
+func (r rootFS) Stat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
-	r, err := d.root()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return r.Stat(name)
+	return r.r.Stat(name)
 }
 
 // MaxListedFiles bounds how many files ListFiles returns for one skill.
@@ -167,9 +187,9 @@ func Pin(fsys fs.FS) (fs.FS, func()) {
 	if !ok {
 		return fsys, func() {}
 	}
-	r, err := d.root()
+	r, err := os.OpenRoot(string(d))
 	if err != nil {
 		return fsys, func() {} // the reads will report the error
 	}
-	return r.FS(), func() { r.Close() }
+	return rootFS{r}, func() { r.Close() }
 }

@@ -7,17 +7,29 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillmux/skillmux/internal/yamlerr"
 )
 
-// maxFrontMatter bounds how much of a file is read while looking for the
-// closing "---" line, so a SKILL.md without one cannot make a scan read a
-// huge file.
-const maxFrontMatter = 256 << 10
+// MaxFrontMatter bounds the front matter of one file, in bytes: how much
+// of a file is read while looking for the closing "---" line, so that a
+// SKILL.md without one cannot make a scan read a huge file, and what a
+// skill may keep of it. Real front matter is a few hundred bytes.
+const MaxFrontMatter = 64 << 10
+
+// MaxValues bounds how many YAML values (scalars, lists and maps, every
+// alias counted as the values it expands to) one front matter may hold.
+// A few hundred bytes of anchors and aliases can expand to millions of
+// values; a file past the bound is refused before anything is expanded.
+const MaxValues = 10_000
+
+// ErrTooComplex means a front matter holds more than MaxValues values once
+// its aliases are expanded.
+var ErrTooComplex = fmt.Errorf("front matter holds more than %d YAML values once aliases are expanded", MaxValues)
 
 var bom = []byte("\xef\xbb\xbf")
 
@@ -55,8 +67,8 @@ func ReadFrontMatter(r io.Reader) ([]byte, error) {
 			line = append(line[:len(line)-2:len(line)-2], '\n')
 		}
 		out = append(out, line...)
-		if len(out) > maxFrontMatter {
-			return nil, fmt.Errorf("%w within %d kB", ErrUnterminated, maxFrontMatter>>10)
+		if len(out) > MaxFrontMatter {
+			return nil, fmt.Errorf("%w within %d kB", ErrUnterminated, MaxFrontMatter>>10)
 		}
 		switch {
 		case err == nil, errors.Is(err, bufio.ErrBufferFull):
@@ -122,9 +134,17 @@ func ParseFrontMatter(front []byte) (map[string]any, error) {
 	return nil, err
 }
 
+// unmarshalMap parses front with the YAML library, within MaxValues.
 func unmarshalMap(front []byte) (map[string]any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(front, &doc); err != nil {
+		return nil, err
+	}
+	if !withinValues(&doc, MaxValues) {
+		return nil, ErrTooComplex
+	}
 	var v any
-	if err := yaml.Unmarshal(front, &v); err != nil {
+	if err := doc.Decode(&v); err != nil {
 		return nil, err
 	}
 	switch v := normalize(v).(type) {
@@ -135,6 +155,36 @@ func unmarshalMap(front []byte) (map[string]any, error) {
 	default:
 		return nil, fmt.Errorf("front matter is a YAML %T, not a map of keys to values", v)
 	}
+}
+
+// withinValues reports whether the node tree n expands to at most limit
+// values, counting each alias as the values of its anchor, without
+// expanding anything: the size of each anchored node is computed once.
+func withinValues(n *yaml.Node, limit int) bool {
+	sizes := map[*yaml.Node]int{} // -1 while being counted: an alias to it is a cycle
+	var size func(n *yaml.Node) int
+	size = func(n *yaml.Node) int {
+		if s, ok := sizes[n]; ok {
+			if s < 0 {
+				return limit + 1
+			}
+			return s
+		}
+		sizes[n] = -1
+		total := 1
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			total = size(n.Alias)
+		}
+		for _, c := range n.Content {
+			if total > limit {
+				break
+			}
+			total += size(c)
+		}
+		sizes[n] = total
+		return total
+	}
+	return size(n) <= limit
 }
 
 // normalize turns map[any]any (YAML allows non-string keys) into
@@ -180,19 +230,19 @@ func quoteColonValues(front []byte) ([]byte, bool) {
 	return []byte(strings.Join(lines, "\n")), changed
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
-// yamlDiagnostic turns a YAML error into a Diagnostic whose line counts
-// from the top of the file (the opening "---" is line 1).
-func yamlDiagnostic(path string, err error) Diagnostic {
+// yamlDiagnostic turns an error of ParseFrontMatter into a Diagnostic
+// whose line counts from the top of the file (the opening "---" is line
+// 1).
+func yamlDiagnostic(path string, front []byte, err error) Diagnostic {
 	d := Diagnostic{Severity: Error, Path: path, Rule: "yaml"}
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		d.Line = n + 1
-		msg = msg[len(m[0]):]
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
+	if errors.Is(err, ErrTooComplex) {
+		d.Rule = "yaml-too-complex"
+		d.Message = err.Error() + "; the skill is skipped (write the values out rather than through anchors and aliases)"
+		return d
+	}
+	line, msg := yamlerr.Split(err, front)
+	if line > 0 {
+		d.Line = line + 1
 	}
 	d.Message = "front matter is not valid YAML: " + msg
 	return d

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // LoadOptions says where a skill being loaded belongs.
@@ -18,30 +20,25 @@ type LoadOptions struct {
 	// Kind is KindSkill (a SKILL.md in its folder) or KindLearned (a flat
 	// note, whose name falls back to the file name).
 	Kind Kind
-	// Regular says the caller has already seen that path is a regular
-	// file (in a folder listing), so Load need not stat it: a scan of ten
-	// thousand skills saves as many system calls.
-	Regular bool
+	// Convention is copied into the Skill.
+	Convention string
 }
 
 // Load reads the front matter of the SKILL.md (or learned note) at path and
 // returns the skill it describes, with the lenient checks of serving: a
 // name that differs from its folder, an over-long description or an unknown
 // key is a warning in Skill.Diagnostics. Only a file that cannot be read,
-// whose YAML cannot be parsed or that has no description is refused; the
-// error is then a Diagnostic that names the file and says why.
+// whose YAML cannot be parsed (or is larger or more complex than
+// MaxFrontMatter and MaxValues allow), that has no description or no usable
+// name is refused; the error is then a Diagnostic that names the file and
+// says why.
 //
 // Only the front matter is read: the body is read when an agent loads the
-// skill.
+// skill. The file is opened without leaving its folder (a symlinked
+// SKILL.md must point inside it) and must be a regular file.
 func Load(path string, o LoadOptions) (*Skill, error) {
 	path = filepath.Clean(path)
-	if !o.Regular {
-		if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-			// A FIFO or a device would block the scan or never end.
-			return nil, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: "not a regular file"}
-		}
-	}
-	f, err := os.Open(path)
+	f, err := openEntry(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return nil, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: "cannot read: " + unwrapPath(err)}
 	}
@@ -50,14 +47,14 @@ func Load(path string, o LoadOptions) (*Skill, error) {
 	if err != nil {
 		return nil, frontMatterDiagnostic(path, err)
 	}
-	fm, err := ParseFrontMatter(front)
-	if err != nil {
-		return nil, yamlDiagnostic(path, err)
-	}
-	return newSkill(path, fm, o)
+	return newSkill(path, front, o)
 }
 
-func newSkill(path string, fm map[string]any, o LoadOptions) (*Skill, error) {
+func newSkill(path string, front []byte, o LoadOptions) (*Skill, error) {
+	fm, err := ParseFrontMatter(front)
+	if err != nil {
+		return nil, yamlDiagnostic(path, front, err)
+	}
 	if o.Kind == "" {
 		o.Kind = KindSkill
 	}
@@ -82,11 +79,19 @@ func newSkill(path string, fm map[string]any, o LoadOptions) (*Skill, error) {
 	}
 	c.checkFields(fm)
 
-	name := fallback
-	if s, ok := fm["name"].(string); ok && usableName(s) {
+	name := strings.TrimSpace(fallback)
+	if s, ok := fm["name"].(string); ok && UsableName(s) {
 		name = strings.TrimSpace(s)
 	} else if ok {
-		c.add(Warning, "name", "name-unusable", "%q cannot be served as a name; serving it as %q", s, fallback)
+		c.add(Warning, "name", "name-unusable", "%q cannot be served as a name; serving it as %q", clipValue(s), fallback)
+	}
+	if !UsableName(name) {
+		what := "folder"
+		if o.Kind == KindLearned {
+			what = "file"
+		}
+		return nil, Diagnostic{Severity: Error, Path: path, Field: "name", Rule: "name-unusable",
+			Message: fmt.Sprintf("no usable name: the %s name %q %s; set `name:` to 1-%d lowercase letters, digits and hyphens", what, fallback, whyUnusable(fallback), MaxNameLen)}
 	}
 	files := DirFS(dir)
 	if o.Kind == KindLearned {
@@ -95,22 +100,64 @@ func newSkill(path string, fm map[string]any, o LoadOptions) (*Skill, error) {
 	return &Skill{
 		Ref:         Ref{Namespace: o.Namespace, Name: name},
 		Description: desc,
-		FrontMatter: fm,
+		FrontMatter: front,
 		Path:        path,
 		Dir:         dir,
 		Source:      o.Source,
 		Scope:       o.Scope,
 		Kind:        o.Kind,
+		Convention:  o.Convention,
 		Diagnostics: c.diags,
 		Files:       files,
 	}, nil
 }
 
-// usableName reports whether s can be a skill name in a Ref and in a
-// resource URI, even when it breaks the specification's format.
-func usableName(s string) bool {
+// MaxNameBytes bounds a name that can be served, well past the
+// specification's 64 characters: a longer one is a mistake or an attack
+// on the catalog.
+const MaxNameBytes = 256
+
+// UsableName reports whether s (trimmed) can be a skill's name in a Ref, in
+// the catalog and in a resource URI, even when it breaks the
+// specification's format: valid UTF-8 of at most MaxNameBytes, with no
+// control character or line break (a name is one catalog line), no ':'
+// (it separates a namespace), no '/' or '\', and not "." or "..".
+func UsableName(s string) bool { return whyUnusable(s) == "" }
+
+func whyUnusable(s string) string {
 	s = strings.TrimSpace(s)
-	return s != "" && !strings.ContainsAny(s, ":/\\\n\r\t") && s != "." && s != ".."
+	switch {
+	case s == "":
+		return "is empty"
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	case len(s) > MaxNameBytes:
+		return fmt.Sprintf("is longer than %d bytes", MaxNameBytes)
+	case s == "." || s == "..":
+		return "is a relative path"
+	case strings.ContainsAny(s, ":/\\"):
+		return "holds ':', '/' or '\\'"
+	case strings.IndexFunc(s, isBreakOrControl) >= 0:
+		return "holds a control character or a line break"
+	}
+	return ""
+}
+
+func isBreakOrControl(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+}
+
+// clipValue shortens a value echoed in a message.
+func clipValue(s string) string {
+	const n = 80
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
 
 func frontMatterDiagnostic(path string, err error) Diagnostic {

@@ -161,7 +161,11 @@ func TestLoad(t *testing.T) {
 				t.Errorf("description = %q, want %q", sk.Description, tt.wantDesc)
 			}
 			if tt.wantFM != nil {
-				if diff := cmp.Diff(tt.wantFM, sk.FrontMatter); diff != "" {
+				fm, err := sk.Fields()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tt.wantFM, fm); diff != "" {
 					t.Errorf("front matter (-want +got):\n%s", diff)
 				}
 			}
@@ -195,7 +199,7 @@ func TestLoadRefuses(t *testing.T) {
 		{"no front matter", "# Just markdown\n", "front-matter", 1, "must start with a line `---`"},
 		{"front matter not closed", "---\nname: open\ndescription: never closed\n", "front-matter", 0, "not closed"},
 		{"front matter is not a map", "---\n- a\n- b\n---\n", "yaml", 0, "not a map"},
-		{"YAML error line counts from the top of the file", "---\nname: x\ndescription: y\n\tbad: z\n---\n", "yaml", 3, "not valid YAML"},
+		{"YAML error line counts from the top of the file", "---\nname: x\ndescription: y\n\tbad: z\n---\n", "yaml", 4, "indent with spaces"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

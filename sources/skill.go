@@ -67,9 +67,11 @@ type Skill struct {
 	Ref Ref
 	// Description is the front matter's description, trimmed.
 	Description string
-	// FrontMatter is the front matter as parsed YAML, verbatim: every key,
-	// including unknown ones, with its YAML type.
-	FrontMatter map[string]any
+	// FrontMatter is the front matter block as written, without its "---"
+	// lines and with CRLF turned into LF; Fields parses it. The raw bytes
+	// are kept rather than a parsed map: they cost less, and they are what
+	// the file says.
+	FrontMatter []byte
 	// Path is the absolute path of the SKILL.md (or of the note file for
 	// KindLearned), or a plugin's address for remote skills.
 	Path string
@@ -82,6 +84,11 @@ type Skill struct {
 	Scope Scope
 	// Kind is the skill's shape on disk.
 	Kind Kind
+	// Convention names the well-known folder the skill was found under,
+	// as clients name them (".claude/skills", "~/.agents/skills",
+	// "claude-plugins"), so that a client that already loads that folder
+	// itself can be spared a second copy. Empty for folders a user named.
+	Convention string
 	// Diagnostics are the cosmetic problems found while loading; the skill
 	// is served regardless.
 	Diagnostics []Diagnostic
@@ -90,6 +97,11 @@ type Skill struct {
 	// skill has no readable files.
 	Files fs.FS
 }
+
+// Fields parses the front matter: every key, including unknown ones, with
+// its YAML type (nested maps have string keys, so the result encodes as
+// JSON).
+func (s *Skill) Fields() (map[string]any, error) { return ParseFrontMatter(s.FrontMatter) }
 
 // EntryFile is the name, relative to Files, of the file an agent loads:
 // "SKILL.md" for folder skills, the note's base name for learned notes.

@@ -1,6 +1,8 @@
 package sources
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -11,34 +13,45 @@ import (
 // of the optional fields, and that no key outside the specification is used
 // (keys that well-known clients understand are warnings). It returns every
 // finding; the skill is valid when none has Severity Error.
+//
+// Only the front matter is read, with the same bounds and the same
+// confinement as serving: a huge SKILL.md costs no more than a small one.
 func Validate(path string) []Diagnostic {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return []Diagnostic{{Severity: Error, Path: path, Rule: "read", Message: "does not exist; give a skill folder, a SKILL.md or a folder of skills"}}
+	case err != nil:
+		return []Diagnostic{{Severity: Error, Path: path, Rule: "read", Message: "cannot read: " + unwrapPath(err)}}
+	}
 	dir, file := path, filepath.Join(path, SkillFile)
-	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+	if !st.IsDir() {
 		dir, file = filepath.Dir(path), path
 	}
-	abs, err := filepath.Abs(file)
-	if err == nil {
-		file = abs
-		dir = filepath.Dir(abs)
+	f, err := openEntry(dir, filepath.Base(file))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && st.IsDir():
+		return []Diagnostic{{Severity: Error, Path: path, Rule: "read", Message: "holds no SKILL.md; a skill is a folder holding a SKILL.md"}}
+	case errors.Is(err, ErrNotRegular):
+		return []Diagnostic{{Severity: Error, Path: file, Rule: "read", Message: unwrapPath(err) + "; SKILL.md must be a file"}}
+	case err != nil:
+		return []Diagnostic{{Severity: Error, Path: file, Rule: "read", Message: "cannot read: " + unwrapPath(err)}}
 	}
-	if st, err := os.Stat(file); err == nil && !st.Mode().IsRegular() {
-		return []Diagnostic{{Severity: Error, Path: file, Rule: "read", Message: "not a regular file; SKILL.md must be a file"}}
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return []Diagnostic{{Severity: Error, Path: file, Rule: "read", Message: "cannot read: " + unwrapPath(err) + "; a skill is a folder holding a SKILL.md"}}
-	}
-	front, _, err := SplitFrontMatter(data)
+	front, err := ReadFrontMatter(f)
+	f.Close()
 	if err != nil {
 		return []Diagnostic{frontMatterDiagnostic(file, err)}
 	}
 	fm, err := ParseFrontMatter(front)
 	if err != nil {
-		return []Diagnostic{yamlDiagnostic(file, err)}
+		return []Diagnostic{yamlDiagnostic(file, front, err)}
 	}
 	c := &checker{path: file, strict: true}
 	if _, err := unmarshalMap(front); err != nil {
-		d := yamlDiagnostic(file, err)
+		d := yamlDiagnostic(file, front, err)
 		d.Severity = Warning
 		d.Message += " (skillmux reads it with the value quoted, other clients may not)"
 		c.diags = append(c.diags, d)

@@ -22,6 +22,7 @@ type Fake struct {
 	SourceName string
 	Namespace  string
 	Scope      sources.Scope
+	Convention string // recorded on every skill
 	Skills     []FakeSkill
 	Problems   []sources.Diagnostic
 	// Err, when set, is returned by List.
@@ -47,7 +48,8 @@ func (f *Fake) List(ctx context.Context) (*sources.Listing, error) {
 	}
 	l := &sources.Listing{Problems: append([]sources.Diagnostic(nil), f.Problems...)}
 	for _, fs := range f.Skills {
-		m := fstest.MapFS{sources.SkillFile: {Data: []byte("---\nname: " + fs.Name + "\ndescription: " + fs.Description + "\n---\n" + fs.Body)}}
+		front := "name: " + fs.Name + "\ndescription: " + fs.Description + "\n"
+		m := fstest.MapFS{sources.SkillFile: {Data: []byte("---\n" + front + "---\n" + fs.Body)}}
 		for p, c := range fs.Files {
 			m[p] = &fstest.MapFile{Data: []byte(c)}
 		}
@@ -55,12 +57,13 @@ func (f *Fake) List(ctx context.Context) (*sources.Listing, error) {
 		l.Skills = append(l.Skills, &sources.Skill{
 			Ref:         sources.Ref{Namespace: f.Namespace, Name: fs.Name},
 			Description: fs.Description,
-			FrontMatter: map[string]any{"name": fs.Name, "description": fs.Description},
+			FrontMatter: []byte(front),
 			Path:        dir + "/" + sources.SkillFile,
 			Dir:         dir,
 			Source:      f.SourceName,
 			Scope:       scope,
 			Kind:        sources.KindSkill,
+			Convention:  f.Convention,
 			Files:       m,
 		})
 	}

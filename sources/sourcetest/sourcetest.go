@@ -90,8 +90,10 @@ func checkSkill(t *testing.T, src sources.Source, sk *sources.Skill) {
 	default:
 		t.Errorf("%s: Scope %q", id, sk.Scope)
 	}
-	if sk.FrontMatter == nil {
-		t.Errorf("%s: FrontMatter is nil", id)
+	if fm, err := sk.Fields(); err != nil {
+		t.Errorf("%s: front matter does not parse: %v", id, err)
+	} else if fm["description"] == nil {
+		t.Errorf("%s: front matter has no description", id)
 	}
 	if sk.Files == nil {
 		t.Errorf("%s: Files is nil", id)

@@ -1,0 +1,116 @@
+package sources
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// ErrNotRegular means a path that should be a file is something else: a
+// folder, a FIFO, a device or a socket. Reading one could block forever
+// or never end, so skillmux refuses it.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge means a file is over the size a read allows.
+var ErrTooLarge = errors.New("file too large")
+
+// entryFile is an open skill file whose descriptor has been checked to
+// be a regular file.
+type entryFile interface {
+	io.ReadCloser
+	// Size is the file's size when it was opened.
+	Size() int64
+}
+
+// openEntry opens dir/name for reading in a way that a hostile skill
+// folder cannot abuse: a symlink is followed only while it stays inside
+// dir's real path, the open never blocks (a FIFO would block until a
+// writer came), and what was opened is checked, on the open descriptor
+// rather than by an earlier stat that a swap could outrun, to be a
+// regular file.
+//
+// openFast (per system) handles the common case of a plain file with
+// few system calls; anything else takes the portable path through
+// os.Root, which is authoritative about symlinks.
+func openEntry(dir, name string) (entryFile, error) {
+	if f, ok, err := openFast(dir, name); ok {
+		return f, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close() // a file opened through a Root outlives it
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	return checkRegular(f)
+}
+
+// checkRegular returns f as an entryFile when its descriptor is a regular
+// file, and closes it otherwise.
+func checkRegular(f fs.File) (entryFile, error) {
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, fileType(st.Mode()))
+	}
+	return sizedFile{File: f, size: st.Size()}, nil
+}
+
+type sizedFile struct {
+	fs.File
+	size int64
+}
+
+func (f sizedFile) Size() int64 { return f.size }
+
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+// ReadFileLimit reads the regular file name of fsys whole, refusing
+// anything that is not a regular file (ErrNotRegular) or that holds more
+// than limit bytes (ErrTooLarge). The checks are made on the open file
+// and the read itself is bounded, so a file swapped or grown between a
+// listing and the read cannot make it block or read without end.
+func ReadFileLimit(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	ef, err := checkRegular(f)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	defer ef.Close()
+	if ef.Size() > limit {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %d bytes; the limit is %d", ErrTooLarge, ef.Size(), limit)}
+	}
+	data, err := io.ReadAll(io.LimitReader(ef, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: it grew past %d bytes while being read", ErrTooLarge, limit)}
+	}
+	return data, nil
+}
