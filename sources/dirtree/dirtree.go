@@ -53,6 +53,12 @@ type Options struct {
 	// MaxDirs bounds how many folders one scan visits; default
 	// DefaultMaxDirs.
 	MaxDirs int
+	// Skip lists sub-folders of the root, as slash-separated paths relative
+	// to it, that are not searched (Codex keeps its built-in skills in
+	// ~/.codex/skills/.system).
+	Skip []string
+	// Convention is recorded on every skill (see sources.Skill).
+	Convention string
 }
 
 // Tree is a Source over one folder tree.
@@ -105,11 +111,20 @@ func (t *Tree) List(ctx context.Context) (*sources.Listing, error) {
 	case err != nil:
 		return nil, fmt.Errorf("scan %s: %w", t.root, err)
 	case !st.IsDir():
-		return nil, fmt.Errorf("scan %s: not a folder; a root is a folder of skill folders", t.root)
+		return &sources.Listing{Problems: []sources.Diagnostic{{
+			Severity: sources.Warning, Path: t.root, Rule: "root-not-folder",
+			Message: "is a file, not a folder; no skills served from it (give the folder that holds the skill folders)",
+		}}}, nil
 	}
 	real, err := filepath.EvalSymlinks(t.root)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", t.root, err)
+	}
+	if why := pseudoFS(real); why != "" {
+		return &sources.Listing{Problems: []sources.Diagnostic{{
+			Severity: sources.Warning, Path: t.root, Rule: "pseudo-fs",
+			Message: "is " + why + ", where skills never live; not searched",
+		}}}, nil
 	}
 	s := &scan{
 		ctx:  ctx,
@@ -118,7 +133,7 @@ func (t *Tree) List(ctx context.Context) (*sources.Listing, error) {
 		seen: map[string]bool{real: true},
 	}
 	s.wg.Add(1)
-	s.walk(t.root, real, 0)
+	s.walk(t.root, real, 0, false)
 	s.wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -144,14 +159,17 @@ type scan struct {
 }
 
 type found struct {
-	path  string
-	skill *sources.Skill
-	err   error
+	path   string
+	real   string // the real path of the skill's folder
+	linked bool   // reached through a symlinked folder
+	skill  *sources.Skill
+	err    error
 }
 
-// walk scans dir (whose real path is real) and its sub-folders. It owns one
-// count of s.wg.
-func (s *scan) walk(dir, real string, depth int) {
+// walk scans dir (whose real path is real) and its sub-folders; linked
+// says dir was reached through a symlinked folder. It owns one count of
+// s.wg.
+func (s *scan) walk(dir, real string, depth int, linked bool) {
 	defer s.wg.Done()
 	if s.ctx.Err() != nil {
 		return
@@ -186,14 +204,20 @@ func (s *scan) walk(dir, real string, depth int) {
 		}
 		switch {
 		case typ.IsDir():
-			if sources.SkipDir(name) {
+			if sources.SkipDir(name) || s.skipped(full) {
 				continue
 			}
 			sub := filepath.Join(real, name)
+			viaLink := linked
 			if e.Type()&fs.ModeSymlink != 0 {
 				if sub, err = filepath.EvalSymlinks(full); err != nil || !s.firstVisit(sub, real) {
 					continue
 				}
+				if why := pseudoFS(sub); why != "" {
+					s.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "pseudo-fs", Message: "not searched: the link points to " + sub + ", " + why})
+					continue
+				}
+				viaLink = true
 			}
 			if depth+1 > s.tree.opts.MaxDepth {
 				s.mu.Lock()
@@ -206,25 +230,36 @@ func (s *scan) walk(dir, real string, depth int) {
 			case s.sem <- struct{}{}:
 				go func() {
 					defer func() { <-s.sem }()
-					s.walk(full, sub, depth+1)
+					s.walk(full, sub, depth+1, viaLink)
 				}()
 			default:
-				s.walk(full, sub, depth+1)
+				s.walk(full, sub, depth+1, viaLink)
 			}
-		case !typ.IsRegular():
 		case name == sources.SkillFile:
-			s.load(full, sources.KindSkill)
+			// Load refuses what is not a regular file, with a reason.
+			s.load(full, real, linked, sources.KindSkill)
+		case !typ.IsRegular():
 		case depth == 0 && s.tree.opts.Learned && strings.EqualFold(filepath.Ext(name), ".md") && hasFrontMatter(full):
-			s.load(full, sources.KindLearned)
+			s.load(full, real, linked, sources.KindLearned)
 		}
 	}
 }
 
+// skipped reports whether the folder at path is one of Options.Skip.
+func (s *scan) skipped(path string) bool {
+	for _, rel := range s.tree.opts.Skip {
+		if path == filepath.Join(s.tree.root, filepath.FromSlash(rel)) {
+			return true
+		}
+	}
+	return false
+}
+
 // firstVisit records a folder reached through a symlink and reports whether
-// it should be walked: not seen before and not an ancestor of the folder
-// holding the link (which would loop).
+// it should be walked: not seen before and not the folder holding the link
+// or one of its ancestors (which would loop).
 func (s *scan) firstVisit(target, from string) bool {
-	if target == from || strings.HasPrefix(from, target+string(filepath.Separator)) {
+	if within(from, target) {
 		return false
 	}
 	s.mu.Lock()
@@ -236,11 +271,25 @@ func (s *scan) firstVisit(target, from string) bool {
 	return true
 }
 
-func (s *scan) load(path string, kind sources.Kind) {
+// within reports whether path is dir or lies inside it.
+func within(path, dir string) bool {
+	if path == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) { // "/" has one already
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, dir)
+}
+
+func (s *scan) load(path, real string, linked bool, kind sources.Kind) {
 	t := s.tree
-	sk, err := sources.Load(path, sources.LoadOptions{Namespace: t.opts.Namespace, Source: t.opts.Name, Scope: t.opts.Scope, Kind: kind, Regular: true})
+	sk, err := sources.Load(path, sources.LoadOptions{Namespace: t.opts.Namespace, Source: t.opts.Name, Scope: t.opts.Scope, Kind: kind, Convention: t.opts.Convention})
+	if kind == sources.KindLearned {
+		real = filepath.Join(real, filepath.Base(path)) // a note is its file, not its folder
+	}
 	s.mu.Lock()
-	s.found = append(s.found, found{path: path, skill: sk, err: err})
+	s.found = append(s.found, found{path: path, real: real, linked: linked, skill: sk, err: err})
 	s.mu.Unlock()
 }
 
@@ -251,11 +300,26 @@ func (s *scan) problem(d sources.Diagnostic) {
 }
 
 // listing orders what the scan found by path, so that precedence among
-// equal names inside one tree does not depend on goroutine scheduling.
+// equal names inside one tree does not depend on goroutine scheduling, and
+// lists each real skill folder once: a symlink to a folder the walk also
+// reached another way adds nothing. The path that involves no symlinked
+// folder is kept; among linked ones, the first.
 func (s *scan) listing() *sources.Listing {
 	sort.Slice(s.found, func(i, j int) bool { return s.found[i].path < s.found[j].path })
+	taken := map[string]bool{}
+	for _, f := range s.found {
+		if !f.linked {
+			taken[f.real] = true
+		}
+	}
 	l := &sources.Listing{}
 	for _, f := range s.found {
+		if f.linked {
+			if taken[f.real] {
+				continue
+			}
+			taken[f.real] = true
+		}
 		if f.err != nil {
 			l.Problems = append(l.Problems, sources.AsDiagnostic(f.path, f.err))
 			continue

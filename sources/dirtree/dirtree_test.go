@@ -168,8 +168,8 @@ func TestMissingRoot(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "f")
 	must(t, os.WriteFile(file, nil, 0o644))
-	if _, err := dirtree.New(file, nil).List(context.Background()); err == nil || !strings.Contains(err.Error(), file) {
-		t.Errorf("a file as root: err = %v", err)
+	if l := list(t, file, nil); len(l.Problems) != 1 || l.Problems[0].Rule != "root-not-folder" || l.Problems[0].Path != file {
+		t.Errorf("a file as root: %+v", l.Problems)
 	}
 }
 
@@ -200,5 +200,59 @@ func TestSpecialFilesAreSkipped(t *testing.T) {
 	}
 	if _, err := sources.Load(filepath.Join(root, "fifo", "SKILL.md"), sources.LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("Load of a FIFO: %v", err)
+	}
+}
+
+// One real folder is one skill, however many links reach it.
+func TestSymlinkInsideTheTreeIsOneSkill(t *testing.T) {
+	root := tree(t, map[string]string{"group/real/SKILL.md": skillMD("real")})
+	must(t, os.Symlink(filepath.Join(root, "group", "real"), filepath.Join(root, "alias")))
+	must(t, os.Symlink(filepath.Join(root, "group"), filepath.Join(root, "a-group-link")))
+	l := list(t, root, nil)
+	if diff := cmp.Diff([]string{"real"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if got := l.Skills[0].Path; got != filepath.Join(root, "group", "real", "SKILL.md") {
+		t.Errorf("served from %s, want the path without links", got)
+	}
+	// No skill shadows itself.
+	if len(l.Problems) != 0 {
+		t.Errorf("problems: %v", l.Problems)
+	}
+}
+
+// A link to the root of the file system (or to any ancestor) is a loop,
+// and pseudo file systems are never walked.
+func TestSymlinkToTheFileSystemRoot(t *testing.T) {
+	root := tree(t, map[string]string{"own/SKILL.md": skillMD("own")})
+	must(t, os.Symlink("/", filepath.Join(root, "everything")))
+	if _, err := os.Stat("/proc/self"); err == nil {
+		must(t, os.Symlink("/proc", filepath.Join(root, "proc")))
+	}
+	l := list(t, root, nil)
+	if diff := cmp.Diff([]string{"own"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat("/proc/self"); err == nil {
+		if l := list(t, "/proc", nil); len(l.Problems) != 1 || l.Problems[0].Rule != "pseudo-fs" {
+			t.Errorf("a root in /proc: %v", l.Problems)
+		}
+		if diff := cmp.Diff([]string{"warning:pseudo-fs"}, problemRules(l)); diff != "" {
+			t.Errorf("a link into /proc: (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func TestSkipAndConvention(t *testing.T) {
+	root := tree(t, map[string]string{
+		"mine/SKILL.md":            skillMD("mine"),
+		".system/builtin/SKILL.md": skillMD("builtin"),
+	})
+	l := list(t, root, &dirtree.Options{Skip: []string{".system"}, Convention: "~/.codex/skills"})
+	if diff := cmp.Diff([]string{"mine"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if c := l.Skills[0].Convention; c != "~/.codex/skills" {
+		t.Errorf("convention = %q", c)
 	}
 }

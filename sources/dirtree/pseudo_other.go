@@ -1,0 +1,5 @@
+//go:build !linux
+
+package dirtree
+
+func pseudoMount(string) string { return "" }
