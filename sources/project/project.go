@@ -1,88 +1,131 @@
 // Package project is the source provider for the skills of the workspace
-// an agent works in: from each workspace folder up to its repository root
-// (the nearest folder holding .git), every .claude/skills and
-// .agents/skills (where flat markdown notes are served as learned skills),
-// nearest first; then skills/ at the repository root (or at the workspace
-// folder when it is in no repository).
+// an agent works in. From each workspace folder up to its repository root
+// (the nearest folder holding .git), nearest first, it reads the folders
+// each client reads in a project: .claude/skills, .agents/skills (where
+// flat markdown notes are served as learned skills), .cursor/skills and
+// .github/skills; then skills/ at the repository root (or at the workspace
+// folder when it is in no repository); then, as Claude Code does in a
+// monorepo, every .claude/skills in the sub-folders below the workspace
+// folder, within the repository.
 package project
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
+)
+
+// Bounds of the search for nested .claude/skills folders below a
+// workspace: it runs on every listing, so it must stay cheap in a large
+// repository.
+const (
+	NestedMaxDepth = 6
+	NestedMaxDirs  = 5_000
 )
 
 // Options configures a Source. A nil *Options means the defaults.
 type Options struct {
 	// Name is the source name; default "project".
 	Name string
-	// Home is the person's home folder. Its .claude/skills and
-	// .agents/skills are theirs, not a project's, and are left to the user
-	// source even when the workspace is the home folder or inside a
-	// repository rooted there.
+	// Home is the person's home folder. Its skill folders are theirs, not
+	// a project's, and are left to the user source even when the
+	// workspace is the home folder or inside a repository rooted there.
 	Home string
 }
 
 // Source lists the skills of one or more workspace folders.
 type Source struct {
-	name string
-	all  sources.Source
+	name       string
+	fixed      sources.Source // the folders on the way up, and skills/
+	workspaces []workspace
+	home       map[string]bool // the home folder's skill folders, never a project's
+}
+
+// workspace is one workspace folder and its repository root; nested
+// folders are looked for below dir when it is inside a repository.
+type workspace struct {
+	dir, top string
+	inRepo   bool
 }
 
 var _ sources.Source = (*Source)(nil)
 
+// projectFolders are the folders read at each level from a workspace up
+// to its repository root, in precedence order.
+var projectFolders = []struct {
+	rel, convention string
+	learned         bool
+}{
+	{".claude/skills", sources.ConventionClaudeProject, false},
+	{".agents/skills", sources.ConventionAgentsProject, true},
+	{".cursor/skills", sources.ConventionCursorProject, false},
+	{".github/skills", sources.ConventionCopilotProject, false},
+}
+
 // New returns the Source for the workspace folders (several when a client
 // declares several roots), in precedence order.
 func New(workspaces []string, opts *Options) *Source {
-	s := &Source{name: "project"}
-	seen := map[string]bool{}
+	s := &Source{name: "project", home: map[string]bool{}}
 	if opts != nil {
 		if opts.Name != "" {
 			s.name = opts.Name
 		}
 		if opts.Home != "" {
-			seen[filepath.Join(opts.Home, ".claude", "skills")] = true
-			seen[filepath.Join(opts.Home, ".agents", "skills")] = true
+			for _, f := range projectFolders {
+				s.home[filepath.Join(opts.Home, filepath.FromSlash(f.rel))] = true
+			}
 		}
 	}
+	seen := maps.Clone(s.home)
 	var trees []sources.Source
-	add := func(dir string, learned bool) {
+	add := func(dir, convention string, learned bool) {
 		if seen[dir] {
 			return
 		}
 		seen[dir] = true
-		trees = append(trees, dirtree.New(dir, &dirtree.Options{Name: s.name, Scope: sources.ScopeProject, Learned: learned, Optional: true}))
+		trees = append(trees, dirtree.New(dir, &dirtree.Options{Name: s.name, Scope: sources.ScopeProject, Learned: learned, Optional: true, Convention: convention}))
 	}
 	for _, ws := range workspaces {
 		if abs, err := filepath.Abs(ws); err == nil {
 			ws = abs
 		}
-		top := RepoRoot(ws)
+		top, inRepo := repoRoot(ws)
 		for dir := ws; ; dir = filepath.Dir(dir) {
-			add(filepath.Join(dir, ".claude", "skills"), false)
-			add(filepath.Join(dir, ".agents", "skills"), true)
+			for _, f := range projectFolders {
+				add(filepath.Join(dir, filepath.FromSlash(f.rel)), f.convention, f.learned)
+			}
 			if dir == top || dir == filepath.Dir(dir) {
 				break
 			}
 		}
-		add(filepath.Join(top, "skills"), false)
+		add(filepath.Join(top, "skills"), "", false)
+		s.workspaces = append(s.workspaces, workspace{dir: ws, top: top, inRepo: inRepo})
 	}
-	s.all = sources.Concat(s.name, trees...)
+	s.fixed = sources.Concat(s.name, trees...)
 	return s
 }
 
 // RepoRoot returns the nearest folder at or above dir that holds .git (a
 // folder, or a file in worktrees), or dir itself when there is none.
 func RepoRoot(dir string) string {
+	top, _ := repoRoot(dir)
+	return top
+}
+
+func repoRoot(dir string) (string, bool) {
 	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, true
 		}
 		if d == filepath.Dir(d) {
-			return dir
+			return dir, false
 		}
 	}
 }
@@ -90,5 +133,99 @@ func RepoRoot(dir string) string {
 // Name implements sources.Source.
 func (s *Source) Name() string { return s.name }
 
-// List implements sources.Source.
-func (s *Source) List(ctx context.Context) (*sources.Listing, error) { return s.all.List(ctx) }
+// List implements sources.Source: the folders on the way up, then the
+// nested .claude/skills folders found now.
+func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
+	l, err := s.fixed.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nested, probs := s.nested(ctx)
+	l.Problems = append(l.Problems, probs...)
+	for _, dir := range nested {
+		t := dirtree.New(dir, &dirtree.Options{Name: s.name, Scope: sources.ScopeProject, Optional: true, Convention: sources.ConventionClaudeProject})
+		nl, err := t.List(ctx)
+		if err != nil {
+			l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: err.Error()})
+			continue
+		}
+		l.Skills = append(l.Skills, nl.Skills...)
+		l.Problems = append(l.Problems, nl.Problems...)
+	}
+	return l, ctx.Err()
+}
+
+// nested finds the .claude/skills folders in the sub-folders of each
+// workspace that is inside a repository (outside one, a workspace such as
+// the home folder would lead the search through every project of the
+// person). The search skips dot-folders, .git and node_modules, and the
+// folders of other repositories nested inside (submodules and vendored
+// checkouts keep their own skills), and stops at NestedMaxDepth levels
+// and NestedMaxDirs folders, with a warning when it does.
+func (s *Source) nested(ctx context.Context) ([]string, []sources.Diagnostic) {
+	var found []string
+	var probs []sources.Diagnostic
+	for _, ws := range s.workspaces {
+		if !ws.inRepo {
+			continue
+		}
+		visited := 0
+		type item struct {
+			dir   string
+			depth int
+		}
+		queue := []item{{ws.dir, 0}}
+		for len(queue) > 0 && ctx.Err() == nil {
+			it := queue[0]
+			queue = queue[1:]
+			if visited++; visited > NestedMaxDirs {
+				probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: ws.dir, Rule: "max-dirs",
+					Message: fmt.Sprintf("stopped looking for nested .claude/skills folders after %d folders; skills deeper in this repository may be missing", NestedMaxDirs)})
+				break
+			}
+			entries, err := os.ReadDir(it.dir)
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				name := e.Name()
+				if !e.IsDir() || sources.SkipDir(name) {
+					continue
+				}
+				sub := filepath.Join(it.dir, name)
+				if name == ".claude" && it.dir != ws.dir {
+					skills := filepath.Join(sub, "skills")
+					if st, err := os.Stat(skills); err == nil && st.IsDir() && !s.home[skills] && !s.onTheWayUp(skills) {
+						found = append(found, skills)
+					}
+					continue
+				}
+				if strings.HasPrefix(name, ".") || it.depth+1 > NestedMaxDepth {
+					continue
+				}
+				if _, err := os.Lstat(filepath.Join(sub, ".git")); err == nil {
+					continue // another repository
+				}
+				queue = append(queue, item{sub, it.depth + 1})
+			}
+		}
+	}
+	slices.Sort(found)
+	return slices.Compact(found), probs
+}
+
+// onTheWayUp reports whether dir is one of the folders read on the way
+// up from a workspace, which the fixed listing has already served.
+func (s *Source) onTheWayUp(dir string) bool {
+	for _, ws := range s.workspaces {
+		for d := ws.dir; ; d = filepath.Dir(d) {
+			if filepath.Join(d, ".claude", "skills") == dir {
+				return true
+			}
+			if d == ws.top || d == filepath.Dir(d) {
+				break
+			}
+		}
+	}
+	return false
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/project"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
@@ -76,4 +77,65 @@ func TestHomeFoldersAreNotAProject(t *testing.T) {
 	if err != nil || len(l.Skills) != 1 || l.Skills[0].Ref.Name != "proj" {
 		t.Errorf("got %+v %v", l, err)
 	}
+}
+
+func TestEveryClientsProjectFolders(t *testing.T) {
+	repo := t.TempDir()
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	write(t, filepath.Join(repo, ".cursor/skills/cursor-skill/SKILL.md"), skill("cursor-skill"))
+	write(t, filepath.Join(repo, ".github/skills/copilot-skill/SKILL.md"), skill("copilot-skill"))
+	write(t, filepath.Join(repo, ".claude/skills/claude-skill/SKILL.md"), skill("claude-skill"))
+	l, err := project.New([]string{repo}, nil).List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sk := range l.Skills {
+		got = append(got, sk.Ref.Name+"@"+sk.Convention)
+	}
+	want := []string{"claude-skill@.claude/skills", "cursor-skill@.cursor/skills", "copilot-skill@.github/skills"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// In a monorepo, Claude Code reads the .claude/skills of sub-folders too.
+func TestNestedClaudeSkills(t *testing.T) {
+	repo := t.TempDir()
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	write(t, filepath.Join(repo, ".claude/skills/top/SKILL.md"), skill("top"))
+	write(t, filepath.Join(repo, "packages/web/.claude/skills/web/SKILL.md"), skill("web"))
+	write(t, filepath.Join(repo, "packages/api/.claude/skills/api/SKILL.md"), skill("api"))
+	write(t, filepath.Join(repo, "node_modules/dep/.claude/skills/dep/SKILL.md"), skill("dep"))     // a dependency's
+	write(t, filepath.Join(repo, ".hidden/x/.claude/skills/hidden/SKILL.md"), skill("hidden"))      // under a dot-folder
+	write(t, filepath.Join(repo, "vendor/sub/.git/HEAD"), "ref")                                    // another repository
+	write(t, filepath.Join(repo, "vendor/sub/.claude/skills/vendored/SKILL.md"), skill("vendored")) // its skills are its own
+	l, err := project.New([]string{repo}, nil).List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sk := range l.Skills {
+		got = append(got, sk.Ref.Name+"@"+sk.Convention)
+	}
+	want := []string{"top@.claude/skills", "api@.claude/skills", "web@.claude/skills"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+
+	// Outside a repository (the home folder, say) nothing below is searched.
+	home := t.TempDir()
+	write(t, filepath.Join(home, "src/proj/.claude/skills/proj/SKILL.md"), skill("proj"))
+	l, err = project.New([]string{home}, nil).List(context.Background())
+	if err != nil || len(l.Skills) != 0 {
+		t.Errorf("outside a repository: %v %v", names(l), err)
+	}
+}
+
+func names(l *sources.Listing) []string {
+	var out []string
+	for _, sk := range l.Skills {
+		out = append(out, sk.Ref.String())
+	}
+	return out
 }

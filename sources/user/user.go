@@ -1,8 +1,10 @@
-// Package user is the source provider for a person's own skill folders:
-// ~/.claude/skills, ~/.agents/skills (where flat markdown notes with front
-// matter are served as learned skills too) and the Codex folder,
-// $CODEX_HOME/skills or ~/.codex/skills. Missing folders are normal and
-// silent.
+// Package user is the source provider for a person's own skill folders,
+// the ones each client reads from the home folder: ~/.claude/skills,
+// ~/.agents/skills (where flat markdown notes with front matter are served
+// as learned skills too), the Codex folder ($CODEX_HOME/skills or
+// ~/.codex/skills, without Codex's own built-ins in its .system folder),
+// ~/.cursor/skills, ~/.copilot/skills, and the machine-wide Codex folder
+// /etc/codex/skills. Missing folders are normal and silent.
 package user
 
 import (
@@ -19,10 +21,21 @@ type Options struct {
 	Name string
 	// CodexHome replaces ~/.codex, as $CODEX_HOME does for Codex.
 	CodexHome string
+	// AdminDir replaces /etc/codex/skills, the folder an administrator
+	// fills for every user of the machine.
+	AdminDir string
 }
 
-// Source lists the skills of one person's folders, in this precedence
-// order: ~/.claude/skills, ~/.agents/skills, the Codex folder.
+// DefaultAdminDir is the machine-wide Codex skill folder.
+const DefaultAdminDir = "/etc/codex/skills"
+
+// CodexSystemDir is the sub-folder of the Codex skill folder that holds
+// Codex's own built-in skills. They are Codex's, not the person's, so the
+// user source leaves them out; a dir source can name the folder to serve
+// them.
+const CodexSystemDir = ".system"
+
+// Source lists the skills of one person's folders.
 type Source struct {
 	name string
 	all  sources.Source
@@ -30,29 +43,51 @@ type Source struct {
 
 var _ sources.Source = (*Source)(nil)
 
-// New returns the Source for the home folder home.
-func New(home string, opts *Options) *Source {
-	s := &Source{name: "user"}
-	codex := filepath.Join(home, ".codex")
+// Folder is one of the user folders, in precedence order.
+type Folder struct {
+	Path       string
+	Convention string
+}
+
+// Folders returns the user folders of the home folder home, in precedence
+// order: ~/.claude/skills, ~/.agents/skills, the Codex folder,
+// ~/.cursor/skills, ~/.copilot/skills, /etc/codex/skills.
+func Folders(home string, opts *Options) []Folder {
+	codex, admin := filepath.Join(home, ".codex"), DefaultAdminDir
 	if opts != nil {
-		if opts.Name != "" {
-			s.name = opts.Name
-		}
 		if opts.CodexHome != "" {
 			codex = opts.CodexHome
 		}
+		if opts.AdminDir != "" {
+			admin = opts.AdminDir
+		}
 	}
-	type dir struct {
-		path    string
-		learned bool
+	return []Folder{
+		{filepath.Join(home, ".claude", "skills"), sources.ConventionClaudeUser},
+		{filepath.Join(home, ".agents", "skills"), sources.ConventionAgentsUser},
+		{filepath.Join(codex, "skills"), sources.ConventionCodexUser},
+		{filepath.Join(home, ".cursor", "skills"), sources.ConventionCursorUser},
+		{filepath.Join(home, ".copilot", "skills"), sources.ConventionCopilotUser},
+		{admin, sources.ConventionCodexAdmin},
+	}
+}
+
+// New returns the Source for the home folder home.
+func New(home string, opts *Options) *Source {
+	s := &Source{name: "user"}
+	if opts != nil && opts.Name != "" {
+		s.name = opts.Name
 	}
 	var trees []sources.Source
-	for _, d := range []dir{
-		{filepath.Join(home, ".claude", "skills"), false},
-		{filepath.Join(home, ".agents", "skills"), true},
-		{filepath.Join(codex, "skills"), false},
-	} {
-		trees = append(trees, dirtree.New(d.path, &dirtree.Options{Name: s.name, Scope: sources.ScopeUser, Learned: d.learned, Optional: true}))
+	for _, f := range Folders(home, opts) {
+		o := &dirtree.Options{Name: s.name, Scope: sources.ScopeUser, Optional: true, Convention: f.Convention}
+		switch f.Convention {
+		case sources.ConventionAgentsUser:
+			o.Learned = true
+		case sources.ConventionCodexUser:
+			o.Skip = []string{CodexSystemDir}
+		}
+		trees = append(trees, dirtree.New(f.Path, o))
 	}
 	s.all = sources.Concat(s.name, trees...)
 	return s

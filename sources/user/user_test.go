@@ -23,17 +23,30 @@ func TestUserFolders(t *testing.T) {
 	write(t, filepath.Join(home, ".claude/skills/pdf/SKILL.md"), skill("pdf"))
 	write(t, filepath.Join(home, ".agents/skills/pdf/SKILL.md"), skill("pdf")) // shadowed later by precedence
 	write(t, filepath.Join(home, ".agents/skills/standup.md"), "---\ndescription: How our stand-up runs.\n---\n")
-	write(t, filepath.Join(home, ".codex/skills/.system/codex-only/SKILL.md"), skill("codex-only"))
-	src := user.New(home, nil)
+	write(t, filepath.Join(home, ".codex/skills/.system/codex-builtin/SKILL.md"), skill("codex-builtin")) // Codex's own
+	write(t, filepath.Join(home, ".codex/skills/.curated/codex-mine/SKILL.md"), skill("codex-mine"))
+	write(t, filepath.Join(home, ".cursor/skills/cursor-skill/SKILL.md"), skill("cursor-skill"))
+	write(t, filepath.Join(home, ".copilot/skills/copilot-skill/SKILL.md"), skill("copilot-skill"))
+	admin := t.TempDir()
+	write(t, filepath.Join(admin, "admin-skill/SKILL.md"), skill("admin-skill"))
+	src := user.New(home, &user.Options{AdminDir: admin})
 	l, err := src.List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, sk := range l.Skills {
-		got = append(got, sk.Ref.String()+":"+string(sk.Kind)+":"+string(sk.Scope))
+		got = append(got, sk.Ref.String()+":"+string(sk.Kind)+":"+string(sk.Scope)+":"+sk.Convention)
 	}
-	want := []string{"pdf:skill:user", "pdf:skill:user", "standup:learned:user", "codex-only:skill:user"}
+	want := []string{
+		"pdf:skill:user:~/.claude/skills",
+		"pdf:skill:user:~/.agents/skills",
+		"standup:learned:user:~/.agents/skills",
+		"codex-mine:skill:user:~/.codex/skills",
+		"cursor-skill:skill:user:~/.cursor/skills",
+		"copilot-skill:skill:user:~/.copilot/skills",
+		"admin-skill:skill:user:/etc/codex/skills",
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -54,7 +67,7 @@ func TestCodexHome(t *testing.T) {
 }
 
 func TestEmptyHomeIsQuiet(t *testing.T) {
-	l, err := user.New(t.TempDir(), nil).List(context.Background())
+	l, err := user.New(t.TempDir(), &user.Options{AdminDir: filepath.Join(t.TempDir(), "none")}).List(context.Background())
 	if err != nil || len(l.Skills) != 0 || len(l.Problems) != 0 {
 		t.Errorf("got %+v %v", l, err)
 	}
