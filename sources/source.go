@@ -31,7 +31,43 @@ type Listing struct {
 	// source-level warnings, such as a traversal bound being hit or a listed
 	// path that does not exist.
 	Problems []Diagnostic
+	// Packages are the bundles of skills the source considered, such as
+	// Claude Code plugins, served or not, so that a person can see why one
+	// is missing. Sources without bundles leave it empty.
+	Packages []Package
 }
+
+// Package is a bundle of skills a source considered serving, such as an
+// installed Claude Code plugin, with whether it is served and why not.
+type Package struct {
+	// Name is how the source knows it ("discord@claude-plugins-official").
+	Name string `json:"name"`
+	// Source is the name of the Source that considered it.
+	Source string `json:"source"`
+	// Namespace qualifies its skills, when it is served.
+	Namespace string `json:"namespace,omitempty"`
+	// Path is its folder, when known.
+	Path  string       `json:"path,omitempty"`
+	State PackageState `json:"state"`
+	// Reason says, in a sentence, why it is not served, or what to know
+	// about it.
+	Reason string `json:"reason,omitempty"`
+	// Skills counts the skills it holds that are served.
+	Skills int `json:"skills"`
+}
+
+// PackageState is whether a Package is served, and if not, the kind of
+// reason.
+type PackageState string
+
+const (
+	PackageServed       PackageState = "served"
+	PackageDisabled     PackageState = "disabled"      // installed, not enabled
+	PackageOtherProject PackageState = "other-project" // installed for a project other than this one
+	PackageNotInstalled PackageState = "not-installed" // enabled, but no install record
+	PackageMissing      PackageState = "missing"       // its folder does not exist
+	PackageInvalid      PackageState = "invalid"       // its record or manifest cannot be read
+)
 
 // Sentinel errors shared by sources and their consumers.
 var (

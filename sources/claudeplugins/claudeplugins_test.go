@@ -266,3 +266,55 @@ func TestCorpusAsInstalledPlugins(t *testing.T) {
 		t.Errorf("document-skills lists four missing skills; got %v", missing)
 	}
 }
+
+// Every plugin considered is reported with its state and the reason it is
+// not served.
+func TestInstalledPackages(t *testing.T) {
+	h := newHome(t)
+	project, other := t.TempDir(), t.TempDir()
+	h.plugin("on@m", "on", true, nil, "a", "b")
+	h.plugin("off@m", "off", false, nil, "c")
+	h.plugin("unlisted@m", "unlisted", true, nil, "d")
+	delete(h.userEnabled, "unlisted@m")
+	h.plugin("there@m", "there", true, map[string]any{"scope": "project", "projectPath": other}, "e")
+	gone := h.plugin("gone@m", "gone", true, nil, "f")
+	h.userEnabled["ghost@m"] = true // enabled, never installed
+	h.save()
+	os.RemoveAll(gone)
+	l := list(t, claudeplugins.Installed(h.home, &claudeplugins.Options{ProjectDirs: []string{project}}))
+	var got []string
+	for _, p := range l.Packages {
+		got = append(got, p.Name+" "+string(p.State))
+		if p.State != sources.PackageServed && p.Reason == "" {
+			t.Errorf("%s is %s with no reason", p.Name, p.State)
+		}
+		if p.State == sources.PackageServed && p.Skills != 2 {
+			t.Errorf("%s: %d skills, want 2", p.Name, p.Skills)
+		}
+	}
+	want := []string{"gone@m missing", "off@m disabled", "on@m served", "there@m other-project", "unlisted@m disabled", "ghost@m not-installed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A hand-edited settings file with one trailing comma used to drop every
+// plugin skill without a word.
+func TestMalformedSettingsNameTheLine(t *testing.T) {
+	h := newHome(t)
+	h.plugin("on@m", "on", true, nil, "a")
+	h.save()
+	settings := filepath.Join(h.home, ".claude", "settings.json")
+	write(t, settings, "{\n  \"enabledPlugins\": {\n    \"on@m\": true,\n  }\n}\n")
+	l := list(t, claudeplugins.Installed(h.home, nil))
+	if len(l.Problems) != 1 {
+		t.Fatalf("problems: %v", l.Problems)
+	}
+	d := l.Problems[0]
+	if d.Path != settings || d.Line != 4 || !strings.Contains(d.Message, "trailing comma") || !strings.Contains(d.Message, "not served until it is fixed") {
+		t.Errorf("got %s", d)
+	}
+	if len(l.Skills) != 0 || l.Packages[0].State != sources.PackageDisabled {
+		t.Errorf("skills %v, packages %v", names(l), l.Packages)
+	}
+}

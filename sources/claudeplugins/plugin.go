@@ -1,6 +1,7 @@
 package claudeplugins
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,9 +75,11 @@ type plugin struct {
 	listed    []string
 	listedIn  string // the file that lists them
 	field     string // and the key that does, such as "plugins[2].skills"
+	pkg       int    // index of its Package in the listing
 }
 
-// readJSON decodes a JSON file; a missing file is (false, nil).
+// readJSON decodes a JSON file; a missing file is (false, nil). A file
+// that is not valid JSON gives a *jsonError with the line.
 func readJSON(path string, v any) (bool, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -86,13 +89,69 @@ func readJSON(path string, v any) (bool, error) {
 		return false, err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return true, fmt.Errorf("not valid JSON: %w", err)
+		return true, newJSONError(data, err)
 	}
 	return true, nil
 }
 
+// jsonError is a JSON file that cannot be decoded, located.
+type jsonError struct {
+	line, col int
+	msg       string
+}
+
+func (e *jsonError) Error() string {
+	if e.col > 0 {
+		return fmt.Sprintf("not valid JSON at column %d: %s", e.col, e.msg)
+	}
+	return "not valid JSON: " + e.msg
+}
+
+// newJSONError locates err in data by line and column, and says what a
+// trailing comma, the most common slip in a hand-edited file, looks like.
+func newJSONError(data []byte, err error) *jsonError {
+	var offset int64
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		offset = syn.Offset
+	case errors.As(err, &typ):
+		offset = typ.Offset
+	}
+	e := &jsonError{msg: strings.TrimPrefix(err.Error(), "json: ")}
+	if offset <= 0 || offset > int64(len(data)) {
+		return e
+	}
+	// The offset is just past the byte in error.
+	before := data[:offset-1]
+	e.line = 1 + bytes.Count(before, []byte("\n"))
+	e.col = int(offset-1) - bytes.LastIndexByte(before, '\n')
+	if syn != nil {
+		if prev := bytes.TrimRight(before, " \t\r\n"); bytes.HasSuffix(prev, []byte(",")) && (data[offset-1] == '}' || data[offset-1] == ']') {
+			e.msg += " (remove the trailing comma before it)"
+		}
+	}
+	return e
+}
+
+// jsonDiagnostic is a warning about a JSON file that cannot be read, with
+// its line when known.
+func jsonDiagnostic(path string, err error) sources.Diagnostic {
+	d := sources.Diagnostic{Severity: sources.Warning, Path: path, Rule: "json", Message: err.Error()}
+	var je *jsonError
+	if errors.As(err, &je) {
+		d.Line = je.line
+	}
+	return d
+}
+
 func jsonProblem(path string, err error) sources.Diagnostic {
-	return sources.Diagnostic{Severity: sources.Error, Path: path, Rule: "plugin-json", Message: err.Error() + "; its plugins are not served"}
+	d := jsonDiagnostic(path, err)
+	d.Severity = sources.Error
+	d.Rule = "plugin-json"
+	d.Message += "; its plugins are not served"
+	return d
 }
 
 // pluginsAt finds the plugins a folder holds. name is the plugin's name as
@@ -106,8 +165,13 @@ func pluginsAt(root, name string) ([]plugin, []sources.Diagnostic) {
 		return nil, []sources.Diagnostic{jsonProblem(filepath.Join(root, pluginFile), err)}
 	}
 	if found {
+		var probs []sources.Diagnostic
+		if m.Name != "" && !sources.UsableName(m.Name) {
+			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: filepath.Join(root, pluginFile), Field: "name", Rule: "name-unusable",
+				Message: fmt.Sprintf("%q cannot name the plugin's skills (no ':', '/', control characters or line breaks); the folder's name is used", m.Name)})
+		}
 		ns := firstOf(m.Name, name, filepath.Base(root))
-		return []plugin{{root: root, namespace: ns, defaults: true, base: root, listed: m.Skills, listedIn: filepath.Join(root, pluginFile), field: "skills"}}, nil
+		return []plugin{{root: root, namespace: ns, defaults: true, base: root, listed: m.Skills, listedIn: filepath.Join(root, pluginFile), field: "skills"}}, probs
 	}
 	var mk marketplace
 	mpath := filepath.Join(root, marketplaceFile)
@@ -153,13 +217,15 @@ func pluginsAt(root, name string) ([]plugin, []sources.Diagnostic) {
 	return out, probs
 }
 
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
+// firstOf returns the first of names usable as a namespace: a plugin's
+// manifest may say anything.
+func firstOf(names ...string) string {
+	for _, v := range names {
+		if sources.UsableName(v) {
+			return strings.TrimSpace(v)
 		}
 	}
-	return ""
+	return "plugin"
 }
 
 // skillFiles returns the SKILL.md files of a plugin, in order, and the
@@ -219,8 +285,9 @@ func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
 	return files, probs
 }
 
-// listPlugins loads the skills of plugins, sorted by namespace.
-func listPlugins(plugins []plugin, sourceName string) *sources.Listing {
+// listPlugins loads the skills of plugins, sorted by namespace, and counts
+// each plugin's skills in its Package.
+func listPlugins(plugins []plugin, sourceName, convention string, pkgs []sources.Package) *sources.Listing {
 	sort.SliceStable(plugins, func(i, j int) bool { return plugins[i].namespace < plugins[j].namespace })
 	l := &sources.Listing{}
 	for _, p := range plugins {
@@ -228,12 +295,13 @@ func listPlugins(plugins []plugin, sourceName string) *sources.Listing {
 		l.Problems = append(l.Problems, probs...)
 		var skills []*sources.Skill
 		for _, f := range files {
-			sk, err := sources.Load(f, sources.LoadOptions{Namespace: p.namespace, Source: sourceName, Scope: sources.ScopePlugin})
+			sk, err := sources.Load(f, sources.LoadOptions{Namespace: p.namespace, Source: sourceName, Scope: sources.ScopePlugin, Convention: convention})
 			if err != nil {
 				l.Problems = append(l.Problems, sources.AsDiagnostic(f, err))
 				continue
 			}
 			skills = append(skills, sk)
+			pkgs[p.pkg].Skills++
 		}
 		sort.SliceStable(skills, func(i, j int) bool { return skills[i].Ref.Key() < skills[j].Ref.Key() })
 		l.Skills = append(l.Skills, skills...)

@@ -26,10 +26,11 @@ type Options struct {
 
 // Source lists the skills of Claude Code plugins.
 type Source struct {
-	name     string
-	home     string   // for Installed; empty for Dirs
-	dirs     []string // for Dirs
-	projects []string
+	name       string
+	home       string   // for Installed; empty for Dirs
+	dirs       []string // for Dirs
+	projects   []string
+	convention string // sources.ConventionClaudePlugins for Installed
 }
 
 var _ sources.Source = (*Source)(nil)
@@ -40,6 +41,7 @@ var _ sources.Source = (*Source)(nil)
 func Installed(home string, opts *Options) *Source {
 	s := newSource("claude-plugins", opts)
 	s.home = home
+	s.convention = sources.ConventionClaudePlugins
 	return s
 }
 
@@ -76,12 +78,14 @@ func newSource(name string, opts *Options) *Source {
 func (s *Source) Name() string { return s.name }
 
 // List implements sources.Source: it reads the manifests and the skills
-// now.
+// now. Every plugin considered is in the listing's Packages, served or not,
+// with the reason.
 func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 	var plugins []plugin
 	var probs []sources.Diagnostic
+	var pkgs []sources.Package
 	if s.home != "" {
-		plugins, probs = s.installed()
+		plugins, probs, pkgs = s.installed()
 	}
 	for _, d := range s.dirs {
 		if err := ctx.Err(); err != nil {
@@ -89,17 +93,23 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 		}
 		if _, err := os.Stat(d); err != nil {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: d, Rule: "root-missing", Message: "plugin folder does not exist; no skills served from it"})
+			pkgs = append(pkgs, sources.Package{Name: filepath.Base(d), Source: s.name, Path: d, State: sources.PackageMissing, Reason: "the folder does not exist"})
 			continue
 		}
 		ps, p := pluginsAt(d, "")
-		plugins = append(plugins, ps...)
+		for _, pl := range ps {
+			pl.pkg = len(pkgs)
+			pkgs = append(pkgs, sources.Package{Name: pl.namespace, Source: s.name, Namespace: pl.namespace, Path: pl.root, State: sources.PackageServed})
+			plugins = append(plugins, pl)
+		}
 		probs = append(probs, p...)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l := listPlugins(plugins, s.name)
+	l := listPlugins(plugins, s.name, s.convention, pkgs)
 	l.Problems = append(probs, l.Problems...)
+	l.Packages = pkgs
 	return l, nil
 }
 
@@ -124,43 +134,59 @@ func InstalledFile(home string) string {
 	return filepath.Join(home, ".claude", "plugins", "installed_plugins.json")
 }
 
-func (s *Source) installed() ([]plugin, []sources.Diagnostic) {
+// installed reads the install records and the settings: the plugins to
+// serve, the problems found, and every plugin considered with its state.
+func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package) {
 	path := InstalledFile(s.home)
 	var f installedFile
 	found, err := readJSON(path, &f)
 	if err != nil {
-		return nil, []sources.Diagnostic{jsonProblem(path, err)}
-	}
-	if !found {
-		return nil, nil
+		d := jsonDiagnostic(path, err)
+		d.Severity = sources.Error
+		d.Message += "; no installed plugin is served until it is fixed (reinstalling a plugin in Claude Code rewrites it)"
+		return nil, []sources.Diagnostic{d}, nil
 	}
 	enabled, probs := s.enabled()
+	if !found {
+		f.Plugins = nil
+	}
 	var plugins []plugin
+	var pkgs []sources.Package
+	consider := func(key string, state sources.PackageState, path, reason string) {
+		pkgs = append(pkgs, sources.Package{Name: key, Source: s.name, Path: path, State: state, Reason: reason})
+	}
 	for _, key := range slices.Sorted(maps.Keys(f.Plugins)) {
-		if !enabled[key] {
-			continue
-		}
 		var records []installRecord
 		if err := json.Unmarshal(f.Plugins[key], &records); err != nil {
 			var one installRecord
 			if err := json.Unmarshal(f.Plugins[key], &one); err != nil {
 				probs = append(probs, sources.Diagnostic{Severity: sources.Error, Path: path, Field: "plugins." + key, Rule: "plugin-json",
 					Message: "must be a list of install records with installPath; this plugin is not served"})
+				consider(key, sources.PackageInvalid, "", "its install record in "+path+" cannot be read")
 				continue
 			}
 			records = []installRecord{one}
 		}
 		rec, ok := s.pick(records)
-		if !ok {
+		switch set, listed := enabled[key]; {
+		case !listed:
+			consider(key, sources.PackageDisabled, rec.InstallPath, "not enabled: enabledPlugins in Claude Code's settings does not list it")
 			continue
-		}
-		if rec.InstallPath == "" {
+		case !set.on:
+			consider(key, sources.PackageDisabled, rec.InstallPath, "disabled: "+set.file+" sets it to false")
+			continue
+		case !ok:
+			consider(key, sources.PackageOtherProject, records[0].InstallPath, "installed for "+projectsOf(records)+", not for this workspace")
+			continue
+		case rec.InstallPath == "":
 			probs = append(probs, sources.Diagnostic{Severity: sources.Error, Path: path, Field: "plugins." + key + ".installPath", Rule: "plugin-json", Message: "missing; this plugin is not served"})
+			consider(key, sources.PackageInvalid, "", "its install record has no installPath")
 			continue
 		}
 		if _, err := os.Stat(rec.InstallPath); err != nil {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: path, Field: "plugins." + key + ".installPath", Rule: "missing-path",
 				Message: fmt.Sprintf("%s does not exist; reinstall the plugin in Claude Code", rec.InstallPath)})
+			consider(key, sources.PackageMissing, rec.InstallPath, "its folder does not exist; reinstall it in Claude Code")
 			continue
 		}
 		name := key // "plugin@marketplace"
@@ -168,10 +194,36 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic) {
 			name = key[:i]
 		}
 		ps, p := pluginsAt(rec.InstallPath, name)
-		plugins = append(plugins, ps...)
 		probs = append(probs, p...)
+		if len(ps) == 0 {
+			consider(key, sources.PackageInvalid, rec.InstallPath, "its folder holds no plugin that can be read")
+			continue
+		}
+		for _, pl := range ps {
+			pl.pkg = len(pkgs)
+			plugins = append(plugins, pl)
+		}
+		pkgs = append(pkgs, sources.Package{Name: key, Source: s.name, Namespace: ps[0].namespace, Path: rec.InstallPath, State: sources.PackageServed})
 	}
-	return plugins, probs
+	for _, key := range slices.Sorted(maps.Keys(enabled)) {
+		if _, installed := f.Plugins[key]; !installed && enabled[key].on {
+			consider(key, sources.PackageNotInstalled, "", enabled[key].file+" enables it, but Claude Code has no install record for it")
+		}
+	}
+	return plugins, probs, pkgs
+}
+
+func projectsOf(records []installRecord) string {
+	var ps []string
+	for _, r := range records {
+		if r.ProjectPath != "" {
+			ps = append(ps, r.ProjectPath)
+		}
+	}
+	if len(ps) == 0 {
+		return "another scope"
+	}
+	return strings.Join(ps, ", ")
 }
 
 // pick chooses the install record that applies here: one made for a
@@ -200,26 +252,34 @@ func (s *Source) inProject(p string) bool {
 	return false
 }
 
+// setting is one plugin's value in enabledPlugins, and the file that set
+// it last.
+type setting struct {
+	on   bool
+	file string
+}
+
 // enabled merges enabledPlugins from the user's settings, then each
 // project's settings and local settings, later ones overriding.
-func (s *Source) enabled() (map[string]bool, []sources.Diagnostic) {
+func (s *Source) enabled() (map[string]setting, []sources.Diagnostic) {
 	files := []string{filepath.Join(s.home, ".claude", "settings.json")}
 	for _, p := range s.projects {
 		files = append(files, filepath.Join(p, ".claude", "settings.json"), filepath.Join(p, ".claude", "settings.local.json"))
 	}
-	out := map[string]bool{}
+	out := map[string]setting{}
 	var probs []sources.Diagnostic
 	for _, f := range files {
 		var settings struct {
 			EnabledPlugins map[string]bool `json:"enabledPlugins"`
 		}
 		if _, err := readJSON(f, &settings); err != nil {
-			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: f, Field: "enabledPlugins", Rule: "settings-json",
-				Message: err.Error() + "; its enabledPlugins are ignored (expected a map of \"plugin@marketplace\" to true or false)"})
+			d := jsonDiagnostic(f, err)
+			d.Message += "; the plugins it enables are not served until it is fixed (Claude Code reads this file too)"
+			probs = append(probs, d)
 			continue
 		}
 		for k, v := range settings.EnabledPlugins {
-			out[k] = v
+			out[k] = setting{on: v, file: f}
 		}
 	}
 	return out, probs
