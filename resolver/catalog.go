@@ -2,7 +2,9 @@ package resolver
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -21,10 +23,15 @@ const minDescription = 40
 // ToolHeader opens the description of the skill tool.
 const ToolHeader = "Load a skill by name to get specialized instructions."
 
-// InstructionsPreamble opens the server instructions.
-const InstructionsPreamble = "This server provides Agent Skills: folders of instructions, scripts and references for specialized tasks. " +
-	"When a task matches a skill's description, load the skill with the skill tool (argument name) before you start, and follow it. " +
-	"Paths in a skill are relative to its base directory."
+// InstructionsPreamble opens the server instructions. It is one short
+// line because some clients show only the start of the instructions
+// (Codex about the first 250 characters): the skills' names come next.
+const InstructionsPreamble = "Agent Skills: before a task that matches a skill below, load it with the skill tool (argument name) and follow it."
+
+// headLength is how much of the instructions the shortest-sighted client
+// shows (Codex: about 250 characters); the preamble and a line of skill
+// names fit in it.
+const headLength = 250
 
 // ToolDescription returns the skill tool's description: ToolHeader, a blank
 // line, "Available skills:" and one line "- <name>: <description>" per
@@ -35,7 +42,7 @@ func (s *Snapshot) ToolDescription(budget int) string {
 		empty: "\n(none found)",
 		entry: func(b *strings.Builder, sk *sources.Skill, desc string, namesOnly bool) {
 			b.WriteString("\n- ")
-			b.WriteString(sk.Ref.String())
+			b.WriteString(oneLine(sk.Ref.String()))
 			if !namesOnly {
 				b.WriteString(": ")
 				b.WriteString(desc)
@@ -53,18 +60,18 @@ func (s *Snapshot) ToolDescription(budget int) string {
 // SKILL.md location, within budget.
 func (s *Snapshot) Instructions(budget int) string {
 	f := catalogFormat{
-		head:  InstructionsPreamble + "\n\n<available_skills>",
+		head:  InstructionsPreamble + "\n" + namesLine(s.skills, headLength-units(InstructionsPreamble)-1) + "\n\n<available_skills>",
 		empty: "",
 		tail:  "\n</available_skills>",
 		entry: func(b *strings.Builder, sk *sources.Skill, desc string, namesOnly bool) {
 			b.WriteString("\n<skill><name>")
-			xmlEscape(b, sk.Ref.String())
+			xmlEscape(b, oneLine(sk.Ref.String()))
 			b.WriteString("</name>")
 			if !namesOnly {
 				b.WriteString("<description>")
 				xmlEscape(b, desc)
 				b.WriteString("</description><location>")
-				xmlEscape(b, sk.Path)
+				xmlEscape(b, escapeControls(sk.Path))
 				b.WriteString("</location>")
 			}
 			b.WriteString("</skill>")
@@ -74,6 +81,36 @@ func (s *Snapshot) Instructions(budget int) string {
 		},
 	}
 	return fitCatalog(s.skills, budget, f)
+}
+
+// namesLine lists the skills' names in at most room units: "Skills: a, b
+// and 12 more." It leads the instructions so that a client that shows only
+// their start still shows what is there.
+func namesLine(skills []*sources.Skill, room int) string {
+	if len(skills) == 0 {
+		return "No skills are available yet."
+	}
+	var b strings.Builder
+	b.WriteString("Skills: ")
+	for i, sk := range skills {
+		name := oneLine(sk.Ref.String())
+		rest := ""
+		if more := len(skills) - i - 1; more > 0 {
+			rest = fmt.Sprintf(" and %d more.", more)
+		}
+		sep := ", "
+		if i == 0 {
+			sep = ""
+		}
+		if units(b.String())+units(sep)+units(name)+units(rest) > room && i > 0 {
+			fmt.Fprintf(&b, " and %d more.", len(skills)-i)
+			return b.String()
+		}
+		b.WriteString(sep)
+		b.WriteString(name)
+	}
+	b.WriteString(".")
+	return b.String()
 }
 
 type catalogFormat struct {
@@ -184,8 +221,39 @@ func (d *lazyDescs) get(i int) string {
 }
 
 // oneLine collapses runs of white space, line breaks included, to one
-// space, so a block-scalar description fits a catalog line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// space and drops other control characters, so that a block-scalar
+// description fits a catalog line and no text from a skill can start a
+// line of its own in the catalog (and pass for an entry).
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// escapeControls writes control characters in s (in a path, say) as Go
+// escapes, keeping it on one line and still telling what it holds.
+func escapeControls(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 // units counts UTF-16 code units, the length JavaScript clients measure.
 func units(s string) int {

@@ -18,15 +18,24 @@ type Options struct {
 }
 
 // Resolver owns the current Snapshot of a set of sources.
+//
+// Reloads are serialized; requests never wait for one: Snapshot returns
+// the snapshot in force, and a reload swaps in the next one atomically
+// when it is fully built. Callbacks registered with OnSwap run after the
+// swap, outside every lock of the Resolver.
 type Resolver struct {
 	logger *slog.Logger
 	cur    atomic.Pointer[Snapshot]
 
-	// mu serializes reloads and guards the fields below.
-	mu       sync.Mutex
-	sources  []sources.Source
-	onSwap   []func(old, new *Snapshot)
-	reported map[string]bool // diagnostics already logged, so a reload logs only new ones
+	// reloading serializes reloads; mu guards the fields below it and is
+	// never held while sources are listed or callbacks run.
+	reloading sync.Mutex
+	mu        sync.Mutex
+	sources   []sources.Source
+	onSwap    []func(old, new *Snapshot)
+	reported  map[string]bool // diagnostics already logged, so a reload logs only new ones
+	notifying bool            // a goroutine is running the callbacks
+	notified  *Snapshot       // the snapshot the callbacks last saw
 }
 
 // New returns a Resolver over srcs, in precedence order. Its Snapshot is
@@ -39,7 +48,9 @@ func New(srcs []sources.Source, opts *Options) *Resolver {
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
 	}
-	r.cur.Store(Build(nil))
+	empty := Build(nil)
+	r.cur.Store(empty)
+	r.notified = empty
 	return r
 }
 
@@ -53,8 +64,13 @@ func (r *Resolver) SetSources(srcs []sources.Source) {
 	r.mu.Unlock()
 }
 
-// OnSwap registers f to be called, on the reloading goroutine, after each
-// Reload swaps in a new snapshot.
+// OnSwap registers f to be called after a Reload swaps in a new snapshot,
+// with the snapshot the callbacks saw last and the current one.
+//
+// Callbacks run one at a time, in registration order, on the goroutine of
+// a Reload, but outside the Resolver's locks: a callback may call Reload
+// or Snapshot. When snapshots are swapped faster than the callbacks run,
+// the intermediate ones are skipped: new is always the latest.
 func (r *Resolver) OnSwap(f func(old, new *Snapshot)) {
 	r.mu.Lock()
 	r.onSwap = append(r.onSwap, f)
@@ -66,18 +82,32 @@ func (r *Resolver) OnSwap(f func(old, new *Snapshot)) {
 // others are served. If ctx ends first, the old snapshot stays and Reload
 // returns ctx's error.
 func (r *Resolver) Reload(ctx context.Context) (*Snapshot, error) {
+	snap, err := r.build(ctx)
+	if err != nil {
+		return snap, err
+	}
+	r.notify()
+	return snap, nil
+}
+
+// build lists the sources and swaps the new snapshot in, under the reload
+// lock.
+func (r *Resolver) build(ctx context.Context) (*Snapshot, error) {
+	r.reloading.Lock()
+	defer r.reloading.Unlock()
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	srcs := r.sources
+	r.mu.Unlock()
 	start := time.Now()
-	inputs := make([]Input, len(r.sources))
+	inputs := make([]Input, len(srcs))
 	var wg sync.WaitGroup
-	for i, src := range r.sources {
+	for i, src := range srcs {
 		wg.Go(func() {
 			t0 := time.Now()
 			l, err := listSafely(ctx, src)
 			inputs[i] = Input{Source: src.Name(), Listing: l, Err: err}
 			if l != nil {
-				r.logger.Info("source scanned", "source", src.Name(), "skills", len(l.Skills), "problems", len(l.Problems), "took", time.Since(t0).Round(time.Microsecond))
+				r.logger.Debug("source scanned", "source", src.Name(), "skills", len(l.Skills), "problems", len(l.Problems), "took", time.Since(t0).Round(time.Microsecond))
 			}
 		})
 	}
@@ -86,12 +116,36 @@ func (r *Resolver) Reload(ctx context.Context) (*Snapshot, error) {
 		return r.cur.Load(), fmt.Errorf("reload: %w", err)
 	}
 	snap := Build(inputs)
-	old := r.cur.Swap(snap)
-	r.report(ctx, snap, time.Since(start))
-	for _, f := range r.onSwap {
-		f(old, snap)
-	}
+	r.cur.Store(snap)
+	r.report(ctx, snap, len(srcs), time.Since(start))
 	return snap, nil
+}
+
+// notify runs the callbacks until they have seen the current snapshot.
+// Only one goroutine runs them at a time; a Reload that swaps while they
+// run leaves the next round to that goroutine and returns.
+func (r *Resolver) notify() {
+	r.mu.Lock()
+	if r.notifying {
+		r.mu.Unlock()
+		return
+	}
+	r.notifying = true
+	for {
+		cur := r.cur.Load()
+		if cur == r.notified {
+			r.notifying = false
+			r.mu.Unlock()
+			return
+		}
+		old, fns := r.notified, r.onSwap
+		r.notified = cur
+		r.mu.Unlock()
+		for _, f := range fns {
+			f(old, cur)
+		}
+		r.mu.Lock()
+	}
 }
 
 // listSafely calls src.List, turning a panic into an error so one broken
@@ -106,33 +160,52 @@ func listSafely(ctx context.Context, src sources.Source) (l *sources.Listing, er
 }
 
 // report logs what a reload found, and each diagnostic the first time it
-// is seen.
-func (r *Resolver) report(ctx context.Context, s *Snapshot, took time.Duration) {
+// is seen: problems of sources (a missing folder, a file that cannot be
+// read) as warnings, problems of single skills at debug level, since
+// `skillmux list --all` shows them all.
+func (r *Resolver) report(ctx context.Context, s *Snapshot, nsrc int, took time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, f := range s.failed {
 		r.logger.Error("source failed; its skills are not served", "source", f.Source, "err", f.Err)
 	}
 	seen := map[string]bool{}
-	for _, d := range s.Diagnostics() {
+	log := func(level slog.Level, d sources.Diagnostic) {
 		k := d.String()
 		seen[k] = true
 		if r.reported[k] {
-			continue
+			return
 		}
-		level := slog.LevelWarn
+		attrs := []any{"path", d.Path}
+		if d.Line > 0 {
+			attrs = append(attrs, "line", d.Line)
+		}
+		if d.Field != "" {
+			attrs = append(attrs, "field", d.Field)
+		}
+		attrs = append(attrs, "rule", d.Rule)
 		if d.Severity == sources.Error {
-			level = slog.LevelError
+			attrs = append(attrs, "skipped", true)
 		}
-		r.logger.Log(ctx, level, d.Message, "path", d.Path, "field", d.Field, "rule", d.Rule, "skipped", d.Severity == sources.Error)
+		r.logger.Log(ctx, level, d.Message, attrs...)
+	}
+	for _, d := range s.problems {
+		log(slog.LevelWarn, d)
+	}
+	for _, sk := range s.skills {
+		for _, d := range sk.Diagnostics {
+			log(slog.LevelDebug, d)
+		}
 	}
 	for _, sh := range s.shadowed {
 		k := "shadowed " + sh.Skill.Path + " by " + sh.By.Path
 		seen[k] = true
 		if !r.reported[k] {
-			r.logger.Info("skill shadowed", "name", sh.Skill.Ref.String(), "path", sh.Skill.Path, "by", sh.By.Path, "alias", sh.Alias.String())
+			r.logger.Debug("skill shadowed", "name", sh.Skill.Ref.String(), "path", sh.Skill.Path, "by", sh.By.Path, "alias", sh.Alias.String())
 		}
 	}
 	r.reported = seen
-	r.logger.Info("catalog built", "skills", len(s.skills), "shadowed", len(s.shadowed), "skipped", countErrors(s.problems), "sources", len(r.sources), "took", took.Round(time.Microsecond))
+	r.logger.Info("catalog built", "skills", len(s.skills), "shadowed", len(s.shadowed), "skipped", countErrors(s.problems), "sources", nsrc, "took", took.Round(time.Microsecond))
 }
 
 func countErrors(ds []sources.Diagnostic) int {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/skillmux/skillmux/internal/editdist"
 	"github.com/skillmux/skillmux/sources"
@@ -38,23 +39,28 @@ type SourceError struct {
 // Snapshot is the catalog at one moment. It is immutable: build a new one
 // to change anything.
 type Snapshot struct {
+	inputs   []Input          // what it was built from, for Excluding
 	skills   []*sources.Skill // served skills, sorted by qualified name
 	shadowed []Shadowed
 	problems []sources.Diagnostic // skipped files and source warnings
+	packages []sources.Package
 	failed   []SourceError
 
-	byKey  map[string]*sources.Skill   // qualified names and aliases, case-folded
-	byName map[string][]*sources.Skill // short names, case-folded
+	byKey   map[string]*sources.Skill   // qualified names, case-folded
+	aliases map[string]int              // aliases of shadowed skills, case-folded, to their index in shadowed
+	byName  map[string][]*sources.Skill // short names, case-folded
 }
 
 // Build merges inputs, given in precedence order: when two skills have the
 // same qualified name, the one from the earlier input (or earlier in its
 // listing) is served and the other is recorded as shadowed, reachable by
-// "<source>:<name>".
+// an alias that puts its source's name in front ("<source>:<name>").
 func Build(inputs []Input) *Snapshot {
 	s := &Snapshot{
-		byKey:  map[string]*sources.Skill{},
-		byName: map[string][]*sources.Skill{},
+		inputs:  inputs,
+		byKey:   map[string]*sources.Skill{},
+		aliases: map[string]int{},
+		byName:  map[string][]*sources.Skill{},
 	}
 	var losers []*sources.Skill
 	for _, in := range inputs {
@@ -66,6 +72,7 @@ func Build(inputs []Input) *Snapshot {
 			continue
 		}
 		s.problems = append(s.problems, in.Listing.Problems...)
+		s.packages = append(s.packages, in.Listing.Packages...)
 		for _, sk := range in.Listing.Skills {
 			key := sk.Ref.Key()
 			if _, taken := s.byKey[key]; taken {
@@ -94,23 +101,65 @@ func Build(inputs []Input) *Snapshot {
 	}
 	for _, sk := range losers {
 		sh := Shadowed{Skill: sk, By: s.byKey[sk.Ref.Key()], Alias: s.aliasFor(sk)}
-		s.byKey[sh.Alias.Key()] = sk
+		s.aliases[sh.Alias.Key()] = len(s.shadowed)
 		s.shadowed = append(s.shadowed, sh)
 	}
 	return s
 }
 
 // aliasFor is the name that reaches a shadowed skill: its qualified name
-// prefixed with its source's name ("user:pdf"), and when one source holds
-// the name several times, a number after it ("user:pdf~2").
+// with its source's name in front ("user:pdf", "plugin-dir:example:pdf"),
+// and when that is taken (one source holds the name several times), the
+// source's name numbered ("user~2:pdf"). The skill's own name stays the
+// last part, so an alias is a well-formed Ref whose Name is the skill's.
 func (s *Snapshot) aliasFor(sk *sources.Skill) sources.Ref {
-	alias := sources.Ref{Namespace: sk.Source, Name: sk.Ref.String()}
-	for n := 2; ; n++ {
-		if _, taken := s.byKey[alias.Key()]; !taken {
-			return alias
+	prefix := func(src string) string {
+		if sk.Ref.Namespace == "" {
+			return src
 		}
-		alias.Name = sk.Ref.String() + "~" + strconv.Itoa(n)
+		return src + ":" + sk.Ref.Namespace
 	}
+	alias := sources.Ref{Namespace: prefix(sk.Source), Name: sk.Ref.Name}
+	for n := 2; s.taken(alias.Key()); n++ {
+		alias.Namespace = prefix(sk.Source + "~" + strconv.Itoa(n))
+	}
+	return alias
+}
+
+func (s *Snapshot) taken(key string) bool {
+	_, served := s.byKey[key]
+	_, aliased := s.aliases[key]
+	return served || aliased
+}
+
+// Excluding returns the snapshot built from the same listings without the
+// skills whose Convention is one of conventions: the catalog of a client
+// that loads those folders itself. A skill they shadowed is then served
+// under its own name. s itself is unchanged.
+func (s *Snapshot) Excluding(conventions []string) *Snapshot {
+	if len(conventions) == 0 {
+		return s
+	}
+	drop := map[string]bool{}
+	for _, c := range conventions {
+		drop[c] = true
+	}
+	inputs := make([]Input, len(s.inputs))
+	for i, in := range s.inputs {
+		inputs[i] = in
+		if in.Listing == nil {
+			continue
+		}
+		l := *in.Listing
+		l.Skills = nil
+		for _, sk := range in.Listing.Skills {
+			if !drop[sk.Convention] {
+				l.Skills = append(l.Skills, sk)
+			}
+		}
+		inputs[i].Listing = &l
+	}
+	return Build(inputs)
 }
 
 // Skills returns the served skills sorted by qualified name. The caller
@@ -125,6 +174,10 @@ func (s *Snapshot) Shadowed() []Shadowed { return s.shadowed }
 
 // Problems returns the files that were skipped and the warnings of sources.
 func (s *Snapshot) Problems() []sources.Diagnostic { return s.problems }
+
+// Packages returns the bundles of skills the sources considered (Claude
+// Code plugins), served or not.
+func (s *Snapshot) Packages() []sources.Package { return s.packages }
 
 // Failed returns the sources that could not be listed at all.
 func (s *Snapshot) Failed() []SourceError { return s.failed }
@@ -142,42 +195,70 @@ func (s *Snapshot) Diagnostics() []sources.Diagnostic {
 	return out
 }
 
+// Match is a skill found by name, and the qualified name that reaches it.
+type Match struct {
+	// Ref is the skill's own qualified name, or, for a shadowed skill, the
+	// alias that reaches it.
+	Ref   sources.Ref
+	Skill *sources.Skill
+}
+
 // Lookup finds a skill by name, case-insensitively: a qualified name
 // ("plugin:skill"), the alias of a shadowed skill ("source:skill"), or a
 // short name that only one skill has. It returns an *AmbiguousError when a
 // short name is shared, and a *NotFoundError with the closest names
 // otherwise.
-func (s *Snapshot) Lookup(name string) (*sources.Skill, error) {
+func (s *Snapshot) Lookup(name string) (Match, error) {
 	name = strings.TrimSpace(name)
 	key := strings.ToLower(name)
 	if sk, ok := s.byKey[key]; ok {
-		return sk, nil
+		return Match{Ref: sk.Ref, Skill: sk}, nil
+	}
+	if i, ok := s.aliases[key]; ok {
+		sh := s.shadowed[i]
+		return Match{Ref: sh.Alias, Skill: sh.Skill}, nil
 	}
 	if !strings.Contains(name, ":") {
 		switch c := s.byName[key]; len(c) {
 		case 0:
 		case 1:
-			return c[0], nil
+			return Match{Ref: c[0].Ref, Skill: c[0]}, nil
 		default:
 			names := make([]string, len(c))
 			for i, sk := range c {
 				names[i] = sk.Ref.String()
 			}
-			return nil, &AmbiguousError{Name: name, Candidates: names}
+			return Match{}, &AmbiguousError{Name: name, Candidates: names}
 		}
 	}
-	if len(key) > maxSuggestLen {
-		return nil, &NotFoundError{Name: name[:maxSuggestLen] + "…"} // no name is that long
+	if len(name) > maxSuggestLen {
+		return Match{}, &NotFoundError{Name: clip(name, maxSuggestLen)} // no name is that long
 	}
-	return nil, &NotFoundError{Name: name, Suggestions: s.suggest(key)}
+	return Match{}, &NotFoundError{Name: name, Suggestions: s.suggest(key)}
 }
 
-// maxSuggestLen bounds the names for which suggestions are computed: edit
-// distance costs the product of the lengths.
-const maxSuggestLen = 256
+// clip cuts s to at most n bytes on a character boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// maxSuggestLen bounds the names for which suggestions are computed:
+// MaxNameBytes, past which no served name can be near.
+const maxSuggestLen = sources.MaxNameBytes
 
 // maxSuggestions bounds the names offered for an unknown one.
 const maxSuggestions = 5
+
+// maxEdits bounds the edit distance of a suggestion, and with it the
+// work: edit distance within k costs about k times the name's length, so
+// a long near miss against thousands of long names stays cheap.
+const maxEdits = 8
 
 // suggest returns the qualified names closest to key: by edit distance to
 // the short name (or the qualified one, when key is qualified), or sharing
@@ -193,17 +274,17 @@ func (s *Snapshot) suggest(key string) []string {
 	var cs []cand
 	ref := sources.ParseRef(key)
 	short := ref.Name
-	limit := max(2, len(short)/3)
+	limit := min(maxEdits, max(2, len(short)/3))
 	for n, skills := range s.byName {
 		sub := len(short) >= 3 && (strings.Contains(n, short) || strings.Contains(short, n))
 		if abs(len(n)-len(short)) > limit && !sub {
 			continue // too far apart to be a typo, and no substring
 		}
-		d := editdist.Distance(short, n)
+		d := editdist.AtMost(short, n, limit)
 		for _, sk := range skills {
 			dk := d
 			if ref.IsQualified() {
-				dk = min(dk, editdist.Distance(key, sk.Ref.Key()))
+				dk = min(dk, editdist.AtMost(key, sk.Ref.Key(), limit))
 			}
 			switch {
 			case dk <= limit:

@@ -3,7 +3,9 @@ package resolver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -59,13 +61,16 @@ func TestLookup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sk, err := snap.Lookup(tt.name)
+			m, err := snap.Lookup(tt.name)
 			if tt.wantErr == nil {
 				if err != nil {
 					t.Fatalf("Lookup: %v", err)
 				}
-				if sk.Source != tt.wantSource {
-					t.Errorf("got %s from %s, want from %s", sk.Ref, sk.Source, tt.wantSource)
+				if m.Skill.Source != tt.wantSource {
+					t.Errorf("got %s from %s, want from %s", m.Ref, m.Skill.Source, tt.wantSource)
+				}
+				if !strings.EqualFold(m.Ref.String(), strings.TrimSpace(tt.name)) && !strings.EqualFold(m.Ref.Name, strings.TrimSpace(tt.name)) {
+					t.Errorf("reached %q as %s", tt.name, m.Ref)
 				}
 				return
 			}
@@ -102,8 +107,8 @@ func TestShadowing(t *testing.T) {
 		t.Errorf("shadowed (-want +got):\n%s", diff)
 	}
 	for _, alias := range []string{"second:a", "third:a"} {
-		if sk, err := snap.Lookup(alias); err != nil || sk.Source != strings.Split(alias, ":")[0] {
-			t.Errorf("Lookup(%q) = %v, %v", alias, sk, err)
+		if m, err := snap.Lookup(alias); err != nil || m.Skill.Source != strings.Split(alias, ":")[0] || m.Ref.String() != alias {
+			t.Errorf("Lookup(%q) = %v, %v", alias, m, err)
 		}
 	}
 }
@@ -113,11 +118,16 @@ func TestShadowingWithinOneSource(t *testing.T) {
 	var aliases []string
 	for _, sh := range snap.Shadowed() {
 		aliases = append(aliases, sh.Alias.String())
-		if got, err := snap.Lookup(sh.Alias.String()); err != nil || got != sh.Skill {
+		if got, err := snap.Lookup(sh.Alias.String()); err != nil || got.Skill != sh.Skill {
 			t.Errorf("alias %s does not reach its skill: %v", sh.Alias, err)
 		}
+		// An alias is a well-formed Ref: it parses back to itself, and its
+		// Name is the skill's own name.
+		if back := sources.ParseRef(sh.Alias.String()); back != sh.Alias || sh.Alias.Name != sh.Skill.Ref.Name {
+			t.Errorf("alias %#v parses back as %#v", sh.Alias, back)
+		}
 	}
-	if diff := cmp.Diff([]string{"tree:a", "tree:a~2"}, aliases); diff != "" {
+	if diff := cmp.Diff([]string{"tree:a", "tree~2:a"}, aliases); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -165,5 +175,123 @@ func TestReloadSwapsAndNotifies(t *testing.T) {
 	cancel()
 	if _, err := r.Reload(ctx); err == nil || r.Snapshot() != second {
 		t.Errorf("a cancelled reload must keep the old snapshot: err %v", err)
+	}
+}
+
+// A callback that reloads, or one that blocks, must not deadlock or block
+// the resolver: callbacks run outside its locks.
+func TestCallbacksRunOutsideTheLock(t *testing.T) {
+	src := fake("s", "", "one")
+	r := resolver.New([]sources.Source{src}, nil)
+	ctx := context.Background()
+	reentered := false
+	r.OnSwap(func(old, new *resolver.Snapshot) {
+		if !reentered {
+			reentered = true
+			if _, err := r.Reload(ctx); err != nil { // re-entrant
+				t.Error(err)
+			}
+		}
+	})
+	if _, err := r.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// A blocked callback holds no lock: another Reload swaps and returns.
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	r2 := resolver.New([]sources.Source{src}, nil)
+	var once bool
+	r2.OnSwap(func(old, new *resolver.Snapshot) {
+		if !once {
+			once = true
+			close(entered)
+			<-release
+		}
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r2.Reload(ctx)
+	}()
+	<-entered
+	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "two", Description: "Two."})
+	snap, err := r2.Reload(ctx)
+	if err != nil || snap.Len() != 2 || r2.Snapshot() != snap {
+		t.Errorf("a reload while a callback blocks: %v, %v", snap, err)
+	}
+	close(release)
+	<-done
+}
+
+// Every callback round sees the latest snapshot, and the last round sees
+// the one in force.
+func TestCallbacksSeeTheLatestSnapshot(t *testing.T) {
+	src := fake("s", "", "a")
+	r := resolver.New([]sources.Source{src}, nil)
+	var mu sync.Mutex
+	var last *resolver.Snapshot
+	r.OnSwap(func(old, new *resolver.Snapshot) {
+		mu.Lock()
+		defer mu.Unlock()
+		if last != nil && old != last {
+			t.Errorf("old is not the snapshot of the previous round")
+		}
+		last = new
+	})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() { r.Reload(context.Background()) })
+	}
+	wg.Wait()
+	if last != r.Snapshot() {
+		t.Error("the last callback did not see the snapshot in force")
+	}
+}
+
+func TestExcluding(t *testing.T) {
+	native := &sourcetest.Fake{SourceName: "user", Convention: sources.ConventionClaudeUser, Skills: []sourcetest.FakeSkill{{Name: "pdf", Description: "Native."}}}
+	mine := &sourcetest.Fake{SourceName: "user", Skills: []sourcetest.FakeSkill{{Name: "mine", Description: "Mine."}}}
+	snap := load(t, native, mine, fake("root", "", "pdf"))
+	view := snap.Excluding([]string{sources.ConventionClaudeUser})
+	var got []string
+	for _, sk := range view.Skills() {
+		got = append(got, sk.Ref.String()+"@"+sk.Source)
+	}
+	if diff := cmp.Diff([]string{"mine@user", "pdf@root"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(view.Shadowed()) != 0 || len(snap.Shadowed()) != 1 || snap.Len() != 2 {
+		t.Errorf("view shadowed %v; the snapshot changed: %d skills, %v shadowed", view.Shadowed(), snap.Len(), snap.Shadowed())
+	}
+	if snap.Excluding(nil) != snap {
+		t.Error("excluding nothing should be the snapshot itself")
+	}
+}
+
+// Names whose lower case is longer in bytes, or that are not UTF-8, used
+// to make Lookup panic; long near misses must stay cheap.
+func TestLookupOfHostileNames(t *testing.T) {
+	f := &sourcetest.Fake{SourceName: "s"}
+	for i := range 5000 {
+		f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: fmt.Sprintf("%s-%04d", strings.Repeat("long-name-", 24), i), Description: "d"})
+	}
+	snap := load(t, f)
+	for _, name := range []string{
+		strings.Repeat("Ⱥ", 100),
+		strings.Repeat("Ⱥ", 200),
+		"\xff\xfe" + strings.Repeat("a", 300),
+		strings.Repeat("long-name-", 24) + "-0001x", // a near miss of 246 bytes
+		strings.Repeat("x", 10000),
+	} {
+		_, err := snap.Lookup(name)
+		if !errors.Is(err, sources.ErrNotFound) {
+			t.Errorf("Lookup(%.20q…) = %v", name, err)
+		}
+	}
+	_, err := snap.Lookup(strings.Repeat("long-name-", 24) + "-00x1")
+	var nf *resolver.NotFoundError
+	if !errors.As(err, &nf) || len(nf.Suggestions) == 0 || !strings.HasSuffix(nf.Suggestions[0], "-0001") {
+		t.Errorf("a near miss of a long name: %v", err)
 	}
 }

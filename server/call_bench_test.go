@@ -77,10 +77,10 @@ func BenchmarkRenderSkill(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sk := l.Skills[3]
+	m := resolver.Match{Ref: l.Skills[3].Ref, Skill: l.Skills[3]}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := server.RenderSkill(sk); err != nil {
+		if _, err := server.RenderSkill(m); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"log/slog"
 	"net/url"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,54 +15,107 @@ import (
 // rootsTimeout bounds one roots/list request to the client.
 const rootsTimeout = 10 * time.Second
 
-// onInitialized asks a client that declares the roots capability for its
-// workspace folders once the handshake is done.
-func (s *Server) onInitialized(ctx context.Context, req *mcp.InitializedRequest) {
-	s.askRoots(ctx, req.Session)
+// rootsFollower asks clients for their workspace folders and hands them
+// to a callback. Requests are made one at a time on one goroutine, which
+// runs only while there is work and which close stops and waits for: an
+// answer is applied only after every earlier one, so a slow answer to an
+// old request can never replace a newer workspace.
+type rootsFollower struct {
+	onRoots func(ctx context.Context, dirs []string)
+	logger  *slog.Logger
+	ctx     context.Context // cancelled by close
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+
+	// mu guards the fields below.
+	mu      sync.Mutex
+	queue   []*mcp.ServerSession // sessions whose roots are to be asked, each once
+	running bool
+	closed  bool
 }
 
-// onRootsChanged follows notifications/roots/list_changed.
-func (s *Server) onRootsChanged(ctx context.Context, req *mcp.RootsListChangedRequest) {
-	s.askRoots(ctx, req.Session)
+func newRootsFollower(onRoots func(context.Context, []string), logger *slog.Logger) *rootsFollower {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &rootsFollower{onRoots: onRoots, logger: logger, ctx: ctx, cancel: cancel}
 }
 
-// askRoots requests roots/list and hands the folders to Options.OnRoots.
-// The request runs on its own goroutine, bounded by rootsTimeout, because a
-// notification handler must not wait for a reply from the client.
-func (s *Server) askRoots(ctx context.Context, ss *mcp.ServerSession) {
-	if s.onRoots == nil || ss == nil {
+// follow queues a roots/list request to ss, if its client declares the
+// roots capability. It never blocks: a notification handler must not wait
+// for an answer from the client.
+func (f *rootsFollower) follow(ss *mcp.ServerSession) {
+	if f.onRoots == nil || ss == nil {
 		return
 	}
 	p := ss.InitializeParams()
 	if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rootsTimeout)
-	go func() {
-		defer cancel()
-		res, err := ss.ListRoots(ctx, nil)
-		if err != nil {
-			s.logger.Warn("roots/list failed; keeping the workspace", "err", err)
-			return
-		}
-		dirs := rootDirs(res.Roots, s)
-		if len(dirs) == 0 {
-			s.logger.Info("client declared no usable file roots; keeping the workspace")
-			return
-		}
-		s.logger.Info("workspace from client roots", "roots", dirs)
-		s.onRoots(ctx, dirs)
-	}()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
+	if !slices.Contains(f.queue, ss) {
+		f.queue = append(f.queue, ss)
+	}
+	if !f.running {
+		f.running = true
+		f.wg.Add(1)
+		go f.run()
+	}
 }
 
-// rootDirs turns file:// root URIs into folders; other schemes are
-// skipped with a warning.
-func rootDirs(roots []*mcp.Root, s *Server) []string {
+func (f *rootsFollower) run() {
+	defer f.wg.Done()
+	for {
+		f.mu.Lock()
+		if len(f.queue) == 0 || f.closed {
+			f.running = false
+			f.mu.Unlock()
+			return
+		}
+		ss := f.queue[0]
+		f.queue = f.queue[1:]
+		f.mu.Unlock()
+		f.ask(ss)
+	}
+}
+
+// ask requests roots/list from ss and hands the folders to onRoots.
+func (f *rootsFollower) ask(ss *mcp.ServerSession) {
+	ctx, cancel := context.WithTimeout(f.ctx, rootsTimeout)
+	defer cancel()
+	res, err := ss.ListRoots(ctx, nil)
+	if err != nil {
+		f.logger.Warn("roots/list failed; keeping the workspace", "err", err)
+		return
+	}
+	dirs := f.dirs(res.Roots)
+	if len(dirs) == 0 {
+		f.logger.Info("client declared no usable file roots; keeping the workspace")
+		return
+	}
+	f.logger.Info("workspace from client roots", "roots", dirs)
+	f.onRoots(f.ctx, dirs)
+}
+
+// close stops following and waits for the request under way.
+func (f *rootsFollower) close() {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
+	f.cancel()
+	f.wg.Wait()
+}
+
+// dirs turns file:// root URIs into folders; other schemes are skipped
+// with a warning.
+func (f *rootsFollower) dirs(roots []*mcp.Root) []string {
 	var dirs []string
 	for _, r := range roots {
 		u, err := url.Parse(r.URI)
 		if err != nil || u.Scheme != "file" || u.Path == "" {
-			s.logger.Warn("ignoring a root that is not a file:// folder", "uri", r.URI)
+			f.logger.Warn("ignoring a root that is not a file:// folder", "uri", r.URI)
 			continue
 		}
 		dirs = append(dirs, filepath.FromSlash(u.Path))

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,10 +54,76 @@ func TestNoRootsCapabilityNoCall(t *testing.T) {
 	srv := server.New(newResolver(t, &sourcetest.Fake{SourceName: "s"}), &server.Options{
 		OnRoots: func(context.Context, []string) { called <- struct{}{} },
 	})
-	connect(t, srv, "2025-11-25", &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-	select {
-	case <-called:
+	cs := connect(t, srv, "2025-11-25", &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	// The ping is handled after notifications/initialized, and Close
+	// waits for any roots request the server started.
+	if err := cs.Ping(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	if len(called) != 0 {
 		t.Error("OnRoots called for a client without the roots capability")
-	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// Roots that change quickly are applied one at a time, and the last
+// applied are the client's latest: an old answer never wins.
+func TestRootsChangesApplyInOrder(t *testing.T) {
+	var mu sync.Mutex
+	var last []string
+	inside, overlapped := 0, false
+	applied := make(chan []string, 100)
+	srv := server.New(newResolver(t, &sourcetest.Fake{SourceName: "s"}), &server.Options{
+		OnRoots: func(_ context.Context, dirs []string) {
+			mu.Lock()
+			inside++
+			overlapped = overlapped || inside > 1
+			last = dirs
+			mu.Unlock()
+			applied <- dirs
+			mu.Lock()
+			inside--
+			mu.Unlock()
+		},
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+	prev := "file://" + filepath.ToSlash(t.TempDir())
+	client.AddRoots(&mcp.Root{URI: prev})
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var final string
+	for range 10 {
+		final = t.TempDir()
+		uri := "file://" + filepath.ToSlash(final)
+		client.AddRoots(&mcp.Root{URI: uri})
+		client.RemoveRoots(prev)
+		prev = uri
+	}
+	timeout := time.After(10 * time.Second)
+	for done := false; !done; {
+		select {
+		case dirs := <-applied:
+			done = len(dirs) == 1 && dirs[0] == final
+		case <-timeout:
+			t.Fatal("the final roots were never applied")
+		}
+	}
+	srv.Close() // waits for any request still under way
+	mu.Lock()
+	defer mu.Unlock()
+	if overlapped {
+		t.Error("OnRoots calls overlapped")
+	}
+	if len(last) != 1 || last[0] != final {
+		t.Errorf("last roots applied %v, want [%s]", last, final)
 	}
 }

@@ -27,28 +27,32 @@ type Options struct {
 	Logger *slog.Logger
 	// OnRoots, if set, is called with the client's workspace folders when a
 	// client that declares the roots capability finishes its handshake, and
-	// again each time it sends notifications/roots/list_changed. It runs on
-	// its own goroutine.
+	// again each time it sends notifications/roots/list_changed. Calls are
+	// made one at a time, on a goroutine the Server owns, with the answer
+	// to a roots/list request sent after the latest notification.
 	OnRoots func(ctx context.Context, dirs []string)
+	// IncludeNative serves every skill to every client. By default a
+	// client's catalog leaves out the skill folders that client loads
+	// itself (see clients.go), so the model does not see them twice.
+	IncludeNative bool
 }
 
-// Server serves a Catalog over MCP.
+// Server serves a Catalog over MCP. Each session sees a view of the
+// current snapshot that fits its client (see clients.go), with its own
+// instructions and skill tool description.
 type Server struct {
-	mcp     *mcp.Server
-	catalog Catalog
-	budget  int
-	logger  *slog.Logger
-	onRoots func(ctx context.Context, dirs []string)
+	mcp           *mcp.Server
+	catalog       Catalog
+	budget        int
+	logger        *slog.Logger
+	includeNative bool
+	roots         *rootsFollower
 
 	// mu guards the fields below.
-	mu    sync.Mutex
-	texts *catalogTexts // the texts of the snapshot last shown
-}
-
-// catalogTexts caches the budgeted texts of one snapshot.
-type catalogTexts struct {
-	snap         *resolver.Snapshot
-	tool, instrs string
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*session
+	views    map[string]*view // views of viewsOf, by client title ("" for everything)
+	viewsOf  *resolver.Snapshot
 }
 
 // Name is the server name reported in serverInfo.
@@ -56,8 +60,9 @@ const Name = "skillmux"
 
 // New returns a Server over c.
 func New(c Catalog, opts *Options) *Server {
-	s := &Server{catalog: c, budget: resolver.DefaultBudget, logger: slog.New(slog.DiscardHandler)}
+	s := &Server{catalog: c, budget: resolver.DefaultBudget, logger: slog.New(slog.DiscardHandler), sessions: map[*mcp.ServerSession]*session{}}
 	version := "dev"
+	var onRoots func(context.Context, []string)
 	if opts != nil {
 		if opts.Version != "" {
 			version = opts.Version
@@ -68,8 +73,10 @@ func New(c Catalog, opts *Options) *Server {
 		if opts.Logger != nil {
 			s.logger = opts.Logger
 		}
-		s.onRoots = opts.OnRoots
+		onRoots = opts.OnRoots
+		s.includeNative = opts.IncludeNative
 	}
+	s.roots = newRootsFollower(onRoots, s.logger)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Version: version}, &mcp.ServerOptions{
 		Logger:                  s.logger,
 		InitializedHandler:      s.onInitialized,
@@ -78,35 +85,39 @@ func New(c Catalog, opts *Options) *Server {
 			Tools: &mcp.ToolCapabilities{ListChanged: true},
 		},
 	})
-	s.mcp.AddReceivingMiddleware(s.recoverPanics, s.sessionInstructions)
-	s.addSkillTool(s.current().tool)
+	s.mcp.AddReceivingMiddleware(s.recoverPanics, s.sessionViews)
+	s.mcp.AddSendingMiddleware(s.filterListChanged)
+	s.addSkillTool(s.catalog.Snapshot().ToolDescription(s.budget))
 	return s
 }
 
-// current returns the budgeted texts of the current snapshot, computing
-// them once per snapshot.
-func (s *Server) current() *catalogTexts {
-	snap := s.catalog.Snapshot()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.texts == nil || s.texts.snap != snap {
-		s.texts = &catalogTexts{snap: snap, tool: snap.ToolDescription(s.budget), instrs: snap.Instructions(s.budget)}
-	}
-	return s.texts
-}
-
-// Refresh brings the tool description up to date with the current
-// snapshot; when it changed, connected clients get tools/list_changed.
+// Refresh brings every session up to date with the current snapshot: a
+// session whose skill tool description changed gets tools/list_changed,
+// once it has sent notifications/initialized; the others get nothing.
 // Call it after the catalog swaps in a new snapshot.
 func (s *Server) Refresh() {
+	snap := s.catalog.Snapshot()
+	live := map[*mcp.ServerSession]bool{}
+	for ss := range s.mcp.Sessions() {
+		live[ss] = true
+	}
 	s.mu.Lock()
-	old := ""
-	if s.texts != nil {
-		old = s.texts.tool
+	changed := false
+	for ss, st := range s.sessions {
+		if !live[ss] {
+			delete(s.sessions, ss) // the session has ended
+			continue
+		}
+		if st.listed != "" && s.viewLocked(snap, st).tool != st.listed {
+			changed = true
+		}
 	}
 	s.mu.Unlock()
-	if t := s.current(); t.tool != old {
-		s.addSkillTool(t.tool)
+	if changed {
+		// Registering the tool again makes the SDK announce
+		// tools/list_changed to every session; filterListChanged keeps it
+		// from those whose view did not change.
+		s.addSkillTool(snap.ToolDescription(s.budget))
 	}
 }
 
@@ -114,4 +125,11 @@ func (s *Server) Refresh() {
 // clients. The session ends when the transport closes.
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
 	return s.mcp.Connect(ctx, t, nil)
+}
+
+// Close stops the work the Server does on its own (asking clients for
+// their roots) and waits for it. Sessions end with their transports.
+func (s *Server) Close() error {
+	s.roots.close()
+	return nil
 }

@@ -4,16 +4,112 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
 )
 
-// sessionInstructions puts the current catalog into each handshake's
-// instructions, so a client that connects after the catalog changed sees
-// the new one. It covers both handshakes: initialize and, for clients of
-// protocol 2026-07-28, server/discover.
-func (s *Server) sessionInstructions(next mcp.MethodHandler) mcp.MethodHandler {
+// session is what the server knows of one client session. The Server's mu
+// guards it.
+type session struct {
+	identified  bool          // the initialize parameters have been read
+	client      string        // clientInfo.name
+	native      *nativeClient // the client's row in nativeClients; nil serves everything
+	initialized bool          // notifications/initialized has come
+	listed      string        // the skill tool description the session last saw (handshake or tools/list)
+	announced   string        // the description the last tools/list_changed was sent for
+}
+
+// view is the catalog one kind of client sees in one snapshot.
+type view struct {
+	snap         *resolver.Snapshot
+	tool, instrs string
+}
+
+// sessionLocked returns the state of ss, which knows its client once the
+// session's initialize parameters are there. It must be called with s.mu
+// held.
+func (s *Server) sessionLocked(ss *mcp.ServerSession) *session {
+	st, ok := s.sessions[ss]
+	if !ok {
+		st = &session{}
+		s.sessions[ss] = st
+	}
+	if st.identified {
+		return st
+	}
+	p := ss.InitializeParams()
+	if p == nil {
+		return st
+	}
+	st.identified = true
+	if p.ClientInfo != nil {
+		st.client = p.ClientInfo.Name
+	}
+	if !s.includeNative {
+		st.native = nativeFor(st.client)
+	}
+	if st.native != nil {
+		s.logger.Info(fmt.Sprintf("client %q is %s, which loads some skill folders itself; they are left out of its catalog so its model does not see them twice (defaults.native: include serves them too)", st.client, st.native.Title),
+			"left_out", strings.Join(st.native.Conventions, ", "))
+	}
+	return st
+}
+
+// viewLocked returns the view of snap for the session st, computing it
+// once per snapshot and kind of client. It must be called with s.mu held.
+func (s *Server) viewLocked(snap *resolver.Snapshot, st *session) *view {
+	if s.viewsOf != snap {
+		s.views, s.viewsOf = map[string]*view{}, snap
+	}
+	key := ""
+	var exclude []string
+	if st.native != nil {
+		key, exclude = st.native.Title, st.native.Conventions
+	}
+	if v, ok := s.views[key]; ok {
+		return v
+	}
+	vs := snap.Excluding(exclude)
+	v := &view{snap: vs, tool: vs.ToolDescription(s.budget), instrs: vs.Instructions(s.budget)}
+	s.views[key] = v
+	return v
+}
+
+// viewOf returns the current view of the session that sent req.
+func (s *Server) viewOf(req mcp.Request) *view {
+	snap := s.catalog.Snapshot()
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	if !ok {
+		return &view{snap: snap, tool: snap.ToolDescription(s.budget), instrs: snap.Instructions(s.budget)}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.viewLocked(snap, s.sessionLocked(ss))
+}
+
+// shown returns the current view of the session that sent req and records
+// that its skill tool description is what the session now knows: from the
+// handshake on, a change to it is worth a tools/list_changed.
+func (s *Server) shown(req mcp.Request) *view {
+	v := s.viewOf(req)
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+		s.mu.Lock()
+		s.sessionLocked(ss).listed = v.tool
+		s.mu.Unlock()
+	}
+	return v
+}
+
+// sessionViews fits what a session is told of the catalog to its view:
+// the instructions of each handshake (initialize and, for clients of
+// protocol 2026-07-28, server/discover), computed from the current
+// snapshot so a client that connects after a change sees it, and the skill
+// tool's description in tools/list.
+func (s *Server) sessionViews(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if err != nil {
@@ -21,12 +117,66 @@ func (s *Server) sessionInstructions(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		switch r := res.(type) {
 		case *mcp.InitializeResult:
-			r.Instructions = s.current().instrs
+			r.Instructions = s.shown(req).instrs
 		case *mcp.DiscoverResult:
-			r.Instructions = s.current().instrs
+			r.Instructions = s.shown(req).instrs
+		case *mcp.ListToolsResult:
+			v := s.shown(req)
+			for i, t := range r.Tools {
+				if t.Name == SkillToolName {
+					c := *t // the SDK's own tool is shared by every session
+					c.Description = v.tool
+					r.Tools[i] = &c
+				}
+			}
 		}
 		return res, nil
 	}
+}
+
+// filterListChanged lets notifications/tools/list_changed reach a session
+// only when it has finished its handshake and the skill tool it listed
+// differs from its current view (once per change).
+func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "notifications/tools/list_changed" {
+			return next(ctx, method, req)
+		}
+		ss, ok := req.GetSession().(*mcp.ServerSession)
+		if !ok {
+			return next(ctx, method, req)
+		}
+		snap := s.catalog.Snapshot()
+		s.mu.Lock()
+		st := s.sessionLocked(ss)
+		tool := s.viewLocked(snap, st).tool
+		send := st.initialized && st.listed != "" && tool != st.listed && tool != st.announced
+		if send {
+			st.announced = tool
+		}
+		s.mu.Unlock()
+		if !send {
+			return nil, nil
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// onInitialized records the end of a session's handshake, and asks a
+// client that declares the roots capability for its workspace folders.
+func (s *Server) onInitialized(ctx context.Context, req *mcp.InitializedRequest) {
+	if req.Session == nil {
+		return
+	}
+	s.mu.Lock()
+	s.sessionLocked(req.Session).initialized = true
+	s.mu.Unlock()
+	s.roots.follow(req.Session)
+}
+
+// onRootsChanged follows notifications/roots/list_changed.
+func (s *Server) onRootsChanged(ctx context.Context, req *mcp.RootsListChangedRequest) {
+	s.roots.follow(req.Session)
 }
 
 // recoverPanics turns a panic in any handler into a -32603 error for that

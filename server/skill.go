@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
 )
 
@@ -44,20 +45,36 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return nil, err
 	}
-	sk, err := s.catalog.Snapshot().Lookup(name)
+	m, err := s.lookup(req, name)
 	if err != nil {
 		return errorResult(err.Error()), nil
 	}
-	blocks, err := RenderSkill(sk)
+	blocks, err := RenderSkill(m)
 	if err != nil {
-		s.logger.Error("cannot read skill", "name", sk.Ref.String(), "path", sk.Path, "err", err)
-		return errorResult(fmt.Sprintf("cannot load skill %s: %v", sk.Ref, err)), nil
+		s.logger.Error("cannot read skill", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
+		return errorResult(fmt.Sprintf("cannot load skill %s: %v", m.Ref, err)), nil
 	}
 	res := &mcp.CallToolResult{}
 	for _, b := range blocks {
 		res.Content = append(res.Content, &mcp.TextContent{Text: b})
 	}
 	return res, nil
+}
+
+// lookup finds a skill in the session's view of the catalog. A skill left
+// out of the view because the client loads it itself is still found by
+// its name: being asked for, it is wanted.
+func (s *Server) lookup(req mcp.Request, name string) (resolver.Match, error) {
+	v := s.viewOf(req)
+	m, err := v.snap.Lookup(name)
+	if errors.Is(err, sources.ErrNotFound) {
+		if full := s.catalog.Snapshot(); full != v.snap {
+			if fm, ferr := full.Lookup(name); ferr == nil {
+				return fm, nil
+			}
+		}
+	}
+	return m, err
 }
 
 // nameArgument extracts the required string argument "name", or returns
@@ -111,30 +128,27 @@ func errorResult(msg string) *mcp.CallToolResult {
 const MaxSkillFileSize = 8 << 20
 
 // RenderSkill returns the text blocks the skill tool answers with: first
-// "Loading: <name>", "Base directory: <folder>", a blank line and the whole
-// entry file byte for byte, read now; then the list of the skill's other
-// files. `skillmux show` prints the same.
-func RenderSkill(sk *sources.Skill) ([]string, error) {
+// "Loading: <name>" (the qualified name that reached the skill: its own,
+// or the alias of a shadowed one), "Base directory: <folder>", a blank
+// line and the whole entry file byte for byte, read now; then the list of
+// the skill's other files. `skillmux show` prints the same.
+func RenderSkill(m resolver.Match) ([]string, error) {
+	sk := m.Skill
 	if sk.Files == nil {
-		return nil, fmt.Errorf("skill %s has no readable files", sk.Ref)
+		return nil, fmt.Errorf("skill %s has no readable files", m.Ref)
 	}
 	fsys, done := sources.Pin(sk.Files)
 	defer done()
-	if st, err := fs.Stat(fsys, sk.EntryFile()); err == nil {
-		switch {
-		case !st.Mode().IsRegular():
-			return nil, fmt.Errorf("%s is not a regular file", sk.EntryFile())
-		case st.Size() > MaxSkillFileSize:
-			return nil, fmt.Errorf("%s is %d MiB; skills over %d MiB are not loaded", sk.EntryFile(), st.Size()>>20, MaxSkillFileSize>>20)
-		}
+	body, err := sources.ReadFileLimit(fsys, sk.EntryFile(), MaxSkillFileSize)
+	if errors.Is(err, sources.ErrTooLarge) {
+		return nil, fmt.Errorf("%s is over %d MiB; skills that large are not loaded", sk.EntryFile(), MaxSkillFileSize>>20)
 	}
-	body, err := fs.ReadFile(fsys, sk.EntryFile())
 	if err != nil {
 		return nil, err
 	}
 	var b strings.Builder
 	b.Grow(len(body) + len(sk.Dir) + 64)
-	fmt.Fprintf(&b, "Loading: %s\nBase directory: %s\n\n", sk.Ref, sk.Dir)
+	fmt.Fprintf(&b, "Loading: %s\nBase directory: %s\n\n", m.Ref, sk.Dir)
 	b.Write(body)
 
 	var files []string

@@ -24,3 +24,54 @@ func TestClosest(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// full is the textbook dynamic program, the reference for AtMost.
+func full(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+		}
+	}
+	return d[len(a)][len(b)]
+}
+
+func TestAtMostAgreesWithTheFullDistance(t *testing.T) {
+	words := []string{"", "a", "ab", "abc", "acess", "access", "kitten", "sitting", "release-notes", "relase-note", "pdf", "docx", "xxxxxxxxxxxx"}
+	for _, a := range words {
+		for _, b := range words {
+			want := full(a, b)
+			for k := 0; k <= 14; k++ {
+				got := AtMost(a, b, k)
+				if want <= k && got != want || want > k && got != k+1 {
+					t.Errorf("AtMost(%q, %q, %d) = %d; distance is %d", a, b, k, got, want)
+				}
+			}
+		}
+	}
+}
+
+func FuzzAtMost(f *testing.F) {
+	f.Add("kitten", "sitting", 3)
+	f.Fuzz(func(t *testing.T, a, b string, k int) {
+		if len(a) > 64 || len(b) > 64 || k < 0 || k > 70 {
+			return
+		}
+		want := full(a, b)
+		got := AtMost(a, b, k)
+		if want <= k && got != want || want > k && got != k+1 {
+			t.Errorf("AtMost(%q, %q, %d) = %d; distance is %d", a, b, k, got, want)
+		}
+	})
+}

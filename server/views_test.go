@@ -1,0 +1,194 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// connectAs starts srv on an in-memory transport for a client that calls
+// itself name, and reports its tools/list_changed notifications on the
+// returned channel.
+func connectAs(t *testing.T, srv *server.Server, name string) (*mcp.ClientSession, chan struct{}) {
+	t.Helper()
+	changed := make(chan struct{}, 8)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "2.1.0"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, changed
+}
+
+// nativeCatalog holds a skill in ~/.claude/skills (Claude Code's own), one
+// in ~/.agents/skills (Codex's own) and one in a folder of the user's.
+func nativeCatalog() (claude, agents, mine *sourcetest.Fake) {
+	claude = &sourcetest.Fake{SourceName: "user", Convention: sources.ConventionClaudeUser, Skills: []sourcetest.FakeSkill{{Name: "claude-own", Description: "In ~/.claude/skills."}}}
+	agents = &sourcetest.Fake{SourceName: "user", Convention: sources.ConventionAgentsUser, Skills: []sourcetest.FakeSkill{{Name: "agents-own", Description: "In ~/.agents/skills."}}}
+	mine = &sourcetest.Fake{SourceName: "team", Skills: []sourcetest.FakeSkill{{Name: "team-skill", Description: "The team's."}}}
+	return
+}
+
+func toolDescription(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Tools[0].Description
+}
+
+// Each client is spared the skills it loads itself.
+func TestClientsAreNotServedTheirOwnSkills(t *testing.T) {
+	claude, agents, mine := nativeCatalog()
+	r := newResolver(t, claude, agents, mine)
+	for _, tt := range []struct {
+		client         string
+		include        bool
+		want, dontWant []string
+	}{
+		{"claude-code", false, []string{"agents-own", "team-skill"}, []string{"claude-own"}},
+		{"codex-mcp-client", false, []string{"claude-own", "team-skill"}, []string{"agents-own"}},
+		{"Visual Studio Code", false, []string{"claude-own", "agents-own", "team-skill"}, nil},
+		{"claude-code", true, []string{"claude-own", "agents-own", "team-skill"}, nil},
+	} {
+		t.Run(tt.client, func(t *testing.T) {
+			srv := server.New(r, &server.Options{IncludeNative: tt.include})
+			cs, _ := connectAs(t, srv, tt.client)
+			instrs, tool := cs.InitializeResult().Instructions, toolDescription(t, cs)
+			for _, name := range tt.want {
+				if !strings.Contains(instrs, "<name>"+name+"</name>") || !strings.Contains(tool, "- "+name+":") {
+					t.Errorf("%s is not in the catalog:\n%s\n%s", name, instrs, tool)
+				}
+			}
+			for _, name := range tt.dontWant {
+				if strings.Contains(instrs, name) || strings.Contains(tool, name) {
+					t.Errorf("%s is in the catalog:\n%s\n%s", name, instrs, tool)
+				}
+				// Asked for by name, it still loads.
+				if res, err := callSkill(t, cs, map[string]any{"name": name}); err != nil || res.IsError {
+					t.Errorf("%s does not load by name: %v %v", name, err, res)
+				}
+			}
+		})
+	}
+}
+
+// A change that only touches what a client loads itself is not announced
+// to that client; other clients are told.
+func TestListChangedOnlyWhenTheViewChanges(t *testing.T) {
+	claude, agents, mine := nativeCatalog()
+	r := newResolver(t, claude, agents, mine)
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	// Connected first, so the SDK notifies it first.
+	cc, ccChanged := connectAs(t, srv, "claude-code")
+	other, otherChanged := connectAs(t, srv, "mcp-inspector")
+	before := toolDescription(t, cc)
+
+	claude.Skills = append(claude.Skills, sourcetest.FakeSkill{Name: "claude-new", Description: "New in ~/.claude/skills."})
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, otherChanged, "the other client")
+	if err := cc.Ping(context.Background(), nil); err != nil { // anything sent before is delivered before the answer
+		t.Fatal(err)
+	}
+	if len(ccChanged) != 0 {
+		t.Error("Claude Code was told of a change to its own folder")
+	}
+	if got := toolDescription(t, cc); got != before {
+		t.Errorf("Claude Code's catalog changed:\n%s", got)
+	}
+	if !strings.Contains(toolDescription(t, other), "claude-new") {
+		t.Error("the other client's catalog lacks the new skill")
+	}
+
+	mine.Skills = append(mine.Skills, sourcetest.FakeSkill{Name: "team-new", Description: "New for the team."})
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ccChanged, "Claude Code")
+	if !strings.Contains(toolDescription(t, cc), "team-new") {
+		t.Error("Claude Code's catalog lacks the team's new skill")
+	}
+}
+
+func waitFor(t *testing.T, ch chan struct{}, who string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s got no tools/list_changed", who)
+	}
+}
+
+// A session that starts between a snapshot swap and Refresh sees the new
+// catalog at once and is not told of a change it already has; a session
+// from before is told.
+func TestHandshakeBetweenSwapAndRefresh(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
+	r := newResolver(t, src)
+	srv := server.New(r, nil)
+	old, oldChanged := connectAs(t, srv, "a")
+	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "two", Description: "Two."})
+	if _, err := r.Reload(context.Background()); err != nil { // no Refresh yet
+		t.Fatal(err)
+	}
+	late, lateChanged := connectAs(t, srv, "b")
+	if !strings.Contains(toolDescription(t, late), "- two: Two.") || !strings.Contains(late.InitializeResult().Instructions, "<name>two</name>") {
+		t.Error("a session that started after the swap has a stale catalog")
+	}
+	srv.Refresh()
+	waitFor(t, oldChanged, "the earlier session")
+	if !strings.Contains(toolDescription(t, old), "- two: Two.") {
+		t.Error("the earlier session's catalog is stale")
+	}
+	if err := late.Ping(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(lateChanged) != 0 {
+		t.Error("the later session was told of a change it already had")
+	}
+}
+
+// The header names the skill as it was reached: qualified, or by the alias
+// of a shadowed skill.
+func TestLoadingHeaderIsQualified(t *testing.T) {
+	r := newResolver(t,
+		&sourcetest.Fake{SourceName: "user", Skills: []sourcetest.FakeSkill{{Name: "frontend-design", Description: "Mine."}}},
+		&sourcetest.Fake{SourceName: "project", Skills: []sourcetest.FakeSkill{{Name: "frontend-design", Description: "The project's."}}},
+		&sourcetest.Fake{SourceName: "plugins", Namespace: "discord", Skills: []sourcetest.FakeSkill{{Name: "access", Description: "Discord."}}},
+	)
+	cs := connect(t, server.New(r, nil), "", nil)
+	for name, want := range map[string]string{
+		"project:frontend-design": "Loading: project:frontend-design\n",
+		"frontend-design":         "Loading: frontend-design\n",
+		"access":                  "Loading: discord:access\n",
+	} {
+		res, err := callSkill(t, cs, map[string]any{"name": name})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", name, err, res)
+		}
+		if got := text(t, res.Content[0]); !strings.HasPrefix(got, want) {
+			t.Errorf("%s: got %q, want it to start %q", name, got[:min(60, len(got))], want)
+		}
+	}
+}
