@@ -81,3 +81,15 @@ func nativeFor(clientName string) *nativeClient {
 	}
 	return nil
 }
+
+// NativeFolders returns, for a clientInfo name, the client's title and the
+// conventions (see sources.Skill.Convention) of the skill folders it loads
+// itself, which its catalog leaves out by default; nil for a client not in
+// the table.
+func NativeFolders(clientName string) (title string, conventions []string) {
+	c := nativeFor(clientName)
+	if c == nil {
+		return "", nil
+	}
+	return c.Title, c.Conventions
+}

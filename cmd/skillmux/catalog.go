@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,10 +78,14 @@ type setup struct {
 	cfg    *config.Config
 	logger *slog.Logger
 	plan   *plan
+	// hints explain, by absolute path, folders given as relative paths.
+	hints map[string]string
 }
 
 // newSetup loads the configuration; an invalid one is exit status 2, and
-// nothing starts half-configured.
+// nothing starts half-configured. A quiet command (list, show, config)
+// prints results and human sentences, not logs, unless --log-level asks
+// for them.
 func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, quiet bool) (*setup, error) {
 	cfg, err := config.Load(&config.Options{WorkDir: e.workdir, Home: e.home(), Env: e.environ, ConfigFile: f.configFile, Flags: f.flagValues(cmd)})
 	if err != nil {
@@ -88,31 +93,37 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, quiet bool) (*setup, 
 	}
 	var level slog.Level
 	level.UnmarshalText([]byte(cfg.Log.Level))
+	logger := newLogger(e.stderr, level, cfg.Log.Format)
 	if quiet && f.logLevel == "" {
-		level = slog.LevelError // list and show print results, not progress
+		logger = slog.New(slog.DiscardHandler)
 	}
-	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), workdir: e.workdir, pluginDirs: f.pluginDirs}
-	for _, r := range f.rootDirs(e) {
+	given := f.rootDirs(e)
+	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), workdir: e.workdir}
+	for _, r := range given {
 		p.roots = append(p.roots, absFrom(e.workdir, expandHome(r, e.home())))
 	}
-	for i, d := range p.pluginDirs {
-		p.pluginDirs[i] = absFrom(e.workdir, expandHome(d, e.home()))
+	for _, d := range f.pluginDirs {
+		p.pluginDirs = append(p.pluginDirs, absFrom(e.workdir, expandHome(d, e.home())))
 	}
-	return &setup{cfg: cfg, logger: newLogger(e.stderr, level, cfg.Log.Format), plan: p}, nil
+	return &setup{cfg: cfg, logger: logger, plan: p, hints: relativeHints(slices.Concat(given, f.pluginDirs), e.workdir)}, nil
 }
 
 // loadCatalog is what list and show start with: the configuration, then
-// the catalog as the server would serve it, quietly.
-func loadCatalog(cmd *cobra.Command, e *env, f *catalogFlags) (*resolver.Snapshot, error) {
+// the catalog as the server would serve it. Unless the caller prints them
+// itself (report false), the problems found go to stderr as sentences.
+func loadCatalog(cmd *cobra.Command, e *env, f *catalogFlags, report bool) (*resolver.Snapshot, *setup, error) {
 	s, err := newSetup(cmd, e, f, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res, err := s.openCatalog(cmd.Context())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return res.Snapshot(), nil
+	if report {
+		reportProblems(e.stderr, res.Snapshot(), s.hints)
+	}
+	return res.Snapshot(), s, nil
 }
 
 // openCatalog builds the resolver over the planned sources for the
@@ -246,3 +257,7 @@ func absFrom(base, p string) string {
 	}
 	return filepath.Join(base, p)
 }
+
+// includeNative reports whether the configuration serves every client the
+// skill folders it loads itself too (defaults.native: include).
+func includeNative(cfg *config.Config) bool { return false }

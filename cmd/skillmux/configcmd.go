@@ -29,7 +29,7 @@ SKILLMUX_<SECTION>__<KEY> such as SKILLMUX_CATALOG__BUDGET; flags.`,
 		Example: `  skillmux config
   skillmux config --check .skillmux.yaml
   SKILLMUX_LOG__LEVEL=debug skillmux config`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if check != "" {
 				if err := config.CheckFile(check); err != nil {

@@ -3,12 +3,17 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources"
 )
 
@@ -20,6 +25,7 @@ type listedSkill struct {
 	Source      string               `json:"source"`
 	Scope       sources.Scope        `json:"scope"`
 	Kind        sources.Kind         `json:"kind"`
+	Convention  string               `json:"convention,omitempty"`
 	Warnings    []sources.Diagnostic `json:"warnings,omitempty"`
 }
 
@@ -35,6 +41,11 @@ type listing struct {
 	Skipped  []sources.Diagnostic `json:"skipped,omitempty"`
 	Warnings []sources.Diagnostic `json:"warnings,omitempty"`
 	Failed   []failedSource       `json:"failedSources,omitempty"`
+	Plugins  []sources.Package    `json:"plugins,omitempty"`
+	// Client and LeftOut say whose view this is (--client) and which
+	// folders it leaves out.
+	Client  string   `json:"client,omitempty"`
+	LeftOut []string `json:"leftOut,omitempty"`
 }
 
 type failedSource struct {
@@ -43,9 +54,12 @@ type failedSource struct {
 }
 
 func listed(sk *sources.Skill) listedSkill {
-	return listedSkill{Name: sk.Ref.String(), Description: sk.Description, Location: sk.Path, Source: sk.Source, Scope: sk.Scope, Kind: sk.Kind, Warnings: sk.Diagnostics}
+	return listedSkill{Name: sk.Ref.String(), Description: sk.Description, Location: sk.Path, Source: sk.Source, Scope: sk.Scope, Kind: sk.Kind, Convention: sk.Convention, Warnings: sk.Diagnostics}
 }
 
+// buildListing describes snap. Skipped files, source warnings and failed
+// sources are always in it; all adds the shadowed skills, the warnings of
+// served skills and every plugin considered.
 func buildListing(snap *resolver.Snapshot, all bool) listing {
 	l := listing{Skills: []listedSkill{}}
 	for _, sk := range snap.Skills() {
@@ -54,12 +68,6 @@ func buildListing(snap *resolver.Snapshot, all bool) listing {
 			ls.Warnings = nil
 		}
 		l.Skills = append(l.Skills, ls)
-	}
-	if !all {
-		return l
-	}
-	for _, sh := range snap.Shadowed() {
-		l.Shadowed = append(l.Shadowed, shadowedSkill{listedSkill: listed(sh.Skill), ShadowedBy: sh.By.Path, ReachAs: sh.Alias.String()})
 	}
 	for _, d := range snap.Problems() {
 		if d.Severity == sources.Error {
@@ -71,51 +79,84 @@ func buildListing(snap *resolver.Snapshot, all bool) listing {
 	for _, f := range snap.Failed() {
 		l.Failed = append(l.Failed, failedSource{Source: f.Source, Error: f.Err.Error()})
 	}
+	if !all {
+		return l
+	}
+	for _, sh := range snap.Shadowed() {
+		l.Shadowed = append(l.Shadowed, shadowedSkill{listedSkill: listed(sh.Skill), ShadowedBy: sh.By.Path, ReachAs: sh.Alias.String()})
+	}
+	l.Plugins = snap.Packages()
 	return l
 }
 
 func newListCmd(e *env) *cobra.Command {
 	var f catalogFlags
 	var asJSON, all bool
+	var client string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the skills the server would serve",
-		Long: `List the catalog as the server sees it: each skill's qualified name,
-description, location and source. --all adds the skills hidden by another of
-the same name (and the name that still reaches them), the files that were
-skipped with the reason, and every warning.`,
+		Long: `List the catalog as the server sees it: each skill's qualified name, source,
+description and location. Files that were skipped and folders that are
+missing are reported on stderr first.
+
+--all adds the skills hidden by another of the same name (and the name that
+still reaches them), every warning, and every Claude Code plugin considered
+with whether it is served and why not.
+
+--client NAME shows the catalog as the client that announces itself with
+that clientInfo name sees it: without the skill folders it loads itself
+(claude-code, codex-mcp-client, cursor-vscode, github-copilot-developer,
+gemini-cli-mcp-client; see the README).`,
 		Example: `  skillmux list --root examples/skills
+  skillmux list --all
+  skillmux list --client claude-code
   skillmux list --all --json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			snap, err := loadCatalog(cmd, e, &f)
+			text := !asJSON
+			snap, s, err := loadCatalog(cmd, e, &f, !(all && text))
 			if err != nil {
 				return err
 			}
-			l := buildListing(snap, all)
+			var l listing
+			if client != "" {
+				title, conventions := server.NativeFolders(client)
+				if !includeNative(s.cfg) && conventions != nil {
+					l.Client, l.LeftOut = title, conventions
+					snap = snap.Excluding(conventions)
+				}
+			}
+			view := buildListing(snap, all)
+			view.Client, view.LeftOut = l.Client, l.LeftOut
 			if asJSON {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(l)
+				return enc.Encode(view)
 			}
-			printListing(e, l)
+			printListing(e, view, all, s.hints)
 			return nil
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().BoolVar(&all, "all", false, "also show shadowed and skipped skills and warnings")
+	cmd.Flags().BoolVar(&all, "all", false, "also show shadowed skills, every warning and every Claude Code plugin considered")
+	cmd.Flags().StringVar(&client, "client", "", "show what the client with this clientInfo name is served (e.g. claude-code)")
 	return cmd
 }
 
-func printListing(e *env, l listing) {
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tDESCRIPTION\tSOURCE\tLOCATION")
-	for _, s := range l.Skills {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, clip(s.Description, 60), s.Source, s.Location)
+// printListing prints the table, sized to the terminal, and with all the
+// sections that explain it: every problem once, here rather than on
+// stderr.
+func printListing(e *env, l listing, all bool, hints map[string]string) {
+	if l.Client != "" {
+		fmt.Fprintf(e.stdout, "As %s sees it: left out, since it loads them itself: %s\n\n", l.Client, strings.Join(l.LeftOut, ", "))
 	}
-	tw.Flush()
-	fmt.Fprintf(e.stdout, "\n%d skills\n", len(l.Skills))
+	printTable(e.stdout, l.Skills, terminalWidth(e))
+	fmt.Fprintf(e.stdout, "\n%s\n", plural(len(l.Skills), "skill"))
+	if !all {
+		return
+	}
 	if len(l.Shadowed) > 0 {
 		fmt.Fprintf(e.stdout, "\nShadowed (served under another skill of the same name):\n")
 		for _, s := range l.Shadowed {
@@ -125,7 +166,7 @@ func printListing(e *env, l listing) {
 	if len(l.Skipped) > 0 {
 		fmt.Fprintf(e.stdout, "\nSkipped:\n")
 		for _, d := range l.Skipped {
-			fmt.Fprintf(e.stdout, "  %s\n", d)
+			fmt.Fprintf(e.stdout, "  %s\n", sentence(d, hints))
 		}
 	}
 	var warnings []sources.Diagnostic
@@ -136,12 +177,74 @@ func printListing(e *env, l listing) {
 	if len(warnings) > 0 {
 		fmt.Fprintf(e.stdout, "\nWarnings (the skills are served):\n")
 		for _, d := range warnings {
-			fmt.Fprintf(e.stdout, "  %s\n", d)
+			fmt.Fprintf(e.stdout, "  %s\n", sentence(d, hints))
 		}
 	}
 	for _, fs := range l.Failed {
 		fmt.Fprintf(e.stdout, "\nSource %s failed: %s\n", fs.Source, fs.Error)
 	}
+	if len(l.Plugins) > 0 {
+		fmt.Fprintf(e.stdout, "\nClaude Code plugins considered:\n")
+		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		for _, p := range l.Plugins {
+			what := plural(p.Skills, "skill")
+			if p.State != sources.PackageServed {
+				what = p.Reason
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", p.Name, p.State, what)
+		}
+		tw.Flush()
+	}
+}
+
+// terminalWidth is the width of the terminal stdout writes to, or 0 when
+// it is not a terminal.
+func terminalWidth(e *env) int {
+	f, ok := e.stdout.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
+}
+
+// printTable prints NAME, SOURCE, DESCRIPTION and LOCATION. In a terminal
+// of width columns the description is cut to fit, and the location is
+// left out when it would leave the description too little room (list
+// --json has it); elsewhere descriptions are cut at 60 characters.
+func printTable(w io.Writer, skills []listedSkill, width int) {
+	const gap, minDesc = 2, 24
+	nameW, srcW, locW := len("NAME"), len("SOURCE"), len("LOCATION")
+	for _, s := range skills {
+		nameW = max(nameW, utf8.RuneCountInString(s.Name))
+		srcW = max(srcW, utf8.RuneCountInString(s.Source))
+		locW = max(locW, utf8.RuneCountInString(s.Location))
+	}
+	descW, withLoc := 60, true
+	if width > 0 {
+		descW = width - nameW - srcW - locW - 3*gap
+		if descW < minDesc {
+			withLoc = false
+			descW = max(minDesc, width-nameW-srcW-2*gap)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, gap, ' ', 0)
+	if withLoc {
+		fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION\tLOCATION")
+	} else {
+		fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
+	}
+	for _, s := range skills {
+		if withLoc {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Source, clip(s.Description, descW), s.Location)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Source, clip(s.Description, descW))
+		}
+	}
+	tw.Flush()
 }
 
 // oneLine collapses white space, line breaks included.

@@ -6,9 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/skillmux/skillmux/internal/editdist"
 )
 
 // env is what every command gets from run: the process's streams and
@@ -57,6 +61,43 @@ func (e *exitError) Error() string {
 
 func (e *exitError) Unwrap() error { return e.err }
 
+// usageError is a command line that cannot be run as given: exit status
+// 2, like an invalid configuration.
+func usageError(format string, args ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}
+
+// noArgs refuses arguments, naming the command whose help to read.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError("%s takes no arguments, got %q; see 'skillmux %s --help'", cmd.Name(), args[0], cmd.Name())
+	}
+	return nil
+}
+
+// flagError turns pflag's errors into usage errors that suggest the flag
+// meant: "unknown flag: --rot" becomes "unknown flag --rot (did you mean
+// --root?)".
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		var names []string
+		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		hint := ""
+		if best := editdist.Closest(name, names, max(2, len(name)/3)); best != "" {
+			hint = fmt.Sprintf(" (did you mean --%s?)", best)
+		}
+		return usageError("unknown flag --%s%s; see 'skillmux %s --help'", name, hint, cmd.Name())
+	}
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		return usageError("invalid value %q for %s: %s; see 'skillmux %s --help'", m[1], m[2], m[3], cmd.Name())
+	}
+	return usageError("%s; see 'skillmux %s --help'", msg, cmd.Name())
+}
+
+// badValue matches pflag's message for a value of the wrong type.
+var badValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (?:strconv\.Parse\w+: parsing ".*": )?(.*)$`)
+
 // run builds the command tree and executes it with args.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	wd, err := os.Getwd()
@@ -86,7 +127,20 @@ Start with:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version(),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			hint := ""
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				hint = fmt.Sprintf(" (did you mean %q?)", s[0])
+			}
+			return usageError("unknown command %q%s; run 'skillmux --help' for the commands", args[0], hint)
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("skillmux {{.Version}}\n")
 	root.AddCommand(newServeCmd(e), newListCmd(e), newShowCmd(e), newValidateCmd(e), newConfigCmd(e), newVersionCmd(e))
 	return root

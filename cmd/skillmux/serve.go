@@ -65,7 +65,7 @@ status 2.`,
 		Example: `  skillmux serve --root examples/skills
   skillmux serve --no-builtin --root ~/team-skills
   SKILLS_DIR=~/skills:./more skillmux serve`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			start := time.Now()
@@ -80,9 +80,10 @@ status 2.`,
 				return err
 			}
 			srv := server.New(res, &server.Options{
-				Version: version(),
-				Budget:  s.cfg.Catalog.Budget,
-				Logger:  logger,
+				Version:       version(),
+				Budget:        s.cfg.Catalog.Budget,
+				Logger:        logger,
+				IncludeNative: includeNative(s.cfg),
 				OnRoots: func(ctx context.Context, dirs []string) {
 					res.SetSources(s.plan.sources(dirs))
 					if _, err := res.Reload(ctx); err != nil {
@@ -90,7 +91,11 @@ status 2.`,
 					}
 				},
 			})
+			defer srv.Close()
 			res.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+			if n := res.Snapshot().Len(); n == 0 {
+				logger.Warn("no skills found; run `skillmux list --all` with the same arguments to see where skillmux looked")
+			}
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			steadyStateGC(logger)
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)

@@ -14,24 +14,29 @@ func newShowCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Print what the skill tool returns for NAME",
-		Long: `Print exactly what the MCP skill tool returns for NAME: "Loading:", the base
-directory and the whole SKILL.md, then a blank line and the skill's other
+		Long: `Print exactly what the MCP skill tool returns for NAME: "Loading:" and the
+qualified name, the base directory and the whole SKILL.md, then a blank line and the skill's other
 files. NAME is looked up as the server does: case-insensitive, qualified
 ("plugin:skill") or short when only one skill has it.`,
 		Example: `  skillmux show --root examples/skills release-notes`,
-		Args:    cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError("show takes one skill NAME (got %d arguments); for example: skillmux show release-notes", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			snap, err := loadCatalog(cmd, e, &f)
+			snap, _, err := loadCatalog(cmd, e, &f, true)
 			if err != nil {
 				return err
 			}
-			sk, err := snap.Lookup(args[0])
+			m, err := snap.Lookup(args[0])
 			if err != nil {
 				return err
 			}
-			blocks, err := server.RenderSkill(sk)
+			blocks, err := server.RenderSkill(m)
 			if err != nil {
-				return fmt.Errorf("read %s: %w", sk.Ref, err)
+				return fmt.Errorf("read %s: %w", m.Ref, err)
 			}
 			for i, b := range blocks {
 				if i > 0 {

@@ -34,7 +34,12 @@ SKILL.md below it is checked). Each finding names the file, the field and the
 rule. The exit status is 1 when any error is found, else 0.`,
 		Example: `  skillmux validate examples/skills/release-notes
   skillmux validate --json ~/.claude/skills`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError("validate needs at least one PATH: a skill folder, a SKILL.md or a folder of skills; for example: skillmux validate ~/.claude/skills")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var results []validated
 			for _, arg := range args {
@@ -74,7 +79,7 @@ rule. The exit status is 1 when any error is found, else 0.`,
 						fmt.Fprintln(e.stdout, d)
 					}
 				}
-				fmt.Fprintf(e.stdout, "%d skill(s) checked: %d error(s), %d warning(s)\n", len(results), errs, warns)
+				fmt.Fprintf(e.stdout, "%s checked: %s, %s\n", plural(len(results), "skill"), plural(errs, "error"), plural(warns, "warning"))
 			}
 			if errs > 0 {
 				return &exitError{code: 1}

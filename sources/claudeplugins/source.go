@@ -170,10 +170,10 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package)
 		rec, ok := s.pick(records)
 		switch set, listed := enabled[key]; {
 		case !listed:
-			consider(key, sources.PackageDisabled, rec.InstallPath, "not enabled: enabledPlugins in Claude Code's settings does not list it")
+			consider(key, sources.PackageDisabled, rec.InstallPath, "enabledPlugins in Claude Code's settings does not list it")
 			continue
 		case !set.on:
-			consider(key, sources.PackageDisabled, rec.InstallPath, "disabled: "+set.file+" sets it to false")
+			consider(key, sources.PackageDisabled, rec.InstallPath, "enabledPlugins in "+set.file+" sets it to false")
 			continue
 		case !ok:
 			consider(key, sources.PackageOtherProject, records[0].InstallPath, "installed for "+projectsOf(records)+", not for this workspace")

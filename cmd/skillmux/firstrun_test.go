@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// exitCode is the status err ends the process with.
+func exitCode(err error) int {
+	var ex *exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ex):
+		return ex.code
+	}
+	return 1
+}
+
+// A source that yields nothing because its folder is missing, or is a
+// file, is a warning on stderr in every command, naming the folder.
+func TestMissingRootsAreWarnedEverywhere(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nowhere")
+	file := filepath.Join(t.TempDir(), "a-file")
+	writeFile(t, file, "x")
+	for _, args := range [][]string{
+		{"list", "--root", missing, "--root", file},
+		{"list", "--json", "--root", missing, "--root", file},
+		{"show", "--root", missing, "--root", file, "--root", examples(t), "csv-summary"},
+	} {
+		out, stderr, err := runCLI(t, "", args...)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		for _, want := range []string{"warning: " + missing + ": folder does not exist", "warning: " + file + ": is a file, not a folder"} {
+			if strings.Count(stderr, want) != 1 {
+				t.Errorf("%v: stderr should say %q once:\n%s", args, want, stderr)
+			}
+		}
+		if strings.Contains(stderr, "level=") || strings.Contains(stderr, "time=") {
+			t.Errorf("%v: raw log lines on stderr:\n%s", args, stderr)
+		}
+		if args[1] == "--json" {
+			var l listing
+			if err := json.Unmarshal([]byte(out), &l); err != nil || len(l.Warnings) != 2 {
+				t.Errorf("list --json: warnings %v, %v", l.Warnings, err)
+			}
+		}
+	}
+	// A relative path says where it was looked for.
+	_, stderr, _ := runIn(t, isolatedEnv(t), t.TempDir(), "list", "--root", "my-skills")
+	if !strings.Contains(stderr, `"my-skills" was taken relative to the working folder`) {
+		t.Errorf("relative root:\n%s", stderr)
+	}
+	// With --all the problems are in the listing, once, not on stderr too.
+	out, stderr, _ := runCLI(t, "", "list", "--all", "--root", missing)
+	if strings.Contains(stderr, missing) || strings.Count(out, missing) != 1 {
+		t.Errorf("list --all: stdout:\n%s\nstderr:\n%s", out, stderr)
+	}
+}
+
+func TestValidateSaysWhatIsWrongWithThePath(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	out, _, err := runCLI(t, "", "validate", missing)
+	if exitCode(err) != 1 || !strings.Contains(out, missing+": error: does not exist") || strings.Contains(out, "SKILL.md") && !strings.Contains(out, "a SKILL.md or") {
+		t.Errorf("validate missing: %v\n%s", err, out)
+	}
+	_, _, err = runCLI(t, "", "validate")
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "validate needs at least one PATH") {
+		t.Errorf("validate without a path: %v", err)
+	}
+	out, _, _ = runCLI(t, "", "validate", filepath.Join(examples(t), "csv-summary"))
+	if !strings.Contains(out, "1 skill checked: 0 errors, 0 warnings") {
+		t.Errorf("counts: %s", out)
+	}
+}
+
+func TestUsageErrorsExitTwoWithAHint(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"list", "--rot", "x"}, "unknown flag --rot (did you mean --root?)"},
+		{[]string{"serve", "--budget", "abc"}, `invalid value "abc" for --budget`},
+		{[]string{"lst"}, `unknown command "lst" (did you mean "list"?)`},
+		{[]string{"list", "extra"}, `list takes no arguments, got "extra"`},
+		{[]string{"show"}, "show takes one skill NAME"},
+	} {
+		_, _, err := runCLI(t, "", tt.args...)
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: exit %d, %v; want 2 and %q", tt.args, exitCode(err), err, tt.want)
+		}
+	}
+}
+
+func TestListCounts(t *testing.T) {
+	one := t.TempDir()
+	writeFile(t, filepath.Join(one, "solo", "SKILL.md"), skillMD("solo", "The only one."))
+	out, _, err := runCLI(t, "", "list", "--root", one)
+	if err != nil || !strings.Contains(out, "\n1 skill\n") {
+		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// A malformed settings file of Claude Code is named with its line, in
+// every command.
+func TestMalformedClaudeSettingsAreReported(t *testing.T) {
+	w := newWorkspace(t)
+	settings := filepath.Join(w.home, ".claude", "settings.json")
+	writeFile(t, settings, "{\n  \"enabledPlugins\": {\n    \"discord@claude-plugins-official\": true,\n  }\n}\n")
+	out, stderr, err := runIn(t, w.environ, w.sub, "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "warning: "+settings+":4:") || !strings.Contains(stderr, "trailing comma") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if strings.Contains(out, "discord:access") {
+		t.Error("a plugin enabled only by the broken file is served")
+	}
+}
+
+// list --all shows every plugin considered, with its state and reason.
+func TestListAllShowsPluginsConsidered(t *testing.T) {
+	w := newWorkspace(t)
+	l := w.list(t)
+	states := map[string]string{}
+	for _, p := range l.Plugins {
+		states[p.Name] = string(p.State)
+	}
+	if states["discord@claude-plugins-official"] != "served" || states["superpowers@superpowers-dev"] != "disabled" {
+		t.Errorf("plugins: %+v", l.Plugins)
+	}
+	out, _, err := runIn(t, w.environ, w.sub, "list", "--all")
+	if err != nil || !strings.Contains(out, "Claude Code plugins considered:") || !regexp.MustCompile(`superpowers@superpowers-dev +disabled +enabledPlugins in \S+settings.json sets it to false`).MatchString(out) {
+		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// --client shows the catalog a client is served: Claude Code is spared
+// ~/.claude/skills, the project's .claude/skills and its plugins.
+func TestListAsAClient(t *testing.T) {
+	w := newWorkspace(t)
+	writeFile(t, filepath.Join(w.home, ".agents/skills/agents-skill/SKILL.md"), skillMD("agents-skill", "In ~/.agents/skills."))
+	out, stderr, err := runIn(t, w.environ, w.sub, "list", "--client", "claude-code")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, gone := range []string{"mine", "repo-only", "discord:access"} {
+		if strings.Contains(out, gone+" ") {
+			t.Errorf("%s is listed for Claude Code:\n%s", gone, out)
+		}
+	}
+	if !strings.Contains(out, "agents-skill") || !strings.Contains(out, "As Claude Code sees it") {
+		t.Errorf("listing:\n%s", out)
+	}
+}
+
+func TestCodexBuiltinsAreLeftOut(t *testing.T) {
+	w := newWorkspace(t)
+	writeFile(t, filepath.Join(w.home, ".codex/skills/.system/skill-installer/SKILL.md"), skillMD("skill-installer", "Codex's own."))
+	writeFile(t, filepath.Join(w.home, ".codex/skills/my-codex-skill/SKILL.md"), skillMD("my-codex-skill", "Mine."))
+	got := byName(w.list(t))
+	if _, ok := got["skill-installer"]; ok {
+		t.Error("Codex's built-in skills are served")
+	}
+	if _, ok := got["my-codex-skill"]; !ok {
+		t.Error("the user's Codex skill is not served")
+	}
+	_ = os.Remove
+}
