@@ -177,13 +177,13 @@ func Load(opts *Options) (*Config, error) {
 		replaceOrigins(origins, fo)
 		files = append(files, l.path)
 	}
-	ek, eo, err := loadEnv(o.env, o.WorkDir, o.Home)
+	ek, eo, err := loadEnv(o.env)
 	if err != nil {
 		return nil, err
 	}
 	k.Merge(ek)
 	replaceOrigins(origins, eo)
-	fk, fo, err := loadFlags(o.Flags, o.WorkDir, o.Home)
+	fk, fo, err := loadFlags(o.Flags)
 	if err != nil {
 		return nil, err
 	}

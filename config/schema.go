@@ -243,7 +243,7 @@ func EnvName(key string) string {
 	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "__"))
 }
 
-func loadEnv(env []string, _, _ string) (*koanf.Koanf, map[string]Origin, error) {
+func loadEnv(env []string) (*koanf.Koanf, map[string]Origin, error) {
 	k := koanf.New(".")
 	origins := map[string]Origin{}
 	var errs []error
@@ -271,7 +271,7 @@ type FlagValue struct {
 	Value string
 }
 
-func loadFlags(flags []FlagValue, _, _ string) (*koanf.Koanf, map[string]Origin, error) {
+func loadFlags(flags []FlagValue) (*koanf.Koanf, map[string]Origin, error) {
 	k := koanf.New(".")
 	origins := map[string]Origin{}
 	var errs []error
