@@ -123,7 +123,8 @@ type Options struct {
 	Home string
 	// Env is the environment as KEY=VALUE; default os.Environ.
 	Env []string
-	// ConfigFile replaces the workspace file search; it must exist.
+	// ConfigFile replaces the workspace file search; it must exist. A
+	// relative path is relative to WorkDir.
 	ConfigFile string
 	// Flags are values given on the command line.
 	Flags []FlagValue
@@ -154,10 +155,7 @@ func Load(opts *Options) (*Config, error) {
 	var files []string
 	layers := []struct{ layer, path string }{{"user file", UserFile(o.Home, o.env)}}
 	if o.ConfigFile != "" {
-		p, err := filepath.Abs(o.ConfigFile)
-		if err != nil {
-			return nil, err
-		}
+		p := absFrom(o.WorkDir, o.ConfigFile)
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("config file %s: %w", o.ConfigFile, errors.Unwrap(err))
 		}
@@ -201,18 +199,21 @@ func Load(opts *Options) (*Config, error) {
 }
 
 // CheckFile checks one configuration file alone, as Load checks each
-// file, and returns every problem found.
-func CheckFile(path string) error {
-	abs, err := filepath.Abs(path)
+// file, and returns every problem found. It reads opts as Load does, but
+// only WorkDir (against which a relative path is taken) and Home (which ~
+// in the file's paths stands for) matter; a nil opts means the process's
+// own.
+func CheckFile(path string, opts *Options) error {
+	o, err := fill(opts)
 	if err != nil {
 		return err
 	}
-	home, _ := os.UserHomeDir()
-	k, o, err := loadFile(abs, "config file", home)
+	abs := absFrom(o.WorkDir, path)
+	k, origins, err := loadFile(abs, "config file", o.Home)
 	if err != nil {
 		return err
 	}
-	c := &Config{origins: o}
+	c := &Config{origins: origins}
 	if err := decode(k, c); err != nil {
 		return fmt.Errorf("%s: %w", abs, err)
 	}
@@ -261,6 +262,14 @@ func replaceOrigins(dst, src map[string]Origin) {
 type filled struct {
 	Options
 	env []string
+}
+
+// absFrom makes p absolute against dir, which fill has made absolute.
+func absFrom(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
 }
 
 func fill(opts *Options) (*filled, error) {

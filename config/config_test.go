@@ -236,14 +236,14 @@ func TestErrors(t *testing.T) {
 
 func TestCheckFileAndExample(t *testing.T) {
 	example := filepath.Join("..", "examples", "config", "skillmux.yaml")
-	if err := config.CheckFile(example); err != nil {
+	if err := config.CheckFile(example, nil); err != nil {
 		t.Errorf("the example configuration must be valid: %v", err)
 	}
 	bad := write(t, filepath.Join(t.TempDir(), "bad.yaml"), "sources:\n  - type: nope\n")
-	if err := config.CheckFile(bad); err == nil || !strings.Contains(err.Error(), bad+":2: sources[0].type") {
+	if err := config.CheckFile(bad, nil); err == nil || !strings.Contains(err.Error(), bad+":2: sources[0].type") {
 		t.Errorf("CheckFile: %v", err)
 	}
-	if err := config.CheckFile(filepath.Join(t.TempDir(), "none.yaml")); err == nil {
+	if err := config.CheckFile(filepath.Join(t.TempDir(), "none.yaml"), nil); err == nil {
 		t.Error("a missing file checked fine")
 	}
 }
@@ -254,5 +254,37 @@ func TestEmptyFile(t *testing.T) {
 	c, err := f.load(t, nil)
 	if err != nil || c.Catalog.Budget != 2048 {
 		t.Errorf("%v %+v", err, c)
+	}
+}
+
+// TestCheckFileOptions: CheckFile reads the home and the working folder
+// the caller gives, as Load does, not the process's.
+func TestCheckFileOptions(t *testing.T) {
+	t.Setenv("HOME", "") // the process has no home; the caller's must be used
+	f := newFixture(t)
+	rel := filepath.Join("conf", "skills.yaml")
+	file := write(t, filepath.Join(f.sub, rel), "sources:\n  - type: dir\n    paths: [a, ~/b]\n")
+	tests := []struct {
+		name string
+		path string
+		opts *config.Options
+		want string // "" for valid
+	}{
+		{name: "home and working folder injected", path: rel, opts: &config.Options{WorkDir: f.sub, Home: f.home}},
+		{name: "absolute path, home injected", path: file, opts: &config.Options{Home: f.home}},
+		{name: "no home anywhere", path: file, opts: nil,
+			want: file + ":3: sources[0].paths[1]: ~ stands for the home folder, which is not known here (HOME is not set); write the path out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := config.CheckFile(tt.path, tt.opts)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("CheckFile(%s) = %q, want %q", tt.path, got, tt.want)
+			}
+		})
 	}
 }

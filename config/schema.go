@@ -121,8 +121,10 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 			return
 		}
 		for i, e := range n.Content {
+			ek := fmt.Sprintf("%s[%d]", key, i)
+			c.origins[ek] = Origin{Layer: c.layer, File: c.file, Line: e.Line}
 			if e.Kind != yaml.ScalarNode || e.Tag != "!!str" {
-				c.fail(e, fmt.Sprintf("%s[%d]", key, i), "must be a string, got %s", nodeKind(e))
+				c.fail(e, ek, "must be a string, got %s", nodeKind(e))
 			}
 		}
 	case kString:
@@ -203,16 +205,28 @@ func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error)
 	}
 	if list, ok := m["sources"].([]any); ok {
 		base := filepath.Dir(file)
-		for _, item := range list {
+		var errs []error
+		resolve := func(key, p string) string {
+			if home == "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+				o := c.origins[key]
+				errs = append(errs, &Error{File: file, Line: o.Line, Key: key, Message: "~ stands for the home folder, which is not known here (HOME is not set); write the path out"})
+			}
+			return resolvePath(p, base, home)
+		}
+		for i, item := range list {
 			src, _ := item.(map[string]any)
+			key := fmt.Sprintf("sources[%d]", i)
 			if p, ok := src["path"].(string); ok {
-				src["path"] = resolvePath(p, base, home)
+				src["path"] = resolve(key+".path", p)
 			}
 			if ps, ok := src["paths"].([]any); ok {
-				for i, p := range ps {
-					ps[i] = resolvePath(p.(string), base, home)
+				for j, p := range ps {
+					ps[j] = resolve(fmt.Sprintf("%s.paths[%d]", key, j), p.(string))
 				}
 			}
+		}
+		if len(errs) > 0 {
+			return nil, nil, errors.Join(errs...)
 		}
 	}
 	if err := k.Load(confmap.Provider(m, ""), nil); err != nil {
