@@ -138,9 +138,11 @@ var defaults = map[string]any{
 	"log.format":       "text",
 }
 
-// Load reads every layer, checks each alone, merges them and checks the
-// result. The error, if any, names the file (or variable, or flag), the
-// line where known, the key and what would be right.
+// Load reads every layer, checks each alone, merges them and decodes the
+// result. The error, if any, holds every problem of every layer, a layer
+// at a time from the lowest, each file's first line first; each problem
+// names the file (or variable, or flag), the line where known, the key and
+// what would be right.
 func Load(opts *Options) (*Config, error) {
 	o, err := fill(opts)
 	if err != nil {
@@ -153,13 +155,15 @@ func Load(opts *Options) (*Config, error) {
 		origins[key] = Origin{Layer: "default"}
 	}
 	var files []string
+	var errs []error
 	layers := []struct{ layer, path string }{{"user file", UserFile(o.Home, o.env)}}
 	if o.ConfigFile != "" {
 		p := absFrom(o.WorkDir, o.ConfigFile)
 		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("config file %s: %w", o.ConfigFile, errors.Unwrap(err))
+			errs = append(errs, fmt.Errorf("config file %s: %w", o.ConfigFile, errors.Unwrap(err)))
+		} else {
+			layers = append(layers, struct{ layer, path string }{"config file", p})
 		}
-		layers = append(layers, struct{ layer, path string }{"config file", p})
 	} else if ws := WorkspaceFile(o.WorkDir); ws != "" {
 		layers = append(layers, struct{ layer, path string }{"workspace file", ws})
 	}
@@ -169,7 +173,8 @@ func Load(opts *Options) (*Config, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		k.Merge(fk)
 		replaceOrigins(origins, fo)
@@ -177,57 +182,41 @@ func Load(opts *Options) (*Config, error) {
 	}
 	ek, eo, err := loadEnv(o.env)
 	if err != nil {
-		return nil, err
+		errs = append(errs, err)
 	}
 	k.Merge(ek)
 	replaceOrigins(origins, eo)
 	fk, fo, err := loadFlags(o.Flags)
 	if err != nil {
-		return nil, err
+		errs = append(errs, err)
 	}
 	k.Merge(fk)
 	replaceOrigins(origins, fo)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 
+	// Every value has been checked in its layer and the defaults are
+	// valid, so the merge is valid too; decoding only moves it into c.
 	c := &Config{origins: origins, files: files}
 	if err := decode(k, c); err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	if err := c.validate(); err != nil {
-		return nil, err
 	}
 	return c, nil
 }
 
 // CheckFile checks one configuration file alone, as Load checks each
-// file, and returns every problem found. It reads opts as Load does, but
-// only WorkDir (against which a relative path is taken) and Home (which ~
-// in the file's paths stands for) matter; a nil opts means the process's
-// own.
+// file, and returns every problem found, first line first. It reads opts
+// as Load does, but only WorkDir (against which a relative path is taken)
+// and Home (which ~ in the file's paths stands for) matter; a nil opts
+// means the process's own.
 func CheckFile(path string, opts *Options) error {
 	o, err := fill(opts)
 	if err != nil {
 		return err
 	}
-	abs := absFrom(o.WorkDir, path)
-	k, origins, err := loadFile(abs, "config file", o.Home)
-	if err != nil {
-		return err
-	}
-	c := &Config{origins: origins}
-	if err := decode(k, c); err != nil {
-		return fmt.Errorf("%s: %w", abs, err)
-	}
-	// A file alone need not be complete: fill what defaults would.
-	if c.Catalog.Budget == 0 {
-		c.Catalog.Budget = defaults["catalog.budget"].(int)
-	}
-	if c.Log.Level == "" {
-		c.Log.Level = defaults["log.level"].(string)
-	}
-	if c.Log.Format == "" {
-		c.Log.Format = defaults["log.format"].(string)
-	}
-	return c.validate()
+	_, _, err = loadFile(absFrom(o.WorkDir, path), "config file", o.Home)
+	return err
 }
 
 // decode fills c from k, refusing any key the struct does not have: the

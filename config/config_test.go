@@ -204,11 +204,11 @@ func TestErrors(t *testing.T) {
 		{name: "unknown environment variable", env: []string{"SKILLMUX_CATALOG__BUDGT=3"},
 			want: []string{"SKILLMUX_CATALOG__BUDGT: unknown setting (did you mean \"SKILLMUX_CATALOG__BUDGET\"?)"}},
 		{name: "bad environment value", env: []string{"SKILLMUX_DEFAULTS__BUILTIN=maybe"},
-			want: []string{"SKILLMUX_DEFAULTS__BUILTIN: must be true or false, got \"maybe\""}},
+			want: []string{"SKILLMUX_DEFAULTS__BUILTIN: defaults.builtin: must be true or false, got \"maybe\""}},
 		{name: "sources from the environment", env: []string{"SKILLMUX_SOURCES=x"},
 			want: []string{"sources cannot be set from the environment"}},
 		{name: "bad flag value", flags: []config.FlagValue{{Key: "catalog.budget", Flag: "--budget", Value: "big"}},
-			want: []string{"--budget: must be an integer, got \"big\""}},
+			want: []string{"--budget: catalog.budget: must be an integer, got \"big\""}},
 		{name: "flag value out of range", flags: []config.FlagValue{{Key: "catalog.budget", Flag: "--budget", Value: "5"}},
 			want: []string{"--budget: catalog.budget: must be an integer between 200"}},
 	}
@@ -286,5 +286,109 @@ func TestCheckFileOptions(t *testing.T) {
 				t.Errorf("CheckFile(%s) = %q, want %q", tt.path, got, tt.want)
 			}
 		})
+	}
+}
+
+// problems returns the lines of err, with dir, if given, replaced by "D",
+// so that a test can compare every problem, in order.
+func problems(err error, dir string) []string {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	if dir != "" {
+		s = strings.ReplaceAll(s, dir, "D")
+	}
+	return strings.Split(s, "\n")
+}
+
+// TestEveryProblemOfAFile: a file's problems come together, whatever
+// check finds them, each on its own line, first line first.
+func TestEveryProblemOfAFile(t *testing.T) {
+	tests := []struct {
+		name, file string
+		want       []string
+	}{
+		{name: "bad budget and bad source type",
+			file: "catalog:\n  budget: lots\nsources:\n  - type: folder\n    path: x\n",
+			want: []string{
+				`D/c.yaml:2: catalog.budget: must be an integer, got the string "lots"`,
+				`D/c.yaml:4: sources[0].type: "folder" is not a source type; use one of user, project, dir, claude-plugins or plugin-dir`,
+			}},
+		{name: "value out of range after a bad type",
+			file: "sources:\n  - type: dirs\n    path: x\ncatalog:\n  budget: 10\nlog:\n  level: verbose\n  format: xml\n",
+			want: []string{
+				`D/c.yaml:2: sources[0].type: "dirs" is not a source type (did you mean "dir"?); use one of user, project, dir, claude-plugins or plugin-dir`,
+				`D/c.yaml:5: catalog.budget: must be an integer between 200 and 1000000, got 10`,
+				`D/c.yaml:7: log.level: "verbose" is not a level; use debug, info, warn or error`,
+				`D/c.yaml:8: log.format: "xml" is not a format; use text or json`,
+			}},
+		{name: "a relation found after the keys still sorts by line",
+			file: "sources:\n  - type: dir\n    paht: x\n    include: [\"[a-\"]\n",
+			want: []string{
+				`D/c.yaml:2: sources[0].path: a dir source needs path (or paths): the folder to read`,
+				`D/c.yaml:3: sources[0].paht: unknown key (did you mean "path"?); known keys here: enabled, exclude, include, name, namespace, path, paths, type`,
+				`D/c.yaml:4: sources[0].include[0]: "[a-" is not a valid pattern (use * and ? and [a-z])`,
+			}},
+		{name: "every source is checked",
+			file: "sources:\n  - type: user\n    path: a\n    namespace: x\n  - name: b\n  - type: dir\n    name: b\n    path: c\n    namespace: Bad\n",
+			want: []string{
+				`D/c.yaml:3: sources[0].path: a user source finds its folders itself and takes no path; use type dir for a folder of your own`,
+				`D/c.yaml:4: sources[0].namespace: only dir sources take a namespace; plugin skills are named after their plugin`,
+				`D/c.yaml:5: sources[1].type: missing; use one of user, project, dir, claude-plugins or plugin-dir`,
+				`D/c.yaml:7: sources[2].name: "b" is already the name of sources[1] (line 5); names must be unique`,
+				`D/c.yaml:9: sources[2].namespace: "Bad" must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit`,
+			}},
+		{name: "a key set twice",
+			file: "log:\n  level: info\n  format: text\n  level: debug\n",
+			want: []string{`D/c.yaml:4: log.level: set twice, here and on line 2; keep one`}},
+		{name: "an alias",
+			file: "log:\n  level: &l info\n  format: *l\n",
+			want: []string{`D/c.yaml:3: log.format: must be a string, got an alias (*l); aliases are not supported here, write the value out (quote it)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := write(t, filepath.Join(dir, "c.yaml"), tt.file)
+			got := problems(config.CheckFile(file, &config.Options{Home: dir}), dir)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("CheckFile (-want +got):\n%s", diff)
+			}
+			// Load reports the same problems for the same file.
+			_, err := config.Load(&config.Options{WorkDir: dir, Home: dir, Env: []string{}, ConfigFile: file})
+			if diff := cmp.Diff(tt.want, problems(err, dir)); diff != "" {
+				t.Errorf("Load (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEveryProblemOfEveryLayer: a problem in one layer hides none in
+// another; layers come lowest first.
+func TestEveryProblemOfEveryLayer(t *testing.T) {
+	f := newFixture(t)
+	user := f.userFile(t, "log:\n  level: loud\n")
+	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"), "catalog:\n  budget: 1\n")
+	_, err := f.load(t, []string{"SKILLMUX_LOG__FORMAT=xml", "SKILLMUX_CATALOG__BUDGET=big"},
+		config.FlagValue{Key: "defaults.builtin", Flag: "--no-builtin", Value: "nah"})
+	want := []string{
+		user + `:2: log.level: "loud" is not a level; use debug, info, warn or error`,
+		ws + `:2: catalog.budget: must be an integer between 200 and 1000000, got 1`,
+		`SKILLMUX_LOG__FORMAT: log.format: "xml" is not a format; use text or json`,
+		`SKILLMUX_CATALOG__BUDGET: catalog.budget: must be an integer, got "big"`,
+		`--no-builtin: defaults.builtin: must be true or false, got "nah"`,
+	}
+	if diff := cmp.Diff(want, problems(err, "")); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestEnvironmentLastWins: a variable given twice counts once, with its
+// last value, as the process environment does.
+func TestEnvironmentLastWins(t *testing.T) {
+	f := newFixture(t)
+	c, err := f.load(t, []string{"SKILLMUX_LOG__LEVEL=loud", "SKILLMUX_LOG__LEVEL=warn"})
+	if err != nil || c.Log.Level != "warn" {
+		t.Errorf("%v %+v", err, c)
 	}
 }
