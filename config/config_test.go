@@ -392,3 +392,44 @@ func TestEnvironmentLastWins(t *testing.T) {
 		t.Errorf("%v %+v", err, c)
 	}
 }
+
+// TestSyntaxErrorLines: a YAML syntax error names the line to fix. The
+// library names the line where the enclosing key began for a tab, counts
+// a parser error's line from 0, and names no line on line 1 or for a
+// character it cannot read.
+func TestSyntaxErrorLines(t *testing.T) {
+	const tab = "not valid YAML: a tab in the indentation; YAML indents with spaces only: indent with spaces"
+	tests := []struct {
+		name, file string
+		want       string // "D/c.yaml:" is prefixed
+	}{
+		{"tab indents the first key of a map", "log:\n\tlevel: info\n", "2: " + tab},
+		{"tab indents a later key", "log:\n  level: info\n\tformat: text\n", "3: " + tab},
+		{"tab indents a key of a list item", "sources:\n  - type: dir\n\tpath: x\n", "3: " + tab},
+		{"tab alone on a blank line far below", "sources:\n  - type: dir\n    path: x\n\n\n\t\n", "6: " + tab},
+		{"tab on line 1", "\tlog: x\n", "1: " + tab},
+		{"tab after a tab that is allowed", "log:\n  level: 'a\tb'\n  format: text\n\tx: 1\n", "4: " + tab},
+		{"every line indented with tabs", "log:\n\tlevel: info\n\tformat: text\n", "2: " + tab},
+		{"tab in a block scalar", "log:\n  level: |\n    a\n\tb\n", "4: " + tab},
+		{"CRLF line ends", "log:\r\n  level: info\r\n\tformat: text\r\n", "3: " + tab},
+		{"tab after a dash", "sources:\n  -\ttype: dir\n", "2: not valid YAML: a tab where YAML allows none; use spaces"},
+		{"not a tab: a character no token starts with", "log:\n  level: info\n  format: @x\n", "3: not valid YAML: found character that cannot start any token"},
+		{"parser error counted from 0", "log:\n  level: info\nsources:\n- type: user\n  - x\n", "4: not valid YAML: did not find expected key"},
+		{"parser error at the problem", "log:\n  level: info\n- x\n", "3: not valid YAML: did not find expected key"},
+		{"unclosed list", "log:\n  level: [info\n", "2: not valid YAML: did not find expected ',' or ']'"},
+		{"scanner error on line 1", "log: level: info\n", "1: not valid YAML: mapping values are not allowed in this context"},
+		{"control character", "log:\n  level: info\x01\n", "2: not valid YAML: the character U+0001 is not allowed in YAML; remove it"},
+		{"not UTF-8", "log:\n  # caf\xe9\n  level: info\n", "2: not valid YAML: the byte 0xE9 is not UTF-8 text; save the file as UTF-8"},
+		{"unknown anchor", "log:\n  level: info\n  format: *fmt\n", "3: not valid YAML: unknown anchor 'fmt' referenced"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := write(t, filepath.Join(dir, "c.yaml"), tt.file)
+			got := problems(config.CheckFile(file, &config.Options{Home: dir}), dir)
+			if diff := cmp.Diff([]string{"D/c.yaml:" + tt.want}, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

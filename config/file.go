@@ -1,19 +1,18 @@
 package config
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/v2"
 	"go.yaml.in/yaml/v3"
 )
-
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 
 // loadFile reads one YAML file into its own koanf layer after checking it
 // alone; the error holds every problem of the file, first line first.
@@ -26,14 +25,12 @@ func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		e := &Error{File: file, Message: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			e.Line, _ = strconv.Atoi(m[1])
-			e.Message = "not valid YAML: " + err.Error()[len(m[0]):]
-		}
-		return nil, nil, e
+	if line, msg := badChar(data); line > 0 {
+		return nil, nil, &Error{File: file, Line: line, Message: msg}
+	}
+	doc, err := firstDocument(data)
+	if err != nil {
+		return nil, nil, syntaxError(file, data, err, func(b []byte) error { _, err := firstDocument(b); return err })
 	}
 	c := &checker{file: file, layer: layer, home: home, origins: map[string]Origin{}}
 	k := koanf.New(".")
@@ -68,6 +65,16 @@ func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error)
 		return nil, nil, &Error{File: file, Message: err.Error()}
 	}
 	return k, c.origins, nil
+}
+
+// firstDocument parses the first YAML document of data; an empty data is
+// an empty document.
+func firstDocument(data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return &doc, nil
 }
 
 // resolvePath expands a leading ~ and makes p absolute against base.
