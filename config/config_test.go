@@ -433,3 +433,38 @@ func TestSyntaxErrorLines(t *testing.T) {
 		})
 	}
 }
+
+// TestOneDocument: a configuration file holds one YAML document; the keys
+// of a second one are an error, not quietly dropped.
+func TestOneDocument(t *testing.T) {
+	const second = `a second YAML document starts here; a configuration file holds one document: move its keys into the first and remove the "---" line`
+	tests := []struct {
+		name, file string
+		want       []string // after "D/c.yaml:"; none for valid
+	}{
+		{name: "a second document", file: "log:\n  level: info\n---\nlog:\n  level: debug\n", want: []string{"3: " + second}},
+		{name: "both documents marked", file: "---\nlog:\n  level: info\n---\ncatalog:\n  budget: 300\n", want: []string{"4: " + second}},
+		{name: "an empty second document", file: "log:\n  level: info\n---\n", want: []string{"3: " + second}},
+		{name: "a broken second document", file: "log:\n  level: info\n--- \n# c\nlog: [\n", want: []string{"3: " + second}},
+		{name: "after an end marker", file: "log:\n  level: info\n...\ncatalog:\n  budget: 300\n",
+			want: []string{`4: not valid YAML: content after the end of the document ("..."); a configuration file holds one document`}},
+		{name: "and the first document's problems", file: "catalog:\n  budget: 1\n---\nlog:\n  level: info\n",
+			want: []string{"2: catalog.budget: must be an integer between 200 and 1000000, got 1", "3: " + second}},
+		{name: "one marked document", file: "---\nlog:\n  level: info\n"},
+		{name: "one document and its end marker", file: "log:\n  level: info\n...\n"},
+		{name: "a marker alone", file: "---\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := write(t, filepath.Join(dir, "c.yaml"), tt.file)
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, "D/c.yaml:"+w)
+			}
+			if diff := cmp.Diff(want, problems(config.CheckFile(file, &config.Options{Home: dir}), dir)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -28,20 +28,26 @@ func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error)
 	if line, msg := badChar(data); line > 0 {
 		return nil, nil, &Error{File: file, Line: line, Message: msg}
 	}
-	doc, err := firstDocument(data)
+	doc, second, err := parseYAML(data)
 	if err != nil {
-		return nil, nil, syntaxError(file, data, err, func(b []byte) error { _, err := firstDocument(b); return err })
+		return nil, nil, syntaxError(file, data, err, func(b []byte) error { _, _, err := parseYAML(b); return err })
 	}
 	c := &checker{file: file, layer: layer, home: home, origins: map[string]Origin{}}
-	k := koanf.New(".")
-	if len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
-		return k, c.origins, nil // an empty file sets nothing
+	if second > 0 {
+		c.errs = append(c.errs, &Error{File: file, Line: second, Message: "a second YAML document starts here; a configuration file holds one document: move its keys into the first and remove the \"---\" line"})
 	}
-	root := doc.Content[0]
-	c.walk(root, schema, "")
-	delete(c.origins, "")
+	k := koanf.New(".")
+	var root *yaml.Node
+	if len(doc.Content) > 0 && doc.Content[0].Tag != "!!null" {
+		root = doc.Content[0] // else the file sets nothing
+		c.walk(root, schema, "")
+		delete(c.origins, "")
+	}
 	if err := joinByLine(c.errs); err != nil {
 		return nil, nil, err
+	}
+	if root == nil {
+		return k, c.origins, nil
 	}
 	var m map[string]any
 	if err := root.Decode(&m); err != nil {
@@ -67,14 +73,39 @@ func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error)
 	return k, c.origins, nil
 }
 
-// firstDocument parses the first YAML document of data; an empty data is
-// an empty document.
-func firstDocument(data []byte) (*yaml.Node, error) {
-	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+// parseYAML parses data, which must hold one YAML document; an empty data
+// is an empty document. second is the line where a second document
+// starts, or 0.
+func parseYAML(data []byte) (doc *yaml.Node, second int, err error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	doc = &yaml.Node{}
+	if err := dec.Decode(doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return doc, 0, nil
+		}
+		return nil, 0, err
 	}
-	return &doc, nil
+	var next yaml.Node
+	err = dec.Decode(&next)
+	switch {
+	case errors.Is(err, io.EOF):
+		return doc, 0, nil
+	case err == nil:
+		return doc, next.Line, nil
+	}
+	// The second document is broken; that it exists matters more. Its
+	// "---" is the first one at the start of a line after the first
+	// document began: no content line can start with one.
+	from := doc.Line
+	if len(doc.Content) > 0 {
+		from = max(from, doc.Content[0].Line)
+	}
+	for i, l := range bytes.Split(data, []byte("\n")) {
+		if i+1 > from && bytes.HasPrefix(l, []byte("---")) && (len(l) == 3 || strings.ContainsRune(" \t\r", rune(l[3]))) {
+			return doc, i + 1, nil
+		}
+	}
+	return nil, 0, err
 }
 
 // resolvePath expands a leading ~ and makes p absolute against base.

@@ -74,6 +74,9 @@ func syntaxError(file string, data []byte, err error, parse func([]byte) error) 
 			return e
 		}
 		e.Line = max(line, 1)
+	case msg == "did not find expected <document start>":
+		e.Line = line + 1
+		msg = `content after the end of the document ("..."); a configuration file holds one document`
 	case parserProblems[msg]:
 		e.Line = line + 1
 	case positional(msg):
