@@ -158,12 +158,7 @@ func Load(opts *Options) (*Config, error) {
 	var errs []error
 	layers := []struct{ layer, path string }{{"user file", UserFile(o.Home, o.env)}}
 	if o.ConfigFile != "" {
-		p := absFrom(o.WorkDir, o.ConfigFile)
-		if _, err := os.Stat(p); err != nil {
-			errs = append(errs, fmt.Errorf("config file %s: %w", o.ConfigFile, errors.Unwrap(err)))
-		} else {
-			layers = append(layers, struct{ layer, path string }{"config file", p})
-		}
+		layers = append(layers, struct{ layer, path string }{"config file", absFrom(o.WorkDir, o.ConfigFile)})
 	} else if ws := WorkspaceFile(o.WorkDir); ws != "" {
 		layers = append(layers, struct{ layer, path string }{"workspace file", ws})
 	}

@@ -420,7 +420,7 @@ func TestSyntaxErrorLines(t *testing.T) {
 		{"scanner error on line 1", "log: level: info\n", "1: not valid YAML: mapping values are not allowed in this context"},
 		{"control character", "log:\n  level: info\x01\n", "2: not valid YAML: the character U+0001 is not allowed in YAML; remove it"},
 		{"not UTF-8", "log:\n  # caf\xe9\n  level: info\n", "2: not valid YAML: the byte 0xE9 is not UTF-8 text; save the file as UTF-8"},
-		{"unknown anchor", "log:\n  level: info\n  format: *fmt\n", "3: not valid YAML: unknown anchor 'fmt' referenced"},
+		{"unknown anchor", "log:\n  level: info\n  format: *fmt\n", "3: not valid YAML: unknown anchor \"fmt\" referenced"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -466,5 +466,81 @@ func TestOneDocument(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestValuesInMessages: a value echoed in a message is short and on one
+// line, whatever it holds, so that each problem stays one
+// "file:line: key: message" line.
+func TestValuesInMessages(t *testing.T) {
+	huge := strings.Repeat("x", 500_000)
+	clipped := `"` + strings.Repeat("x", 60) + `…" (500000 bytes)`
+	tests := []struct {
+		name  string
+		file  string // the workspace file, if any
+		env   []string
+		flags []config.FlagValue
+		want  string // the one problem, the workspace file's path as "D/.skillmux.yaml"
+	}{
+		{name: "huge value in a file", file: "log:\n  level: " + huge + "\n",
+			want: "D/.skillmux.yaml:2: log.level: " + clipped + " is not a level; use debug, info, warn or error"},
+		{name: "huge key in a file", file: "? " + huge + "\n: 1\n", // an implicit key is at most 1024 characters
+			want: "D/.skillmux.yaml:1: " + clipped + ": unknown key; known keys here: catalog, defaults, log, sources"},
+		{name: "huge value in the environment", env: []string{"SKILLMUX_CATALOG__BUDGET=" + huge},
+			want: "SKILLMUX_CATALOG__BUDGET: catalog.budget: must be an integer, got " + clipped},
+		{name: "huge flag value", flags: []config.FlagValue{{Key: "log.format", Flag: "--log-format", Value: huge}},
+			want: "--log-format: log.format: " + clipped + " is not a format; use text or json"},
+		{name: "huge variable name", env: []string{"SKILLMUX_" + huge + "=1"},
+			want: `"SKILLMUX_` + strings.Repeat("x", 51) + `…" (500009 bytes): unknown setting; known: SKILLMUX_CATALOG__BUDGET, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL`},
+		{name: "newline in a quoted value", file: "log:\n  level: \"de\\nbug\"\n",
+			want: `D/.skillmux.yaml:2: log.level: "de\nbug" is not a level (did you mean "debug"?); use debug, info, warn or error`},
+		{name: "newlines in a block value", file: "sources:\n  - type: |\n      dir\n      user\n",
+			want: `D/.skillmux.yaml:2: sources[0].type: "dir\nuser\n" is not a source type; use one of user, project, dir, claude-plugins or plugin-dir`},
+		{name: "newline in a key", file: "\"lo\\ng\": 1\n",
+			want: `D/.skillmux.yaml:1: "lo\ng": unknown key (did you mean "log"?); known keys here: catalog, defaults, log, sources`},
+		{name: "newline in an environment value", env: []string{"SKILLMUX_LOG__LEVEL=de\nbug"},
+			want: `SKILLMUX_LOG__LEVEL: log.level: "de\nbug" is not a level (did you mean "debug"?); use debug, info, warn or error`},
+		{name: "newline in a variable name", env: []string{"SKILLMUX_LOG\n__LEVEL=debug"},
+			want: `"SKILLMUX_LOG\n__LEVEL": unknown setting (did you mean "SKILLMUX_LOG__LEVEL"?); known: SKILLMUX_CATALOG__BUDGET, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			if tt.file != "" {
+				write(t, filepath.Join(f.repo, ".skillmux.yaml"), tt.file)
+			}
+			_, err := f.load(t, tt.env, tt.flags...)
+			if diff := cmp.Diff([]string{tt.want}, problems(err, f.repo)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFileSize: a configuration file is bounded; a larger one is refused
+// with its name and the limit, before it is read whole.
+func TestFileSize(t *testing.T) {
+	dir := t.TempDir()
+	comment := "# " + strings.Repeat("x", 77) + "\n" // 80 bytes
+	fits := strings.Repeat(comment, config.MaxFileSize/80)
+	fits += strings.Repeat("#", config.MaxFileSize-len(fits))
+	tests := []struct {
+		name, content string
+		want          []string
+	}{
+		{name: "at the limit", content: fits},
+		{name: "one byte over", content: fits + "\n",
+			want: []string{"D/c.yaml: larger than 1048576 bytes (1 MiB), the most a configuration file may hold; is it the right file?"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := write(t, filepath.Join(dir, "c.yaml"), tt.content)
+			if diff := cmp.Diff(tt.want, problems(config.CheckFile(file, &config.Options{Home: dir}), dir)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if err := config.CheckFile(dir, &config.Options{Home: dir}); err == nil || err.Error() != dir+": a folder, not a configuration file" {
+		t.Errorf("a folder: %v", err)
 	}
 }

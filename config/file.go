@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,16 +15,59 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// MaxFileSize bounds a configuration file, in bytes: 1 MiB, hundreds of
+// times what a configuration needs, so that a wrong file (a log, a
+// binary) is refused before it is read whole into memory.
+const MaxFileSize = 1 << 20
+
+// readFile reads a regular file of at most MaxFileSize bytes. The error
+// wraps the system's, so a missing file is fs.ErrNotExist.
+func readFile(file string) ([]byte, error) {
+	tooLarge := &Error{File: file, Message: fmt.Sprintf("larger than %d bytes (1 MiB), the most a configuration file may hold; is it the right file?", MaxFileSize)}
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, pathError(file, err)
+	}
+	switch {
+	case st.IsDir():
+		return nil, &Error{File: file, Message: "a folder, not a configuration file"}
+	case !st.Mode().IsRegular():
+		return nil, &Error{File: file, Message: "not a regular file"}
+	case st.Size() > MaxFileSize:
+		return nil, tooLarge
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, pathError(file, err)
+	}
+	defer f.Close()
+	// The file may have grown since Stat: read one byte past the limit.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, pathError(file, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, tooLarge
+	}
+	return data, nil
+}
+
+// pathError is "file: reason", without the operation and the path that
+// fs.PathError repeats.
+func pathError(file string, err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}
+
 // loadFile reads one YAML file into its own koanf layer after checking it
 // alone; the error holds every problem of the file, first line first.
 // Relative paths of sources become relative to the file's folder.
 func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error) {
-	if st, err := os.Stat(file); err == nil && !st.Mode().IsRegular() {
-		return nil, nil, &Error{File: file, Message: "not a regular file"}
-	}
-	data, err := os.ReadFile(file)
+	data, err := readFile(file)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", file, err)
+		return nil, nil, err
 	}
 	if line, msg := badChar(data); line > 0 {
 		return nil, nil, &Error{File: file, Line: line, Message: msg}

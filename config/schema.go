@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/knadh/koanf/v2"
 	"go.yaml.in/yaml/v3"
@@ -31,7 +32,11 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.File != "" {
-		b.WriteString(e.File)
+		if strings.ContainsFunc(e.File, unicode.IsControl) {
+			b.WriteString(strconv.Quote(e.File)) // keep the problem on one line
+		} else {
+			b.WriteString(e.File)
+		}
 		if e.Line > 0 {
 			fmt.Fprintf(&b, ":%d", e.Line)
 		}
@@ -43,6 +48,34 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(e.Message)
 	return b.String()
+}
+
+// previewLen is how many characters of a value a message shows.
+const previewLen = 60
+
+// preview renders a value for a message: quoted, on one line whatever it
+// holds, and, when longer than previewLen characters, cut with "…" and
+// followed by its full length, so that a huge value cannot flood the
+// terminal or a log.
+func preview(s string) string {
+	n := 0
+	for i := range s {
+		if n == previewLen {
+			q := strconv.Quote(s[:i])
+			return fmt.Sprintf("%s…\" (%d bytes)", q[:len(q)-1], len(s))
+		}
+		n++
+	}
+	return strconv.Quote(s)
+}
+
+// keyLabel renders a name that came from the input (a key, a variable):
+// as is when it is a short plain name, else as a preview.
+func keyLabel(s string) string {
+	if s == "" || len(s) > previewLen || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == '"' || r > '~' }) {
+		return preview(s)
+	}
+	return s
 }
 
 // joinByLine joins the problems of one file, first line first; a problem
@@ -97,7 +130,7 @@ var sourceSchema = map[string]*field{
 		if sourceNamePat.MatchString(s) {
 			return ""
 		}
-		return fmt.Sprintf("%q must be letters, digits, '.', '_' or '-' (no ':' or spaces)", s)
+		return preview(s) + " must be letters, digits, '.', '_' or '-' (no ':' or spaces)"
 	}},
 	"path":  {kind: kString, check: notEmpty},
 	"paths": {kind: kStrings, check: notEmpty},
@@ -105,7 +138,7 @@ var sourceSchema = map[string]*field{
 		if namespacePattern.MatchString(s) {
 			return ""
 		}
-		return fmt.Sprintf("%q must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", s)
+		return preview(s) + " must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
 	}},
 	"enabled": {kind: kBool},
 	"include": {kind: kStrings, check: checkPattern},
@@ -128,7 +161,7 @@ func oneOf(noun string, words ...string) func(string) string {
 		if slices.Contains(words, s) {
 			return ""
 		}
-		return fmt.Sprintf("%q is not %s%s; use %s", s, noun, suggest(s, words), orList(words))
+		return fmt.Sprintf("%s is not %s%s; use %s", preview(s), noun, suggest(s, words), orList(words))
 	}
 }
 
@@ -149,7 +182,7 @@ func notEmpty(s string) string {
 
 func checkPattern(p string) string {
 	if _, err := path.Match(p, "x"); err != nil {
-		return fmt.Sprintf("%q is not a valid pattern (use * and ? and [a-z])", p)
+		return preview(p) + " is not a valid pattern (use * and ? and [a-z])"
 	}
 	return ""
 }
@@ -162,7 +195,7 @@ func checkSourceType(t string) string {
 	case t == TypePlugin:
 		return "source plugins (separate processes) are not supported by this version; use dir or plugin-dir"
 	case !slices.Contains(supportedTypes, t):
-		return fmt.Sprintf("%q is not a source type%s; use one of %s", t, suggest(t, supportedTypes), orList(supportedTypes))
+		return fmt.Sprintf("%s is not a source type%s; use one of %s", preview(t), suggest(t, supportedTypes), orList(supportedTypes))
 	}
 	return ""
 }
@@ -179,7 +212,7 @@ func checkSources(c *checker, list *yaml.Node, key string) {
 		sk := fmt.Sprintf("%s[%d]", key, i)
 		if k, v := lookupKey(item, "name"); v != nil && isString(v) && sourceSchema["name"].check(v.Value) == "" {
 			if prev, dup := names[v.Value]; dup {
-				c.fail(v, sk+".name", "%q is already the name of %s; names must be unique", v.Value, prev)
+				c.fail(v, sk+".name", "%s is already the name of %s; names must be unique", preview(v.Value), prev)
 			} else {
 				names[v.Value] = fmt.Sprintf("%s (line %d)", sk, k.Line)
 			}
@@ -273,7 +306,7 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 				c.fail(kn, key, "a key must be a plain name, got %s", nodeKind(kn))
 				continue
 			}
-			child := join(key, kn.Value)
+			child := join(key, keyLabel(kn.Value))
 			if line, dup := seen[kn.Value]; dup {
 				c.fail(kn, child, "set twice, here and on line %d; keep one", line)
 				continue
@@ -344,13 +377,13 @@ func nodeKind(n *yaml.Node) string {
 	case yaml.ScalarNode:
 		switch n.Tag {
 		case "!!str":
-			return fmt.Sprintf("the string %q", n.Value)
+			return "the string " + preview(n.Value)
 		case "!!null":
 			return "nothing (null)"
 		}
-		return fmt.Sprintf("%q", n.Value)
+		return preview(n.Value)
 	case yaml.AliasNode:
-		return "an alias (*" + n.Value + "); aliases are not supported here, write the value out"
+		return "an alias (*" + keyLabel(n.Value) + "); aliases are not supported here, write the value out"
 	}
 	return "a document"
 }
@@ -389,7 +422,7 @@ func loadEnv(env []string) (*koanf.Koanf, map[string]Origin, error) {
 		key := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(name, EnvPrefix), "__", "."))
 		v, err := scalar(key, val)
 		if err != nil {
-			err.File = name
+			err.File = keyLabel(name)
 			errs = append(errs, err)
 			continue
 		}
@@ -465,7 +498,7 @@ func scalar(key, val string) (any, *Error) {
 	case kInt:
 		n, err := strconv.Atoi(strings.TrimSpace(val))
 		if err != nil {
-			return fail("must be an integer, got %q", val)
+			return fail("must be an integer, got %s", preview(val))
 		}
 		if !f.inRange(n) {
 			return fail("must be an integer between %d and %d, got %d", f.min, f.max, n)
@@ -474,7 +507,7 @@ func scalar(key, val string) (any, *Error) {
 	case kBool:
 		b, err := strconv.ParseBool(strings.TrimSpace(val))
 		if err != nil {
-			return fail("must be true or false, got %q", val)
+			return fail("must be true or false, got %s", preview(val))
 		}
 		return b, nil
 	}
@@ -486,9 +519,16 @@ func scalar(key, val string) (any, *Error) {
 	return val, nil
 }
 
+// maxSuggest bounds the length of a word that suggest looks at: every
+// candidate is shorter than half of it.
+const maxSuggest = 64
+
 // suggest returns ` (did you mean "x"?)` for the candidate closest to s,
 // or "" when none is close.
 func suggest(s string, candidates []string) string {
+	if len(s) > maxSuggest {
+		return "" // far from every candidate, and slow to measure
+	}
 	if best := editdist.Closest(s, candidates, max(2, len(s)/3)); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -85,10 +86,20 @@ func syntaxError(file string, data []byte, err error, parse func([]byte) error) 
 		e.Line = line
 		if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
 			e.Line = aliasLine(data, m[1])
+			msg = "unknown anchor " + preview(m[1]) + " referenced"
 		}
 	}
-	e.Message = "not valid YAML: " + msg
+	e.Message = "not valid YAML: " + oneLine(msg)
 	return e
+}
+
+// oneLine keeps a library message that may echo the input on one line and
+// short.
+func oneLine(msg string) string {
+	if len(msg) > 4*previewLen || strings.ContainsFunc(msg, unicode.IsControl) {
+		return preview(msg)
+	}
+	return msg
 }
 
 // tabLine returns the line (from 1) of the tab that parse stops at with
