@@ -71,13 +71,30 @@ func (s Source) AllPaths() []string {
 	return append(out, s.Paths...)
 }
 
-// Defaults says which sources are added without being listed.
+// Defaults says which sources are added without being listed, and which
+// skills each client is served.
 type Defaults struct {
 	// Builtin adds the built-in sources (user, project, claude-plugins)
 	// that Sources does not list: user and project first, claude-plugins
 	// last.
 	Builtin bool `koanf:"builtin"`
+	// Native is NativeExclude or NativeInclude. skillmux serves over MCP
+	// the skills of every source, but some clients already load some of
+	// those folders themselves: Claude Code loads ~/.claude/skills, the
+	// project's .claude/skills and its enabled plugins; Codex loads
+	// .agents/skills, ~/.agents/skills and ~/.codex/skills; Cursor loads
+	// .cursor/skills and ~/.cursor/skills. NativeExclude, the default,
+	// leaves out for such a client the skills it loads natively, so that
+	// they are not doubled in the model's context; NativeInclude serves
+	// them anyway.
+	Native string `koanf:"native"`
 }
+
+// Values of Defaults.Native.
+const (
+	NativeExclude = "exclude"
+	NativeInclude = "include"
+)
 
 // Catalog configures the text that lists skills to agents.
 type Catalog struct {
@@ -133,6 +150,7 @@ type Options struct {
 // Defaults of the built-in layer.
 var defaults = map[string]any{
 	"defaults.builtin": true,
+	"defaults.native":  NativeExclude,
 	"catalog.budget":   2048,
 	"log.level":        "info",
 	"log.format":       "text",
@@ -382,6 +400,7 @@ func (c *Config) Describe() string {
 	}
 	b.WriteString("defaults:\n")
 	line("  ", fmt.Sprintf("builtin: %v", c.Defaults.Builtin), "defaults.builtin")
+	line("  ", "native: "+c.Defaults.Native, "defaults.native")
 	b.WriteString("catalog:\n")
 	line("  ", fmt.Sprintf("budget: %d", c.Catalog.Budget), "catalog.budget")
 	b.WriteString("log:\n")

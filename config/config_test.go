@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,6 +240,21 @@ func TestCheckFileAndExample(t *testing.T) {
 	if err := config.CheckFile(example, nil); err != nil {
 		t.Errorf("the example configuration must be valid: %v", err)
 	}
+	// It shows every setting, defaults.native among them.
+	home := t.TempDir()
+	abs, err := filepath.Abs(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Load(&config.Options{WorkDir: home, Home: home, Env: []string{}, ConfigFile: abs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"defaults.builtin", "defaults.native", "catalog.budget", "log.level", "log.format"} {
+		if o := c.Origin(key); o.Layer != "config file" {
+			t.Errorf("the example does not set %s (origin %v)", key, o)
+		}
+	}
 	bad := write(t, filepath.Join(t.TempDir(), "bad.yaml"), "sources:\n  - type: nope\n")
 	if err := config.CheckFile(bad, nil); err == nil || !strings.Contains(err.Error(), bad+":2: sources[0].type") {
 		t.Errorf("CheckFile: %v", err)
@@ -469,6 +485,9 @@ func TestOneDocument(t *testing.T) {
 	}
 }
 
+// knownVars is the list an unknown SKILLMUX_ variable is answered with.
+const knownVars = "SKILLMUX_CATALOG__BUDGET, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_DEFAULTS__NATIVE, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL"
+
 // TestValuesInMessages: a value echoed in a message is short and on one
 // line, whatever it holds, so that each problem stays one
 // "file:line: key: message" line.
@@ -491,7 +510,7 @@ func TestValuesInMessages(t *testing.T) {
 		{name: "huge flag value", flags: []config.FlagValue{{Key: "log.format", Flag: "--log-format", Value: huge}},
 			want: "--log-format: log.format: " + clipped + " is not a format; use text or json"},
 		{name: "huge variable name", env: []string{"SKILLMUX_" + huge + "=1"},
-			want: `"SKILLMUX_` + strings.Repeat("x", 51) + `…" (500009 bytes): unknown setting; known: SKILLMUX_CATALOG__BUDGET, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL`},
+			want: `"SKILLMUX_` + strings.Repeat("x", 51) + `…" (500009 bytes): unknown setting; known: ` + knownVars},
 		{name: "newline in a quoted value", file: "log:\n  level: \"de\\nbug\"\n",
 			want: `D/.skillmux.yaml:2: log.level: "de\nbug" is not a level (did you mean "debug"?); use debug, info, warn or error`},
 		{name: "newlines in a block value", file: "sources:\n  - type: |\n      dir\n      user\n",
@@ -501,7 +520,7 @@ func TestValuesInMessages(t *testing.T) {
 		{name: "newline in an environment value", env: []string{"SKILLMUX_LOG__LEVEL=de\nbug"},
 			want: `SKILLMUX_LOG__LEVEL: log.level: "de\nbug" is not a level (did you mean "debug"?); use debug, info, warn or error`},
 		{name: "newline in a variable name", env: []string{"SKILLMUX_LOG\n__LEVEL=debug"},
-			want: `"SKILLMUX_LOG\n__LEVEL": unknown setting (did you mean "SKILLMUX_LOG__LEVEL"?); known: SKILLMUX_CATALOG__BUDGET, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL`},
+			want: `"SKILLMUX_LOG\n__LEVEL": unknown setting (did you mean "SKILLMUX_LOG__LEVEL"?); known: ` + knownVars},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -542,5 +561,56 @@ func TestFileSize(t *testing.T) {
 	}
 	if err := config.CheckFile(dir, &config.Options{Home: dir}); err == nil || err.Error() != dir+": a folder, not a configuration file" {
 		t.Errorf("a folder: %v", err)
+	}
+}
+
+// TestNative: defaults.native is exclude unless a file, a variable or a
+// flag says include; any other value is an error with the allowed values.
+func TestNative(t *testing.T) {
+	const bad = `"inclde" is not a choice for native (did you mean "include"?); use exclude or include`
+	tests := []struct {
+		name   string
+		file   string // the workspace file, if any
+		env    []string
+		flags  []config.FlagValue
+		want   string // the value, when valid
+		origin string
+		err    string // the one problem, the workspace file's path as "D/.skillmux.yaml"
+	}{
+		{name: "default", want: config.NativeExclude, origin: "default"},
+		{name: "file", file: "defaults:\n  native: include\n", want: config.NativeInclude, origin: "workspace file D/.skillmux.yaml:2"},
+		{name: "environment", file: "defaults:\n  native: include\n", env: []string{"SKILLMUX_DEFAULTS__NATIVE=exclude"},
+			want: config.NativeExclude, origin: "env SKILLMUX_DEFAULTS__NATIVE"},
+		{name: "flag", env: []string{"SKILLMUX_DEFAULTS__NATIVE=exclude"}, flags: []config.FlagValue{{Key: "defaults.native", Flag: "--native", Value: "include"}},
+			want: config.NativeInclude, origin: "flag --native"},
+		{name: "bad in a file", file: "defaults:\n  native: inclde\n", err: "D/.skillmux.yaml:2: defaults.native: " + bad},
+		{name: "not a string in a file", file: "defaults:\n  native: true\n", err: `D/.skillmux.yaml:2: defaults.native: must be a string, got "true" (quote it)`},
+		{name: "bad in the environment", env: []string{"SKILLMUX_DEFAULTS__NATIVE=inclde"}, err: "SKILLMUX_DEFAULTS__NATIVE: defaults.native: " + bad},
+		{name: "bad flag", flags: []config.FlagValue{{Key: "defaults.native", Flag: "--native", Value: "inclde"}}, err: "--native: defaults.native: " + bad},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			if tt.file != "" {
+				write(t, filepath.Join(f.repo, ".skillmux.yaml"), tt.file)
+			}
+			c, err := f.load(t, tt.env, tt.flags...)
+			if tt.err != "" {
+				if diff := cmp.Diff([]string{tt.err}, problems(err, f.repo)); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			origin := strings.ReplaceAll(c.Origin("defaults.native").String(), f.repo, "D")
+			if c.Defaults.Native != tt.want || origin != tt.origin {
+				t.Errorf("native = %s from %s, want %s from %s", c.Defaults.Native, origin, tt.want, tt.origin)
+			}
+			if line := fmt.Sprintf("native: %s", tt.want); !strings.Contains(c.Describe(), line) {
+				t.Errorf("Describe lacks %q:\n%s", line, c.Describe())
+			}
+		})
 	}
 }

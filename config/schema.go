@@ -146,9 +146,12 @@ var sourceSchema = map[string]*field{
 }
 
 var schema = &field{kind: kMap, fields: map[string]*field{
-	"sources":  {kind: kList, fields: sourceSchema, whole: checkSources},
-	"defaults": {kind: kMap, fields: map[string]*field{"builtin": {kind: kBool}}},
-	"catalog":  {kind: kMap, fields: map[string]*field{"budget": {kind: kInt, min: 200, max: 1_000_000}}},
+	"sources": {kind: kList, fields: sourceSchema, whole: checkSources},
+	"defaults": {kind: kMap, fields: map[string]*field{
+		"builtin": {kind: kBool},
+		"native":  {kind: kString, check: oneOf("a choice for native", NativeExclude, NativeInclude)},
+	}},
+	"catalog": {kind: kMap, fields: map[string]*field{"budget": {kind: kInt, min: 200, max: 1_000_000}}},
 	"log": {kind: kMap, fields: map[string]*field{
 		"level":  {kind: kString, check: oneOf("a level", "debug", "info", "warn", "error")},
 		"format": {kind: kString, check: oneOf("a format", "text", "json")},
