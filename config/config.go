@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/providers/confmap"
@@ -369,7 +371,7 @@ func (c *Config) Describe() string {
 		b.WriteString("# no configuration file; built-in defaults\n")
 	}
 	for _, f := range c.files {
-		fmt.Fprintf(&b, "# read %s\n", f)
+		fmt.Fprintf(&b, "# read %s\n", show(f))
 	}
 	if len(c.Sources) == 0 {
 		line("", "sources: []", "sources")
@@ -378,24 +380,27 @@ func (c *Config) Describe() string {
 	}
 	for i, s := range c.Sources {
 		key := fmt.Sprintf("sources[%d]", i)
-		line("  - ", "type: "+s.Type, key)
+		line("  - ", "type: "+s.Type, key+".type")
 		if s.Name != "" {
-			line("    ", "name: "+s.Name, key)
+			line("    ", "name: "+show(s.Name), key+".name")
 		}
-		for _, p := range s.AllPaths() {
-			line("    ", "path: "+p, key)
+		if s.Path != "" {
+			line("    ", "path: "+show(s.Path), key+".path")
+		}
+		for j, p := range s.Paths {
+			line("    ", "path: "+show(p), fmt.Sprintf("%s.paths[%d]", key, j))
 		}
 		if s.Namespace != "" {
-			line("    ", "namespace: "+s.Namespace, key)
+			line("    ", "namespace: "+s.Namespace, key+".namespace")
 		}
 		if !s.IsEnabled() {
-			line("    ", "enabled: false", key)
+			line("    ", "enabled: false", key+".enabled")
 		}
 		if len(s.Include) > 0 {
-			line("    ", "include: ["+strings.Join(s.Include, ", ")+"]", key)
+			line("    ", "include: "+showList(s.Include), key+".include")
 		}
 		if len(s.Exclude) > 0 {
-			line("    ", "exclude: ["+strings.Join(s.Exclude, ", ")+"]", key)
+			line("    ", "exclude: "+showList(s.Exclude), key+".exclude")
 		}
 	}
 	b.WriteString("defaults:\n")
@@ -407,6 +412,26 @@ func (c *Config) Describe() string {
 	line("  ", "level: "+c.Log.Level, "log.level")
 	line("  ", "format: "+c.Log.Format, "log.format")
 	return b.String()
+}
+
+// show renders a string for Describe: as is when YAML would read it back
+// unchanged on one line, else quoted.
+func show(s string) string {
+	if s == "" || strings.TrimSpace(s) != s || strings.ContainsFunc(s, unicode.IsControl) ||
+		strings.ContainsAny(s[:1], "-?:,[]{}#&*!|>'\"%@`") || strings.Contains(s, ": ") || strings.Contains(s, " #") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+func showList(list []string) string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		if out[i] = show(s); out[i] == s && strings.ContainsAny(s, ",[]{}") {
+			out[i] = strconv.Quote(s) // would split or end the flow list
+		}
+	}
+	return "[" + strings.Join(out, ", ") + "]"
 }
 
 // sortedKeys returns m's keys in order.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -612,5 +614,29 @@ func TestNative(t *testing.T) {
 				t.Errorf("Describe lacks %q:\n%s", line, c.Describe())
 			}
 		})
+	}
+}
+
+// TestDescribeLines: Describe gives every value one line, quoted when
+// YAML would not read it back as is, with the line it came from.
+func TestDescribeLines(t *testing.T) {
+	f := newFixture(t)
+	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"),
+		"sources:\n  - type: dir\n    name: team\n    paths:\n      - \"a\\nb\"\n      - plain\n    include: [\"*\", \"x,y\", z]\n")
+	c, err := f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(c.Describe(), "\n")
+	for _, want := range []string{
+		fmt.Sprintf("%-44s # workspace file %s:2", "  - type: dir", ws),
+		fmt.Sprintf("%-44s # workspace file %s:3", "    name: team", ws),
+		fmt.Sprintf("%-44s # workspace file %s:5", "    path: "+strconv.Quote(filepath.Join(f.repo, "a\nb")), ws),
+		fmt.Sprintf("%-44s # workspace file %s:6", "    path: "+filepath.Join(f.repo, "plain"), ws),
+		fmt.Sprintf("%-44s # workspace file %s:7", `    include: ["*", "x,y", z]`, ws),
+	} {
+		if !slices.Contains(lines, want) {
+			t.Errorf("Describe lacks the line\n%s\n%s", want, c.Describe())
+		}
 	}
 }
