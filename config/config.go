@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/providers/confmap"
@@ -71,13 +73,30 @@ func (s Source) AllPaths() []string {
 	return append(out, s.Paths...)
 }
 
-// Defaults says which sources are added without being listed.
+// Defaults says which sources are added without being listed, and which
+// skills each client is served.
 type Defaults struct {
 	// Builtin adds the built-in sources (user, project, claude-plugins)
 	// that Sources does not list: user and project first, claude-plugins
 	// last.
 	Builtin bool `koanf:"builtin"`
+	// Native is NativeExclude or NativeInclude. skillmux serves over MCP
+	// the skills of every source, but some clients already load some of
+	// those folders themselves: Claude Code loads ~/.claude/skills, the
+	// project's .claude/skills and its enabled plugins; Codex loads
+	// .agents/skills, ~/.agents/skills and ~/.codex/skills; Cursor loads
+	// .cursor/skills and ~/.cursor/skills. NativeExclude, the default,
+	// leaves out for such a client the skills it loads natively, so that
+	// they are not doubled in the model's context; NativeInclude serves
+	// them anyway.
+	Native string `koanf:"native"`
 }
+
+// Values of Defaults.Native.
+const (
+	NativeExclude = "exclude"
+	NativeInclude = "include"
+)
 
 // Catalog configures the text that lists skills to agents.
 type Catalog struct {
@@ -123,7 +142,8 @@ type Options struct {
 	Home string
 	// Env is the environment as KEY=VALUE; default os.Environ.
 	Env []string
-	// ConfigFile replaces the workspace file search; it must exist.
+	// ConfigFile replaces the workspace file search; it must exist. A
+	// relative path is relative to WorkDir.
 	ConfigFile string
 	// Flags are values given on the command line.
 	Flags []FlagValue
@@ -132,14 +152,17 @@ type Options struct {
 // Defaults of the built-in layer.
 var defaults = map[string]any{
 	"defaults.builtin": true,
+	"defaults.native":  NativeExclude,
 	"catalog.budget":   2048,
 	"log.level":        "info",
 	"log.format":       "text",
 }
 
-// Load reads every layer, checks each alone, merges them and checks the
-// result. The error, if any, names the file (or variable, or flag), the
-// line where known, the key and what would be right.
+// Load reads every layer, checks each alone, merges them and decodes the
+// result. The error, if any, holds every problem of every layer, a layer
+// at a time from the lowest, each file's first line first; each problem
+// names the file (or variable, or flag), the line where known, the key and
+// what would be right.
 func Load(opts *Options) (*Config, error) {
 	o, err := fill(opts)
 	if err != nil {
@@ -152,16 +175,10 @@ func Load(opts *Options) (*Config, error) {
 		origins[key] = Origin{Layer: "default"}
 	}
 	var files []string
+	var errs []error
 	layers := []struct{ layer, path string }{{"user file", UserFile(o.Home, o.env)}}
 	if o.ConfigFile != "" {
-		p, err := filepath.Abs(o.ConfigFile)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("config file %s: %w", o.ConfigFile, errors.Unwrap(err))
-		}
-		layers = append(layers, struct{ layer, path string }{"config file", p})
+		layers = append(layers, struct{ layer, path string }{"config file", absFrom(o.WorkDir, o.ConfigFile)})
 	} else if ws := WorkspaceFile(o.WorkDir); ws != "" {
 		layers = append(layers, struct{ layer, path string }{"workspace file", ws})
 	}
@@ -171,62 +188,50 @@ func Load(opts *Options) (*Config, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		k.Merge(fk)
 		replaceOrigins(origins, fo)
 		files = append(files, l.path)
 	}
-	ek, eo, err := loadEnv(o.env, o.WorkDir, o.Home)
+	ek, eo, err := loadEnv(o.env)
 	if err != nil {
-		return nil, err
+		errs = append(errs, err)
 	}
 	k.Merge(ek)
 	replaceOrigins(origins, eo)
-	fk, fo, err := loadFlags(o.Flags, o.WorkDir, o.Home)
+	fk, fo, err := loadFlags(o.Flags)
 	if err != nil {
-		return nil, err
+		errs = append(errs, err)
 	}
 	k.Merge(fk)
 	replaceOrigins(origins, fo)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 
+	// Every value has been checked in its layer and the defaults are
+	// valid, so the merge is valid too; decoding only moves it into c.
 	c := &Config{origins: origins, files: files}
 	if err := decode(k, c); err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	if err := c.validate(); err != nil {
-		return nil, err
 	}
 	return c, nil
 }
 
 // CheckFile checks one configuration file alone, as Load checks each
-// file, and returns every problem found.
-func CheckFile(path string) error {
-	abs, err := filepath.Abs(path)
+// file, and returns every problem found, first line first. It reads opts
+// as Load does, but only WorkDir (against which a relative path is taken)
+// and Home (which ~ in the file's paths stands for) matter; a nil opts
+// means the process's own.
+func CheckFile(path string, opts *Options) error {
+	o, err := fill(opts)
 	if err != nil {
 		return err
 	}
-	home, _ := os.UserHomeDir()
-	k, o, err := loadFile(abs, "config file", home)
-	if err != nil {
-		return err
-	}
-	c := &Config{origins: o}
-	if err := decode(k, c); err != nil {
-		return fmt.Errorf("%s: %w", abs, err)
-	}
-	// A file alone need not be complete: fill what defaults would.
-	if c.Catalog.Budget == 0 {
-		c.Catalog.Budget = defaults["catalog.budget"].(int)
-	}
-	if c.Log.Level == "" {
-		c.Log.Level = defaults["log.level"].(string)
-	}
-	if c.Log.Format == "" {
-		c.Log.Format = defaults["log.format"].(string)
-	}
-	return c.validate()
+	_, _, err = loadFile(absFrom(o.WorkDir, path), "config file", o.Home)
+	return err
 }
 
 // decode fills c from k, refusing any key the struct does not have: the
@@ -261,6 +266,14 @@ func replaceOrigins(dst, src map[string]Origin) {
 type filled struct {
 	Options
 	env []string
+}
+
+// absFrom makes p absolute against dir, which fill has made absolute.
+func absFrom(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
 }
 
 func fill(opts *Options) (*filled, error) {
@@ -358,7 +371,7 @@ func (c *Config) Describe() string {
 		b.WriteString("# no configuration file; built-in defaults\n")
 	}
 	for _, f := range c.files {
-		fmt.Fprintf(&b, "# read %s\n", f)
+		fmt.Fprintf(&b, "# read %s\n", show(f))
 	}
 	if len(c.Sources) == 0 {
 		line("", "sources: []", "sources")
@@ -367,34 +380,58 @@ func (c *Config) Describe() string {
 	}
 	for i, s := range c.Sources {
 		key := fmt.Sprintf("sources[%d]", i)
-		line("  - ", "type: "+s.Type, key)
+		line("  - ", "type: "+s.Type, key+".type")
 		if s.Name != "" {
-			line("    ", "name: "+s.Name, key)
+			line("    ", "name: "+show(s.Name), key+".name")
 		}
-		for _, p := range s.AllPaths() {
-			line("    ", "path: "+p, key)
+		if s.Path != "" {
+			line("    ", "path: "+show(s.Path), key+".path")
+		}
+		for j, p := range s.Paths {
+			line("    ", "path: "+show(p), fmt.Sprintf("%s.paths[%d]", key, j))
 		}
 		if s.Namespace != "" {
-			line("    ", "namespace: "+s.Namespace, key)
+			line("    ", "namespace: "+s.Namespace, key+".namespace")
 		}
 		if !s.IsEnabled() {
-			line("    ", "enabled: false", key)
+			line("    ", "enabled: false", key+".enabled")
 		}
 		if len(s.Include) > 0 {
-			line("    ", "include: ["+strings.Join(s.Include, ", ")+"]", key)
+			line("    ", "include: "+showList(s.Include), key+".include")
 		}
 		if len(s.Exclude) > 0 {
-			line("    ", "exclude: ["+strings.Join(s.Exclude, ", ")+"]", key)
+			line("    ", "exclude: "+showList(s.Exclude), key+".exclude")
 		}
 	}
 	b.WriteString("defaults:\n")
 	line("  ", fmt.Sprintf("builtin: %v", c.Defaults.Builtin), "defaults.builtin")
+	line("  ", "native: "+c.Defaults.Native, "defaults.native")
 	b.WriteString("catalog:\n")
 	line("  ", fmt.Sprintf("budget: %d", c.Catalog.Budget), "catalog.budget")
 	b.WriteString("log:\n")
 	line("  ", "level: "+c.Log.Level, "log.level")
 	line("  ", "format: "+c.Log.Format, "log.format")
 	return b.String()
+}
+
+// show renders a string for Describe: as is when YAML would read it back
+// unchanged on one line, else quoted.
+func show(s string) string {
+	if s == "" || strings.TrimSpace(s) != s || strings.ContainsFunc(s, unicode.IsControl) ||
+		strings.ContainsAny(s[:1], "-?:,[]{}#&*!|>'\"%@`") || strings.Contains(s, ": ") || strings.Contains(s, " #") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+func showList(list []string) string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		if out[i] = show(s); out[i] == s && strings.ContainsAny(s, ",[]{}") {
+			out[i] = strconv.Quote(s) // would split or end the flow list
+		}
+	}
+	return "[" + strings.Join(out, ", ") + "]"
 }
 
 // sortedKeys returns m's keys in order.

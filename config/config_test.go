@@ -1,8 +1,11 @@
 package config_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -204,11 +207,11 @@ func TestErrors(t *testing.T) {
 		{name: "unknown environment variable", env: []string{"SKILLMUX_CATALOG__BUDGT=3"},
 			want: []string{"SKILLMUX_CATALOG__BUDGT: unknown setting (did you mean \"SKILLMUX_CATALOG__BUDGET\"?)"}},
 		{name: "bad environment value", env: []string{"SKILLMUX_DEFAULTS__BUILTIN=maybe"},
-			want: []string{"SKILLMUX_DEFAULTS__BUILTIN: must be true or false, got \"maybe\""}},
+			want: []string{"SKILLMUX_DEFAULTS__BUILTIN: defaults.builtin: must be true or false, got \"maybe\""}},
 		{name: "sources from the environment", env: []string{"SKILLMUX_SOURCES=x"},
 			want: []string{"sources cannot be set from the environment"}},
 		{name: "bad flag value", flags: []config.FlagValue{{Key: "catalog.budget", Flag: "--budget", Value: "big"}},
-			want: []string{"--budget: must be an integer, got \"big\""}},
+			want: []string{"--budget: catalog.budget: must be an integer, got \"big\""}},
 		{name: "flag value out of range", flags: []config.FlagValue{{Key: "catalog.budget", Flag: "--budget", Value: "5"}},
 			want: []string{"--budget: catalog.budget: must be an integer between 200"}},
 	}
@@ -236,14 +239,29 @@ func TestErrors(t *testing.T) {
 
 func TestCheckFileAndExample(t *testing.T) {
 	example := filepath.Join("..", "examples", "config", "skillmux.yaml")
-	if err := config.CheckFile(example); err != nil {
+	if err := config.CheckFile(example, nil); err != nil {
 		t.Errorf("the example configuration must be valid: %v", err)
 	}
+	// It shows every setting, defaults.native among them.
+	home := t.TempDir()
+	abs, err := filepath.Abs(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Load(&config.Options{WorkDir: home, Home: home, Env: []string{}, ConfigFile: abs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"defaults.builtin", "defaults.native", "catalog.budget", "log.level", "log.format"} {
+		if o := c.Origin(key); o.Layer != "config file" {
+			t.Errorf("the example does not set %s (origin %v)", key, o)
+		}
+	}
 	bad := write(t, filepath.Join(t.TempDir(), "bad.yaml"), "sources:\n  - type: nope\n")
-	if err := config.CheckFile(bad); err == nil || !strings.Contains(err.Error(), bad+":2: sources[0].type") {
+	if err := config.CheckFile(bad, nil); err == nil || !strings.Contains(err.Error(), bad+":2: sources[0].type") {
 		t.Errorf("CheckFile: %v", err)
 	}
-	if err := config.CheckFile(filepath.Join(t.TempDir(), "none.yaml")); err == nil {
+	if err := config.CheckFile(filepath.Join(t.TempDir(), "none.yaml"), nil); err == nil {
 		t.Error("a missing file checked fine")
 	}
 }
@@ -254,5 +272,371 @@ func TestEmptyFile(t *testing.T) {
 	c, err := f.load(t, nil)
 	if err != nil || c.Catalog.Budget != 2048 {
 		t.Errorf("%v %+v", err, c)
+	}
+}
+
+// TestCheckFileOptions: CheckFile reads the home and the working folder
+// the caller gives, as Load does, not the process's.
+func TestCheckFileOptions(t *testing.T) {
+	t.Setenv("HOME", "") // the process has no home; the caller's must be used
+	f := newFixture(t)
+	rel := filepath.Join("conf", "skills.yaml")
+	file := write(t, filepath.Join(f.sub, rel), "sources:\n  - type: dir\n    paths: [a, ~/b]\n")
+	tests := []struct {
+		name string
+		path string
+		opts *config.Options
+		want string // "" for valid
+	}{
+		{name: "home and working folder injected", path: rel, opts: &config.Options{WorkDir: f.sub, Home: f.home}},
+		{name: "absolute path, home injected", path: file, opts: &config.Options{Home: f.home}},
+		{name: "no home anywhere", path: file, opts: nil,
+			want: file + ":3: sources[0].paths[1]: ~ stands for the home folder, which is not known here (HOME is not set); write the path out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := config.CheckFile(tt.path, tt.opts)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("CheckFile(%s) = %q, want %q", tt.path, got, tt.want)
+			}
+		})
+	}
+}
+
+// problems returns the lines of err, with dir, if given, replaced by "D",
+// so that a test can compare every problem, in order.
+func problems(err error, dir string) []string {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	if dir != "" {
+		s = strings.ReplaceAll(s, dir, "D")
+	}
+	return strings.Split(s, "\n")
+}
+
+// TestEveryProblemOfAFile: a file's problems come together, whatever
+// check finds them, each on its own line, first line first.
+func TestEveryProblemOfAFile(t *testing.T) {
+	tests := []struct {
+		name, file string
+		want       []string
+	}{
+		{name: "bad budget and bad source type",
+			file: "catalog:\n  budget: lots\nsources:\n  - type: folder\n    path: x\n",
+			want: []string{
+				`D/c.yaml:2: catalog.budget: must be an integer, got the string "lots"`,
+				`D/c.yaml:4: sources[0].type: "folder" is not a source type; use one of user, project, dir, claude-plugins or plugin-dir`,
+			}},
+		{name: "value out of range after a bad type",
+			file: "sources:\n  - type: dirs\n    path: x\ncatalog:\n  budget: 10\nlog:\n  level: verbose\n  format: xml\n",
+			want: []string{
+				`D/c.yaml:2: sources[0].type: "dirs" is not a source type (did you mean "dir"?); use one of user, project, dir, claude-plugins or plugin-dir`,
+				`D/c.yaml:5: catalog.budget: must be an integer between 200 and 1000000, got 10`,
+				`D/c.yaml:7: log.level: "verbose" is not a level; use debug, info, warn or error`,
+				`D/c.yaml:8: log.format: "xml" is not a format; use text or json`,
+			}},
+		{name: "a relation found after the keys still sorts by line",
+			file: "sources:\n  - type: dir\n    paht: x\n    include: [\"[a-\"]\n",
+			want: []string{
+				`D/c.yaml:2: sources[0].path: a dir source needs path (or paths): the folder to read`,
+				`D/c.yaml:3: sources[0].paht: unknown key (did you mean "path"?); known keys here: enabled, exclude, include, name, namespace, path, paths, type`,
+				`D/c.yaml:4: sources[0].include[0]: "[a-" is not a valid pattern (use * and ? and [a-z])`,
+			}},
+		{name: "every source is checked",
+			file: "sources:\n  - type: user\n    path: a\n    namespace: x\n  - name: b\n  - type: dir\n    name: b\n    path: c\n    namespace: Bad\n",
+			want: []string{
+				`D/c.yaml:3: sources[0].path: a user source finds its folders itself and takes no path; use type dir for a folder of your own`,
+				`D/c.yaml:4: sources[0].namespace: only dir sources take a namespace; plugin skills are named after their plugin`,
+				`D/c.yaml:5: sources[1].type: missing; use one of user, project, dir, claude-plugins or plugin-dir`,
+				`D/c.yaml:7: sources[2].name: "b" is already the name of sources[1] (line 5); names must be unique`,
+				`D/c.yaml:9: sources[2].namespace: "Bad" must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit`,
+			}},
+		{name: "a key set twice",
+			file: "log:\n  level: info\n  format: text\n  level: debug\n",
+			want: []string{`D/c.yaml:4: log.level: set twice, here and on line 2; keep one`}},
+		{name: "an alias",
+			file: "log:\n  level: &l info\n  format: *l\n",
+			want: []string{`D/c.yaml:3: log.format: must be a string, got an alias (*l); aliases are not supported here, write the value out (quote it)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := write(t, filepath.Join(dir, "c.yaml"), tt.file)
+			got := problems(config.CheckFile(file, &config.Options{Home: dir}), dir)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("CheckFile (-want +got):\n%s", diff)
+			}
+			// Load reports the same problems for the same file.
+			_, err := config.Load(&config.Options{WorkDir: dir, Home: dir, Env: []string{}, ConfigFile: file})
+			if diff := cmp.Diff(tt.want, problems(err, dir)); diff != "" {
+				t.Errorf("Load (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEveryProblemOfEveryLayer: a problem in one layer hides none in
+// another; layers come lowest first.
+func TestEveryProblemOfEveryLayer(t *testing.T) {
+	f := newFixture(t)
+	user := f.userFile(t, "log:\n  level: loud\n")
+	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"), "catalog:\n  budget: 1\n")
+	_, err := f.load(t, []string{"SKILLMUX_LOG__FORMAT=xml", "SKILLMUX_CATALOG__BUDGET=big"},
+		config.FlagValue{Key: "defaults.builtin", Flag: "--no-builtin", Value: "nah"})
+	want := []string{
+		user + `:2: log.level: "loud" is not a level; use debug, info, warn or error`,
+		ws + `:2: catalog.budget: must be an integer between 200 and 1000000, got 1`,
+		`SKILLMUX_LOG__FORMAT: log.format: "xml" is not a format; use text or json`,
+		`SKILLMUX_CATALOG__BUDGET: catalog.budget: must be an integer, got "big"`,
+		`--no-builtin: defaults.builtin: must be true or false, got "nah"`,
+	}
+	if diff := cmp.Diff(want, problems(err, "")); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestEnvironmentLastWins: a variable given twice counts once, with its
+// last value, as the process environment does.
+func TestEnvironmentLastWins(t *testing.T) {
+	f := newFixture(t)
+	c, err := f.load(t, []string{"SKILLMUX_LOG__LEVEL=loud", "SKILLMUX_LOG__LEVEL=warn"})
+	if err != nil || c.Log.Level != "warn" {
+		t.Errorf("%v %+v", err, c)
+	}
+}
+
+// TestSyntaxErrorLines: a YAML syntax error names the line to fix. The
+// library names the line where the enclosing key began for a tab, counts
+// a parser error's line from 0, and names no line on line 1 or for a
+// character it cannot read.
+func TestSyntaxErrorLines(t *testing.T) {
+	const tab = "not valid YAML: a tab in the indentation; YAML indents with spaces only: indent with spaces"
+	tests := []struct {
+		name, file string
+		want       string // "D/c.yaml:" is prefixed
+	}{
+		{"tab indents the first key of a map", "log:\n\tlevel: info\n", "2: " + tab},
+		{"tab indents a later key", "log:\n  level: info\n\tformat: text\n", "3: " + tab},
+		{"tab indents a key of a list item", "sources:\n  - type: dir\n\tpath: x\n", "3: " + tab},
+		{"tab alone on a blank line far below", "sources:\n  - type: dir\n    path: x\n\n\n\t\n", "6: " + tab},
+		{"tab on line 1", "\tlog: x\n", "1: " + tab},
+		{"tab after a tab that is allowed", "log:\n  level: 'a\tb'\n  format: text\n\tx: 1\n", "4: " + tab},
+		{"every line indented with tabs", "log:\n\tlevel: info\n\tformat: text\n", "2: " + tab},
+		{"tab in a block scalar", "log:\n  level: |\n    a\n\tb\n", "4: " + tab},
+		{"CRLF line ends", "log:\r\n  level: info\r\n\tformat: text\r\n", "3: " + tab},
+		{"tab after a dash", "sources:\n  -\ttype: dir\n", "2: not valid YAML: a tab where YAML allows none; use spaces"},
+		{"not a tab: a character no token starts with", "log:\n  level: info\n  format: @x\n", "3: not valid YAML: found character that cannot start any token"},
+		{"parser error counted from 0", "log:\n  level: info\nsources:\n- type: user\n  - x\n", "4: not valid YAML: did not find expected key"},
+		{"parser error at the problem", "log:\n  level: info\n- x\n", "3: not valid YAML: did not find expected key"},
+		{"unclosed list", "log:\n  level: [info\n", "2: not valid YAML: did not find expected ',' or ']'"},
+		{"scanner error on line 1", "log: level: info\n", "1: not valid YAML: mapping values are not allowed in this context"},
+		{"control character", "log:\n  level: info\x01\n", "2: not valid YAML: the character U+0001 is not allowed in YAML; remove it"},
+		{"not UTF-8", "log:\n  # caf\xe9\n  level: info\n", "2: not valid YAML: the byte 0xE9 is not UTF-8 text; save the file as UTF-8"},
+		{"unknown anchor", "log:\n  level: info\n  format: *fmt\n", "3: not valid YAML: unknown anchor \"fmt\" referenced"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := write(t, filepath.Join(dir, "c.yaml"), tt.file)
+			got := problems(config.CheckFile(file, &config.Options{Home: dir}), dir)
+			if diff := cmp.Diff([]string{"D/c.yaml:" + tt.want}, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestOneDocument: a configuration file holds one YAML document; the keys
+// of a second one are an error, not quietly dropped.
+func TestOneDocument(t *testing.T) {
+	const second = `a second YAML document starts here; a configuration file holds one document: move its keys into the first and remove the "---" line`
+	tests := []struct {
+		name, file string
+		want       []string // after "D/c.yaml:"; none for valid
+	}{
+		{name: "a second document", file: "log:\n  level: info\n---\nlog:\n  level: debug\n", want: []string{"3: " + second}},
+		{name: "both documents marked", file: "---\nlog:\n  level: info\n---\ncatalog:\n  budget: 300\n", want: []string{"4: " + second}},
+		{name: "an empty second document", file: "log:\n  level: info\n---\n", want: []string{"3: " + second}},
+		{name: "a broken second document", file: "log:\n  level: info\n--- \n# c\nlog: [\n", want: []string{"3: " + second}},
+		{name: "after an end marker", file: "log:\n  level: info\n...\ncatalog:\n  budget: 300\n",
+			want: []string{`4: not valid YAML: content after the end of the document ("..."); a configuration file holds one document`}},
+		{name: "and the first document's problems", file: "catalog:\n  budget: 1\n---\nlog:\n  level: info\n",
+			want: []string{"2: catalog.budget: must be an integer between 200 and 1000000, got 1", "3: " + second}},
+		{name: "one marked document", file: "---\nlog:\n  level: info\n"},
+		{name: "one document and its end marker", file: "log:\n  level: info\n...\n"},
+		{name: "a marker alone", file: "---\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := write(t, filepath.Join(dir, "c.yaml"), tt.file)
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, "D/c.yaml:"+w)
+			}
+			if diff := cmp.Diff(want, problems(config.CheckFile(file, &config.Options{Home: dir}), dir)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// knownVars is the list an unknown SKILLMUX_ variable is answered with.
+const knownVars = "SKILLMUX_CATALOG__BUDGET, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_DEFAULTS__NATIVE, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL"
+
+// TestValuesInMessages: a value echoed in a message is short and on one
+// line, whatever it holds, so that each problem stays one
+// "file:line: key: message" line.
+func TestValuesInMessages(t *testing.T) {
+	huge := strings.Repeat("x", 500_000)
+	clipped := `"` + strings.Repeat("x", 60) + `…" (500000 bytes)`
+	tests := []struct {
+		name  string
+		file  string // the workspace file, if any
+		env   []string
+		flags []config.FlagValue
+		want  string // the one problem, the workspace file's path as "D/.skillmux.yaml"
+	}{
+		{name: "huge value in a file", file: "log:\n  level: " + huge + "\n",
+			want: "D/.skillmux.yaml:2: log.level: " + clipped + " is not a level; use debug, info, warn or error"},
+		{name: "huge key in a file", file: "? " + huge + "\n: 1\n", // an implicit key is at most 1024 characters
+			want: "D/.skillmux.yaml:1: " + clipped + ": unknown key; known keys here: catalog, defaults, log, sources"},
+		{name: "huge value in the environment", env: []string{"SKILLMUX_CATALOG__BUDGET=" + huge},
+			want: "SKILLMUX_CATALOG__BUDGET: catalog.budget: must be an integer, got " + clipped},
+		{name: "huge flag value", flags: []config.FlagValue{{Key: "log.format", Flag: "--log-format", Value: huge}},
+			want: "--log-format: log.format: " + clipped + " is not a format; use text or json"},
+		{name: "huge variable name", env: []string{"SKILLMUX_" + huge + "=1"},
+			want: `"SKILLMUX_` + strings.Repeat("x", 51) + `…" (500009 bytes): unknown setting; known: ` + knownVars},
+		{name: "newline in a quoted value", file: "log:\n  level: \"de\\nbug\"\n",
+			want: `D/.skillmux.yaml:2: log.level: "de\nbug" is not a level (did you mean "debug"?); use debug, info, warn or error`},
+		{name: "newlines in a block value", file: "sources:\n  - type: |\n      dir\n      user\n",
+			want: `D/.skillmux.yaml:2: sources[0].type: "dir\nuser\n" is not a source type; use one of user, project, dir, claude-plugins or plugin-dir`},
+		{name: "newline in a key", file: "\"lo\\ng\": 1\n",
+			want: `D/.skillmux.yaml:1: "lo\ng": unknown key (did you mean "log"?); known keys here: catalog, defaults, log, sources`},
+		{name: "newline in an environment value", env: []string{"SKILLMUX_LOG__LEVEL=de\nbug"},
+			want: `SKILLMUX_LOG__LEVEL: log.level: "de\nbug" is not a level (did you mean "debug"?); use debug, info, warn or error`},
+		{name: "newline in a variable name", env: []string{"SKILLMUX_LOG\n__LEVEL=debug"},
+			want: `"SKILLMUX_LOG\n__LEVEL": unknown setting (did you mean "SKILLMUX_LOG__LEVEL"?); known: ` + knownVars},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			if tt.file != "" {
+				write(t, filepath.Join(f.repo, ".skillmux.yaml"), tt.file)
+			}
+			_, err := f.load(t, tt.env, tt.flags...)
+			if diff := cmp.Diff([]string{tt.want}, problems(err, f.repo)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFileSize: a configuration file is bounded; a larger one is refused
+// with its name and the limit, before it is read whole.
+func TestFileSize(t *testing.T) {
+	dir := t.TempDir()
+	comment := "# " + strings.Repeat("x", 77) + "\n" // 80 bytes
+	fits := strings.Repeat(comment, config.MaxFileSize/80)
+	fits += strings.Repeat("#", config.MaxFileSize-len(fits))
+	tests := []struct {
+		name, content string
+		want          []string
+	}{
+		{name: "at the limit", content: fits},
+		{name: "one byte over", content: fits + "\n",
+			want: []string{"D/c.yaml: larger than 1048576 bytes (1 MiB), the most a configuration file may hold; is it the right file?"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := write(t, filepath.Join(dir, "c.yaml"), tt.content)
+			if diff := cmp.Diff(tt.want, problems(config.CheckFile(file, &config.Options{Home: dir}), dir)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if err := config.CheckFile(dir, &config.Options{Home: dir}); err == nil || err.Error() != dir+": a folder, not a configuration file" {
+		t.Errorf("a folder: %v", err)
+	}
+}
+
+// TestNative: defaults.native is exclude unless a file, a variable or a
+// flag says include; any other value is an error with the allowed values.
+func TestNative(t *testing.T) {
+	const bad = `"inclde" is not a choice for native (did you mean "include"?); use exclude or include`
+	tests := []struct {
+		name   string
+		file   string // the workspace file, if any
+		env    []string
+		flags  []config.FlagValue
+		want   string // the value, when valid
+		origin string
+		err    string // the one problem, the workspace file's path as "D/.skillmux.yaml"
+	}{
+		{name: "default", want: config.NativeExclude, origin: "default"},
+		{name: "file", file: "defaults:\n  native: include\n", want: config.NativeInclude, origin: "workspace file D/.skillmux.yaml:2"},
+		{name: "environment", file: "defaults:\n  native: include\n", env: []string{"SKILLMUX_DEFAULTS__NATIVE=exclude"},
+			want: config.NativeExclude, origin: "env SKILLMUX_DEFAULTS__NATIVE"},
+		{name: "flag", env: []string{"SKILLMUX_DEFAULTS__NATIVE=exclude"}, flags: []config.FlagValue{{Key: "defaults.native", Flag: "--native", Value: "include"}},
+			want: config.NativeInclude, origin: "flag --native"},
+		{name: "bad in a file", file: "defaults:\n  native: inclde\n", err: "D/.skillmux.yaml:2: defaults.native: " + bad},
+		{name: "not a string in a file", file: "defaults:\n  native: true\n", err: `D/.skillmux.yaml:2: defaults.native: must be a string, got "true" (quote it)`},
+		{name: "bad in the environment", env: []string{"SKILLMUX_DEFAULTS__NATIVE=inclde"}, err: "SKILLMUX_DEFAULTS__NATIVE: defaults.native: " + bad},
+		{name: "bad flag", flags: []config.FlagValue{{Key: "defaults.native", Flag: "--native", Value: "inclde"}}, err: "--native: defaults.native: " + bad},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			if tt.file != "" {
+				write(t, filepath.Join(f.repo, ".skillmux.yaml"), tt.file)
+			}
+			c, err := f.load(t, tt.env, tt.flags...)
+			if tt.err != "" {
+				if diff := cmp.Diff([]string{tt.err}, problems(err, f.repo)); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			origin := strings.ReplaceAll(c.Origin("defaults.native").String(), f.repo, "D")
+			if c.Defaults.Native != tt.want || origin != tt.origin {
+				t.Errorf("native = %s from %s, want %s from %s", c.Defaults.Native, origin, tt.want, tt.origin)
+			}
+			if line := fmt.Sprintf("native: %s", tt.want); !strings.Contains(c.Describe(), line) {
+				t.Errorf("Describe lacks %q:\n%s", line, c.Describe())
+			}
+		})
+	}
+}
+
+// TestDescribeLines: Describe gives every value one line, quoted when
+// YAML would not read it back as is, with the line it came from.
+func TestDescribeLines(t *testing.T) {
+	f := newFixture(t)
+	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"),
+		"sources:\n  - type: dir\n    name: team\n    paths:\n      - \"a\\nb\"\n      - plain\n    include: [\"*\", \"x,y\", z]\n")
+	c, err := f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(c.Describe(), "\n")
+	for _, want := range []string{
+		fmt.Sprintf("%-44s # workspace file %s:2", "  - type: dir", ws),
+		fmt.Sprintf("%-44s # workspace file %s:3", "    name: team", ws),
+		fmt.Sprintf("%-44s # workspace file %s:5", "    path: "+strconv.Quote(filepath.Join(f.repo, "a\nb")), ws),
+		fmt.Sprintf("%-44s # workspace file %s:6", "    path: "+filepath.Join(f.repo, "plain"), ws),
+		fmt.Sprintf("%-44s # workspace file %s:7", `    include: ["*", "x,y", z]`, ws),
+	} {
+		if !slices.Contains(lines, want) {
+			t.Errorf("Describe lacks the line\n%s\n%s", want, c.Describe())
+		}
 	}
 }

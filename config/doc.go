@@ -18,4 +18,9 @@
 // unknown key, a wrong type or a bad value is reported with its file, its
 // line and a suggestion. Relative paths in a file are relative to that
 // file's folder.
+//
+// A configuration file holds one YAML document of at most MaxFileSize
+// bytes (1 MiB). Every problem of every layer is reported in one error,
+// one problem a line; a value quoted in a message is cut to a short
+// preview on one line.
 package config

@@ -1,16 +1,16 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
-	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/v2"
 	"go.yaml.in/yaml/v3"
 
@@ -32,7 +32,11 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.File != "" {
-		b.WriteString(e.File)
+		if strings.ContainsFunc(e.File, unicode.IsControl) {
+			b.WriteString(strconv.Quote(e.File)) // keep the problem on one line
+		} else {
+			b.WriteString(e.File)
+		}
 		if e.Line > 0 {
 			fmt.Fprintf(&b, ":%d", e.Line)
 		}
@@ -46,6 +50,48 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// previewLen is how many characters of a value a message shows.
+const previewLen = 60
+
+// preview renders a value for a message: quoted, on one line whatever it
+// holds, and, when longer than previewLen characters, cut with "…" and
+// followed by its full length, so that a huge value cannot flood the
+// terminal or a log.
+func preview(s string) string {
+	n := 0
+	for i := range s {
+		if n == previewLen {
+			q := strconv.Quote(s[:i])
+			return fmt.Sprintf("%s…\" (%d bytes)", q[:len(q)-1], len(s))
+		}
+		n++
+	}
+	return strconv.Quote(s)
+}
+
+// keyLabel renders a name that came from the input (a key, a variable):
+// as is when it is a short plain name, else as a preview.
+func keyLabel(s string) string {
+	if s == "" || len(s) > previewLen || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == '"' || r > '~' }) {
+		return preview(s)
+	}
+	return s
+}
+
+// joinByLine joins the problems of one file, first line first; a problem
+// of the whole file (line 0) comes before them.
+func joinByLine(errs []*Error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+	}
+	return errors.Join(out...)
+}
+
 type kind int
 
 const (
@@ -57,31 +103,188 @@ const (
 	kList // a list of maps
 )
 
-// field is the schema of one key.
+// field is the schema of one key: its type and the checks on its value.
+// Every check lives here, so that a file, a variable and a flag are held to
+// the same rules, and every problem of a file is found in one walk.
 type field struct {
 	kind   kind
 	fields map[string]*field // kMap, and the elements of kList
+	// check says what is wrong with a string (a kString, or each element
+	// of a kStrings), or "" when nothing is.
+	check func(string) string
+	// min and max bound a kInt when either is set.
+	min, max int
+	// whole checks a kList's elements together, once each has been
+	// checked alone: relations between keys, unique names.
+	whole func(c *checker, list *yaml.Node, key string)
 }
 
+var (
+	namespacePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	sourceNamePat    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+)
+
 var sourceSchema = map[string]*field{
-	"type": {kind: kString}, "name": {kind: kString}, "path": {kind: kString}, "paths": {kind: kStrings},
-	"namespace": {kind: kString}, "enabled": {kind: kBool}, "include": {kind: kStrings}, "exclude": {kind: kStrings},
+	"type": {kind: kString, check: checkSourceType},
+	"name": {kind: kString, check: func(s string) string {
+		if sourceNamePat.MatchString(s) {
+			return ""
+		}
+		return preview(s) + " must be letters, digits, '.', '_' or '-' (no ':' or spaces)"
+	}},
+	"path":  {kind: kString, check: notEmpty},
+	"paths": {kind: kStrings, check: notEmpty},
+	"namespace": {kind: kString, check: func(s string) string {
+		if namespacePattern.MatchString(s) {
+			return ""
+		}
+		return preview(s) + " must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+	}},
+	"enabled": {kind: kBool},
+	"include": {kind: kStrings, check: checkPattern},
+	"exclude": {kind: kStrings, check: checkPattern},
 }
 
 var schema = &field{kind: kMap, fields: map[string]*field{
-	"sources":  {kind: kList, fields: sourceSchema},
-	"defaults": {kind: kMap, fields: map[string]*field{"builtin": {kind: kBool}}},
-	"catalog":  {kind: kMap, fields: map[string]*field{"budget": {kind: kInt}}},
-	"log":      {kind: kMap, fields: map[string]*field{"level": {kind: kString}, "format": {kind: kString}}},
+	"sources": {kind: kList, fields: sourceSchema, whole: checkSources},
+	"defaults": {kind: kMap, fields: map[string]*field{
+		"builtin": {kind: kBool},
+		"native":  {kind: kString, check: oneOf("a choice for native", NativeExclude, NativeInclude)},
+	}},
+	"catalog": {kind: kMap, fields: map[string]*field{"budget": {kind: kInt, min: 200, max: 1_000_000}}},
+	"log": {kind: kMap, fields: map[string]*field{
+		"level":  {kind: kString, check: oneOf("a level", "debug", "info", "warn", "error")},
+		"format": {kind: kString, check: oneOf("a format", "text", "json")},
+	}},
 }}
 
-// scalars are the keys that environment variables and flags may set.
-var scalars = map[string]kind{"defaults.builtin": kBool, "catalog.budget": kInt, "log.level": kString, "log.format": kString}
+// oneOf accepts only words.
+func oneOf(noun string, words ...string) func(string) string {
+	return func(s string) string {
+		if slices.Contains(words, s) {
+			return ""
+		}
+		return fmt.Sprintf("%s is not %s%s; use %s", preview(s), noun, suggest(s, words), orList(words))
+	}
+}
+
+// orList renders "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+func notEmpty(s string) string {
+	if s == "" {
+		return "must not be empty"
+	}
+	return ""
+}
+
+func checkPattern(p string) string {
+	if _, err := path.Match(p, "x"); err != nil {
+		return preview(p) + " is not a valid pattern (use * and ? and [a-z])"
+	}
+	return ""
+}
+
+// supportedTypes are the source types this version serves.
+var supportedTypes = []string{TypeUser, TypeProject, TypeDir, TypeClaudePlugins, TypePluginDir}
+
+func checkSourceType(t string) string {
+	switch {
+	case t == TypePlugin:
+		return "source plugins (separate processes) are not supported by this version; use dir or plugin-dir"
+	case !slices.Contains(supportedTypes, t):
+		return fmt.Sprintf("%s is not a source type%s; use one of %s", preview(t), suggest(t, supportedTypes), orList(supportedTypes))
+	}
+	return ""
+}
+
+// checkSources checks what one source's keys say together, and that names
+// are unique. A key whose own value is wrong has been reported already and
+// is not looked at again.
+func checkSources(c *checker, list *yaml.Node, key string) {
+	names := map[string]string{} // name → the source that has it
+	for i, item := range list.Content {
+		if item.Kind != yaml.MappingNode {
+			continue
+		}
+		sk := fmt.Sprintf("%s[%d]", key, i)
+		if k, v := lookupKey(item, "name"); v != nil && isString(v) && sourceSchema["name"].check(v.Value) == "" {
+			if prev, dup := names[v.Value]; dup {
+				c.fail(v, sk+".name", "%s is already the name of %s; names must be unique", preview(v.Value), prev)
+			} else {
+				names[v.Value] = fmt.Sprintf("%s (line %d)", sk, k.Line)
+			}
+		}
+		pk, pv := lookupKey(item, "path")
+		psk, psv := lookupKey(item, "paths")
+		if c.home == "" {
+			c.checkTilde(pv, sk+".path")
+			if psv != nil && psv.Kind == yaml.SequenceNode {
+				for j, e := range psv.Content {
+					c.checkTilde(e, fmt.Sprintf("%s.paths[%d]", sk, j))
+				}
+			}
+		}
+		_, tv := lookupKey(item, "type")
+		if tv == nil {
+			c.fail(item, sk+".type", "missing; use one of %s", orList(supportedTypes))
+			continue
+		}
+		if !isString(tv) || checkSourceType(tv.Value) != "" {
+			continue
+		}
+		t := tv.Value
+		switch t {
+		case TypeDir, TypePluginDir:
+			if pv == nil && (psv == nil || psv.Kind == yaml.SequenceNode && len(psv.Content) == 0) {
+				c.fail(item, sk+".path", "a %s source needs path (or paths): the folder to read", t)
+			}
+		default:
+			for _, p := range []struct {
+				k    *yaml.Node
+				name string
+			}{{pk, "path"}, {psk, "paths"}} {
+				if p.k != nil {
+					c.fail(p.k, sk+"."+p.name, "a %s source finds its folders itself and takes no %s; use type dir for a folder of your own", t, p.name)
+				}
+			}
+		}
+		if nk, _ := lookupKey(item, "namespace"); nk != nil && t != TypeDir {
+			c.fail(nk, sk+".namespace", "only dir sources take a namespace; plugin skills are named after their plugin")
+		}
+	}
+}
+
+// checkTilde refuses a path starting with ~ when no home folder is known:
+// resolvePath would make it relative to the file, quietly.
+func (c *checker) checkTilde(n *yaml.Node, key string) {
+	if n != nil && isString(n) && (n.Value == "~" || strings.HasPrefix(n.Value, "~/")) {
+		c.fail(n, key, "~ stands for the home folder, which is not known here (HOME is not set); write the path out")
+	}
+}
+
+// lookupKey returns the key and value nodes of name in the map m, or nils.
+func lookupKey(m *yaml.Node, name string) (k, v *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == name {
+			return k, m.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+func isString(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!str" }
 
 // checker walks a YAML document against the schema.
 type checker struct {
 	file, layer string
-	errs        []error
+	home        string // "" when unknown
+	errs        []*Error
 	origins     map[string]Origin
 }
 
@@ -89,6 +292,8 @@ func (c *checker) fail(n *yaml.Node, key, format string, args ...any) {
 	c.errs = append(c.errs, &Error{File: c.file, Line: n.Line, Key: key, Message: fmt.Sprintf(format, args...)})
 }
 
+// walk checks n against f and every value beneath it, reporting each
+// problem and going on: one wrong value never hides another.
 func (c *checker) walk(n *yaml.Node, f *field, key string) {
 	c.origins[key] = Origin{Layer: c.layer, File: c.file, Line: n.Line}
 	switch f.kind {
@@ -97,10 +302,20 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 			c.fail(n, key, "must be a map of keys to values, got %s", nodeKind(n))
 			return
 		}
+		seen := map[string]int{} // key → its line
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			kn, vn := n.Content[i], n.Content[i+1]
+			if kn.Kind != yaml.ScalarNode {
+				c.fail(kn, key, "a key must be a plain name, got %s", nodeKind(kn))
+				continue
+			}
+			child := join(key, keyLabel(kn.Value))
+			if line, dup := seen[kn.Value]; dup {
+				c.fail(kn, child, "set twice, here and on line %d; keep one", line)
+				continue
+			}
+			seen[kn.Value] = kn.Line
 			sub, ok := f.fields[kn.Value]
-			child := join(key, kn.Value)
 			if !ok {
 				c.fail(kn, child, "unknown key%s; known keys here: %s", suggest(kn.Value, sortedKeys(f.fields)), strings.Join(sortedKeys(f.fields), ", "))
 				continue
@@ -115,29 +330,45 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 		for i, e := range n.Content {
 			c.walk(e, &field{kind: kMap, fields: f.fields}, fmt.Sprintf("%s[%d]", key, i))
 		}
+		if f.whole != nil {
+			f.whole(c, n, key)
+		}
 	case kStrings:
 		if n.Kind != yaml.SequenceNode {
 			c.fail(n, key, "must be a list of strings, such as [\"a\", \"b\"], got %s", nodeKind(n))
 			return
 		}
 		for i, e := range n.Content {
-			if e.Kind != yaml.ScalarNode || e.Tag != "!!str" {
-				c.fail(e, fmt.Sprintf("%s[%d]", key, i), "must be a string, got %s", nodeKind(e))
-			}
+			ek := fmt.Sprintf("%s[%d]", key, i)
+			c.origins[ek] = Origin{Layer: c.layer, File: c.file, Line: e.Line}
+			c.walk(e, &field{kind: kString, check: f.check}, ek)
 		}
 	case kString:
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		if !isString(n) {
 			c.fail(n, key, "must be a string, got %s (quote it)", nodeKind(n))
+		} else if f.check != nil {
+			if msg := f.check(n.Value); msg != "" {
+				c.fail(n, key, "%s", msg)
+			}
 		}
 	case kInt:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
 			c.fail(n, key, "must be an integer, got %s", nodeKind(n))
+			return
+		}
+		var v int
+		if err := n.Decode(&v); err != nil || !f.inRange(v) {
+			c.fail(n, key, "must be an integer between %d and %d, got %s", f.min, f.max, n.Value)
 		}
 	case kBool:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
 			c.fail(n, key, "must be true or false, got %s", nodeKind(n))
 		}
 	}
+}
+
+func (f *field) inRange(v int) bool {
+	return f.min == 0 && f.max == 0 || f.min <= v && v <= f.max
 }
 
 func nodeKind(n *yaml.Node) string {
@@ -149,13 +380,15 @@ func nodeKind(n *yaml.Node) string {
 	case yaml.ScalarNode:
 		switch n.Tag {
 		case "!!str":
-			return fmt.Sprintf("the string %q", n.Value)
+			return "the string " + preview(n.Value)
 		case "!!null":
 			return "nothing (null)"
 		}
-		return fmt.Sprintf("%q", n.Value)
+		return preview(n.Value)
+	case yaml.AliasNode:
+		return "an alias (*" + keyLabel(n.Value) + "); aliases are not supported here, write the value out"
 	}
-	return "an alias or document"
+	return "a document"
 }
 
 func join(key, child string) string {
@@ -163,76 +396,6 @@ func join(key, child string) string {
 		return child
 	}
 	return key + "." + child
-}
-
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
-// loadFile reads one YAML file into its own koanf layer after checking it
-// alone. Relative paths of sources become relative to the file's folder.
-func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error) {
-	if st, err := os.Stat(file); err == nil && !st.Mode().IsRegular() {
-		return nil, nil, &Error{File: file, Message: "not a regular file"}
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", file, err)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		e := &Error{File: file, Message: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			e.Line, _ = strconv.Atoi(m[1])
-			e.Message = "not valid YAML: " + err.Error()[len(m[0]):]
-		}
-		return nil, nil, e
-	}
-	c := &checker{file: file, layer: layer, origins: map[string]Origin{}}
-	k := koanf.New(".")
-	if len(doc.Content) == 0 {
-		return k, c.origins, nil // an empty file sets nothing
-	}
-	root := doc.Content[0]
-	c.walk(root, schema, "")
-	delete(c.origins, "")
-	if len(c.errs) > 0 {
-		return nil, nil, errors.Join(c.errs...)
-	}
-	var m map[string]any
-	if err := root.Decode(&m); err != nil {
-		return nil, nil, &Error{File: file, Message: err.Error()}
-	}
-	if list, ok := m["sources"].([]any); ok {
-		base := filepath.Dir(file)
-		for _, item := range list {
-			src, _ := item.(map[string]any)
-			if p, ok := src["path"].(string); ok {
-				src["path"] = resolvePath(p, base, home)
-			}
-			if ps, ok := src["paths"].([]any); ok {
-				for i, p := range ps {
-					ps[i] = resolvePath(p.(string), base, home)
-				}
-			}
-		}
-	}
-	if err := k.Load(confmap.Provider(m, ""), nil); err != nil {
-		return nil, nil, &Error{File: file, Message: err.Error()}
-	}
-	return k, c.origins, nil
-}
-
-// resolvePath expands a leading ~ and makes p absolute against base.
-func resolvePath(p, base, home string) string {
-	switch {
-	case p == "~":
-		p = home
-	case strings.HasPrefix(p, "~/"):
-		p = filepath.Join(home, p[2:])
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(base, p)
-	}
-	return filepath.Clean(p)
 }
 
 // EnvPrefix starts every environment variable skillmux reads.
@@ -243,19 +406,27 @@ func EnvName(key string) string {
 	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "__"))
 }
 
-func loadEnv(env []string, _, _ string) (*koanf.Koanf, map[string]Origin, error) {
+// loadEnv reads the SKILLMUX_ variables; a variable set twice counts
+// once, with its last value, as in the process environment.
+func loadEnv(env []string) (*koanf.Koanf, map[string]Origin, error) {
 	k := koanf.New(".")
 	origins := map[string]Origin{}
+	last := map[string]int{}
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		last[name] = i
+	}
 	var errs []error
-	for _, kv := range env {
+	for i, kv := range env {
 		name, val, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, EnvPrefix) {
+		if !strings.HasPrefix(name, EnvPrefix) || last[name] != i {
 			continue
 		}
 		key := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(name, EnvPrefix), "__", "."))
 		v, err := scalar(key, val)
 		if err != nil {
-			errs = append(errs, &Error{File: name, Message: err.Error()})
+			err.File = keyLabel(name)
+			errs = append(errs, err)
 			continue
 		}
 		k.Set(key, v)
@@ -271,14 +442,15 @@ type FlagValue struct {
 	Value string
 }
 
-func loadFlags(flags []FlagValue, _, _ string) (*koanf.Koanf, map[string]Origin, error) {
+func loadFlags(flags []FlagValue) (*koanf.Koanf, map[string]Origin, error) {
 	k := koanf.New(".")
 	origins := map[string]Origin{}
 	var errs []error
 	for _, f := range flags {
 		v, err := scalar(f.Key, f.Value)
 		if err != nil {
-			errs = append(errs, &Error{File: f.Flag, Message: err.Error()})
+			err.File = f.Flag
+			errs = append(errs, err)
 			continue
 		}
 		k.Set(f.Key, v)
@@ -287,125 +459,81 @@ func loadFlags(flags []FlagValue, _, _ string) (*koanf.Koanf, map[string]Origin,
 	return k, origins, errors.Join(errs...)
 }
 
+// scalarKeys are the keys that environment variables and flags may set:
+// every key of the schema outside lists.
+var scalarKeys = func() map[string]*field {
+	out := map[string]*field{}
+	var add func(prefix string, f *field)
+	add = func(prefix string, f *field) {
+		for name, sub := range f.fields {
+			switch sub.kind {
+			case kMap:
+				add(join(prefix, name), sub)
+			case kString, kInt, kBool:
+				out[join(prefix, name)] = sub
+			}
+		}
+	}
+	add("", schema)
+	return out
+}()
+
 // scalar converts a string from the environment or a flag to the type of
-// key.
-func scalar(key, val string) (any, error) {
-	kd, ok := scalars[key]
+// key and checks it as a file's value is checked. The error has no File:
+// the caller knows the variable or the flag.
+func scalar(key, val string) (any, *Error) {
+	f, ok := scalarKeys[key]
 	if !ok {
 		if key == "sources" || strings.HasPrefix(key, "sources.") {
-			return nil, fmt.Errorf("sources cannot be set from the environment or flags; list them in a configuration file")
+			return nil, &Error{Message: "sources cannot be set from the environment or flags; list them in a configuration file"}
 		}
-		names := make([]string, 0, len(scalars))
-		for k := range scalars {
+		names := make([]string, 0, len(scalarKeys))
+		for k := range scalarKeys {
 			names = append(names, EnvName(k))
 		}
-		return nil, fmt.Errorf("unknown setting%s; known: %s", suggest(EnvName(key), names), strings.Join(sortedKeys(nameSet(names)), ", "))
+		slices.Sort(names)
+		return nil, &Error{Message: fmt.Sprintf("unknown setting%s; known: %s", suggest(EnvName(key), names), strings.Join(names, ", "))}
 	}
-	switch kd {
+	fail := func(format string, args ...any) (any, *Error) {
+		return nil, &Error{Key: key, Message: fmt.Sprintf(format, args...)}
+	}
+	switch f.kind {
 	case kInt:
 		n, err := strconv.Atoi(strings.TrimSpace(val))
 		if err != nil {
-			return nil, fmt.Errorf("must be an integer, got %q", val)
+			return fail("must be an integer, got %s", preview(val))
+		}
+		if !f.inRange(n) {
+			return fail("must be an integer between %d and %d, got %d", f.min, f.max, n)
 		}
 		return n, nil
 	case kBool:
 		b, err := strconv.ParseBool(strings.TrimSpace(val))
 		if err != nil {
-			return nil, fmt.Errorf("must be true or false, got %q", val)
+			return fail("must be true or false, got %s", preview(val))
 		}
 		return b, nil
+	}
+	if f.check != nil {
+		if msg := f.check(val); msg != "" {
+			return fail("%s", msg)
+		}
 	}
 	return val, nil
 }
 
-func nameSet(names []string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
-}
+// maxSuggest bounds the length of a word that suggest looks at: every
+// candidate is shorter than half of it.
+const maxSuggest = 64
 
 // suggest returns ` (did you mean "x"?)` for the candidate closest to s,
 // or "" when none is close.
 func suggest(s string, candidates []string) string {
+	if len(s) > maxSuggest {
+		return "" // far from every candidate, and slow to measure
+	}
 	if best := editdist.Closest(s, candidates, max(2, len(s)/3)); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return ""
-}
-
-var (
-	namespacePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-	sourceNamePat    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-)
-
-// validate checks values and relations that the schema cannot: allowed
-// words, ranges, required paths, unique names, glob syntax.
-func (c *Config) validate() error {
-	var errs []error
-	fail := func(key, format string, args ...any) {
-		o := c.Origin(key)
-		errs = append(errs, &Error{File: o.File, Line: o.Line, Key: key, Message: fmt.Sprintf(format, args...)})
-	}
-	names := map[string]string{}
-	for i, s := range c.Sources {
-		key := fmt.Sprintf("sources[%d]", i)
-		switch s.Type {
-		case "":
-			fail(key+".type", "missing; use one of %s", strings.Join(SourceTypes, ", "))
-		case TypeDir, TypePluginDir:
-			if len(s.AllPaths()) == 0 {
-				fail(key+".path", "a %s source needs path (or paths): the folder to read", s.Type)
-			}
-		case TypeUser, TypeProject, TypeClaudePlugins:
-			if len(s.AllPaths()) > 0 {
-				fail(key+".path", "a %s source finds its folders itself and takes no path; use type dir for a folder of your own", s.Type)
-			}
-		case TypePlugin:
-			fail(key+".type", "source plugins (separate processes) are not supported by this version; use dir or plugin-dir")
-		default:
-			fail(key+".type", "%q is not a source type%s; use one of %s", s.Type, suggest(s.Type, SourceTypes), strings.Join(SourceTypes, ", "))
-		}
-		if s.Namespace != "" {
-			if s.Type != TypeDir {
-				fail(key+".namespace", "only dir sources take a namespace; plugin skills are named after their plugin")
-			} else if !namespacePattern.MatchString(s.Namespace) {
-				fail(key+".namespace", "%q must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", s.Namespace)
-			}
-		}
-		if s.Name != "" {
-			if !sourceNamePat.MatchString(s.Name) {
-				fail(key+".name", "%q must be letters, digits, '.', '_' or '-' (no ':' or spaces)", s.Name)
-			}
-			if prev, dup := names[s.Name]; dup {
-				fail(key+".name", "%q is already the name of %s; names must be unique", s.Name, prev)
-			}
-			names[s.Name] = key
-		}
-		for j, p := range s.Include {
-			if _, err := path.Match(p, "x"); err != nil {
-				fail(fmt.Sprintf("%s.include[%d]", key, j), "%q is not a valid pattern (use * and ? and [a-z])", p)
-			}
-		}
-		for j, p := range s.Exclude {
-			if _, err := path.Match(p, "x"); err != nil {
-				fail(fmt.Sprintf("%s.exclude[%d]", key, j), "%q is not a valid pattern (use * and ? and [a-z])", p)
-			}
-		}
-	}
-	if b := c.Catalog.Budget; b < 200 || b > 1_000_000 {
-		fail("catalog.budget", "must be an integer between 200 and 1000000, got %d", b)
-	}
-	switch c.Log.Level {
-	case "debug", "info", "warn", "error":
-	default:
-		fail("log.level", "%q is not a level%s; use debug, info, warn or error", c.Log.Level, suggest(c.Log.Level, []string{"debug", "info", "warn", "error"}))
-	}
-	switch c.Log.Format {
-	case "text", "json":
-	default:
-		fail("log.format", "%q is not a format; use text or json", c.Log.Format)
-	}
-	return errors.Join(errs...)
 }

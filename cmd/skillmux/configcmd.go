@@ -32,7 +32,7 @@ SKILLMUX_<SECTION>__<KEY> such as SKILLMUX_CATALOG__BUDGET; flags.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if check != "" {
-				if err := config.CheckFile(check); err != nil {
+				if err := config.CheckFile(check, &config.Options{WorkDir: e.workdir, Home: e.home(), Env: e.environ}); err != nil {
 					return &exitError{code: 1, err: err}
 				}
 				fmt.Fprintf(e.stdout, "%s: valid\n", check)
