@@ -82,13 +82,12 @@ type Defaults struct {
 	Builtin bool `koanf:"builtin"`
 	// Native is NativeExclude or NativeInclude. skillmux serves over MCP
 	// the skills of every source, but some clients already load some of
-	// those folders themselves: Claude Code loads ~/.claude/skills, the
+	// those folders themselves (Claude Code loads ~/.claude/skills, the
 	// project's .claude/skills and its enabled plugins; Codex loads
-	// .agents/skills, ~/.agents/skills and ~/.codex/skills; Cursor loads
-	// .cursor/skills and ~/.cursor/skills. NativeExclude, the default,
-	// leaves out for such a client the skills it loads natively, so that
-	// they are not doubled in the model's context; NativeInclude serves
-	// them anyway.
+	// .agents/skills, ~/.agents/skills and ~/.codex/skills; the server's
+	// table of clients has the rest). NativeExclude, the default, leaves
+	// out for such a client the skills it loads natively, so that they are
+	// not doubled in the model's context; NativeInclude serves them anyway.
 	Native string `koanf:"native"`
 }
 

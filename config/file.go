@@ -13,6 +13,8 @@ import (
 	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/v2"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillmux/skillmux/internal/yamlerr"
 )
 
 // MaxFileSize bounds a configuration file, in bytes: 1 MiB, hundreds of
@@ -69,7 +71,7 @@ func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if line, msg := badChar(data); line > 0 {
+	if line, msg := yamlerr.BadChar(data); line > 0 {
 		return nil, nil, &Error{File: file, Line: line, Message: msg}
 	}
 	doc, second, err := parseYAML(data)

@@ -240,10 +240,15 @@ func yamlDiagnostic(path string, front []byte, err error) Diagnostic {
 		d.Message = err.Error() + "; the skill is skipped (write the values out rather than through anchors and aliases)"
 		return d
 	}
-	line, msg := yamlerr.Split(err, front)
+	line, msg := yamlerr.Locate(front, err, func(b []byte) error { _, err := unmarshalMap(b); return err })
+	if line == 0 {
+		if l, m := yamlerr.BadChar(front); l > 0 {
+			line, msg = l, m
+		}
+	}
 	if line > 0 {
 		d.Line = line + 1
 	}
-	d.Message = "front matter is not valid YAML: " + msg
+	d.Message = "front matter is " + msg
 	return d
 }

@@ -260,4 +260,4 @@ func absFrom(base, p string) string {
 
 // includeNative reports whether the configuration serves every client the
 // skill folders it loads itself too (defaults.native: include).
-func includeNative(cfg *config.Config) bool { return false }
+func includeNative(cfg *config.Config) bool { return cfg.Defaults.Native == config.NativeInclude }

@@ -159,6 +159,11 @@ func TestListAsAClient(t *testing.T) {
 	if !strings.Contains(out, "agents-skill") || !strings.Contains(out, "As Claude Code sees it") {
 		t.Errorf("listing:\n%s", out)
 	}
+	// defaults.native: include serves every client everything.
+	out, _, err = runIn(t, append(w.environ, "SKILLMUX_DEFAULTS__NATIVE=include"), w.sub, "list", "--client", "claude-code")
+	if err != nil || !strings.Contains(out, "mine ") || strings.Contains(out, "As Claude Code sees it") {
+		t.Errorf("with defaults.native include: %v\n%s", err, out)
+	}
 }
 
 func TestCodexBuiltinsAreLeftOut(t *testing.T) {

@@ -1,6 +1,7 @@
 package yamlerr_test
 
 import (
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -8,26 +9,42 @@ import (
 	"github.com/skillmux/skillmux/internal/yamlerr"
 )
 
-func TestSplit(t *testing.T) {
+func parse(b []byte) error {
+	var v any
+	return yaml.Unmarshal(b, &v)
+}
+
+// The configuration loader's tests cover the cases in depth; these pin
+// the ones the SKILL.md parser meets most.
+func TestLocate(t *testing.T) {
 	tests := []struct {
 		doc      string
 		wantLine int
 		wantMsg  string
 	}{
-		{"name: x\ndescription: y\n\tbad: z\n", 3, "a tab is used for indentation; indent with spaces"},
-		{"a: 1\nb:\n\tc: 2\n", 3, "found character that cannot start any token"},
-		{"a: [1,\nb: 2\n", 2, "did not find expected ',' or ']'"},
+		{"name: x\ndescription: y\n\tbad: z\n", 3, "indent with spaces"},
+		{"a: 1\nb:\n\tc: 2\n", 3, "indent with spaces"},
+		{"a: [1,\nb: 2\n", 3, "did not find expected ',' or ']'"},
 		{"a: 1\n  b: 2\n", 2, "mapping values are not allowed in this context"},
+		{"a: *nope\n", 1, "unknown anchor"},
 	}
 	for _, tt := range tests {
-		var v any
-		err := yaml.Unmarshal([]byte(tt.doc), &v)
+		err := parse([]byte(tt.doc))
 		if err == nil {
 			t.Fatalf("%q parsed", tt.doc)
 		}
-		line, msg := yamlerr.Split(err, []byte(tt.doc))
-		if line != tt.wantLine || msg != tt.wantMsg {
-			t.Errorf("%q: got line %d %q, want line %d %q (from %v)", tt.doc, line, msg, tt.wantLine, tt.wantMsg, err)
+		line, msg := yamlerr.Locate([]byte(tt.doc), err, parse)
+		if line != tt.wantLine || !strings.Contains(msg, tt.wantMsg) || !strings.HasPrefix(msg, "not valid YAML: ") {
+			t.Errorf("%q: got line %d %q, want line %d and %q (from %v)", tt.doc, line, msg, tt.wantLine, tt.wantMsg, err)
 		}
+	}
+}
+
+func TestBadChar(t *testing.T) {
+	if line, msg := yamlerr.BadChar([]byte("a: 1\nb: \xff\n")); line != 2 || !strings.Contains(msg, "UTF-8") {
+		t.Errorf("got %d %q", line, msg)
+	}
+	if line, _ := yamlerr.BadChar([]byte("a: 1\n")); line != 0 {
+		t.Errorf("clean text: line %d", line)
 	}
 }
