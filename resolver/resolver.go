@@ -27,21 +27,25 @@ type Resolver struct {
 	logger *slog.Logger
 	cur    atomic.Pointer[Snapshot]
 
-	// reloading serializes reloads; mu guards the fields below it and is
-	// never held while sources are listed or callbacks run.
+	// reloading serializes reloads and changes of sources; mu guards the
+	// fields below it and is never held while sources are listed or
+	// callbacks run.
 	reloading sync.Mutex
 	mu        sync.Mutex
 	sources   []sources.Source
+	last      map[sources.Source]*sources.Listing // each source's last good listing
+	dirty     map[sources.Source]bool             // sources to list again at the next refresh
 	onSwap    []func(old, new *Snapshot)
 	reported  map[string]bool // diagnostics already logged, so a reload logs only new ones
 	notifying bool            // a goroutine is running the callbacks
 	notified  *Snapshot       // the snapshot the callbacks last saw
+	changed   chan struct{}   // signals Run that sources were marked dirty or replaced
 }
 
 // New returns a Resolver over srcs, in precedence order. Its Snapshot is
 // empty until the first Reload.
 func New(srcs []sources.Source, opts *Options) *Resolver {
-	r := &Resolver{sources: srcs, reported: map[string]bool{}}
+	r := &Resolver{sources: srcs, reported: map[string]bool{}, last: map[sources.Source]*sources.Listing{}, dirty: map[sources.Source]bool{}, changed: make(chan struct{}, 1)}
 	if opts != nil {
 		r.logger = opts.Logger
 	}
@@ -57,11 +61,61 @@ func New(srcs []sources.Source, opts *Options) *Resolver {
 // Snapshot returns the current snapshot. It never returns nil.
 func (r *Resolver) Snapshot() *Snapshot { return r.cur.Load() }
 
-// SetSources replaces the sources; the next Reload lists the new ones.
+// SetSources replaces the sources; the next Reload (or refresh, under
+// Run) lists the new ones. Sources that are not in srcs any more are
+// closed (see sources.Close), once no reload is listing them; their
+// skills stay in the current snapshot until the next reload.
 func (r *Resolver) SetSources(srcs []sources.Source) {
+	r.reloading.Lock()
+	defer r.reloading.Unlock()
 	r.mu.Lock()
+	keep := map[sources.Source]bool{}
+	for _, s := range srcs {
+		keep[s] = true
+	}
+	var dropped []sources.Source
+	for _, s := range r.sources {
+		if !keep[s] {
+			dropped = append(dropped, s)
+			delete(r.last, s)
+			delete(r.dirty, s)
+		}
+	}
 	r.sources = srcs
 	r.mu.Unlock()
+	for _, s := range dropped {
+		if err := sources.Close(s); err != nil {
+			r.logger.Warn("closing a source that is no longer used failed", "source", s.Name(), "err", err)
+		}
+	}
+	r.signal()
+}
+
+// Sources returns the sources in precedence order.
+func (r *Resolver) Sources() []sources.Source {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sources
+}
+
+// MarkChanged says that the listings of srcs may have changed: the next
+// refresh lists them again (Run does that soon after). Sources not in the
+// resolver are ignored.
+func (r *Resolver) MarkChanged(srcs ...sources.Source) {
+	r.mu.Lock()
+	for _, s := range srcs {
+		r.dirty[s] = true
+	}
+	r.mu.Unlock()
+	r.signal()
+}
+
+// signal wakes Run without blocking.
+func (r *Resolver) signal() {
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
 }
 
 // OnSwap registers f to be called after a Reload swaps in a new snapshot,
@@ -78,34 +132,58 @@ func (r *Resolver) OnSwap(f func(old, new *Snapshot)) {
 }
 
 // Reload lists every source in parallel, builds a new snapshot and swaps it
-// in. A source that fails is logged and recorded in the snapshot; the
-// others are served. If ctx ends first, the old snapshot stays and Reload
-// returns ctx's error.
+// in. A source that fails keeps its last good listing, if it had one, and
+// the failure is logged and recorded in the snapshot; the others are
+// served. If ctx ends first, the old snapshot stays and Reload returns
+// ctx's error.
 func (r *Resolver) Reload(ctx context.Context) (*Snapshot, error) {
-	snap, err := r.build(ctx)
-	if err != nil {
-		return snap, err
+	return r.reload(ctx, true)
+}
+
+// Refresh lists again only the sources marked changed (and those never
+// listed), reuses the last listings of the others, and swaps in the new
+// snapshot. It is what Run does after a change; with nothing to list it
+// returns the current snapshot.
+func (r *Resolver) Refresh(ctx context.Context) (*Snapshot, error) {
+	return r.reload(ctx, false)
+}
+
+func (r *Resolver) reload(ctx context.Context, all bool) (*Snapshot, error) {
+	snap, err := r.build(ctx, all)
+	if err != nil || snap == nil {
+		return r.cur.Load(), err
 	}
 	r.notify()
 	return snap, nil
 }
 
-// build lists the sources and swaps the new snapshot in, under the reload
-// lock.
-func (r *Resolver) build(ctx context.Context) (*Snapshot, error) {
+// build lists the sources that need it and swaps the new snapshot in,
+// under the reload lock. It returns nil when nothing needed listing.
+func (r *Resolver) build(ctx context.Context, all bool) (*Snapshot, error) {
 	r.reloading.Lock()
 	defer r.reloading.Unlock()
 	r.mu.Lock()
 	srcs := r.sources
+	var todo []int
+	for i, s := range srcs {
+		if _, listed := r.last[s]; all || !listed || r.dirty[s] {
+			todo = append(todo, i)
+			delete(r.dirty, s)
+		}
+	}
 	r.mu.Unlock()
+	if len(todo) == 0 {
+		return nil, nil
+	}
 	start := time.Now()
-	inputs := make([]Input, len(srcs))
+	fresh := make([]Input, len(srcs))
 	var wg sync.WaitGroup
-	for i, src := range srcs {
+	for _, i := range todo {
+		src := srcs[i]
 		wg.Go(func() {
 			t0 := time.Now()
 			l, err := listSafely(ctx, src)
-			inputs[i] = Input{Source: src.Name(), Listing: l, Err: err}
+			fresh[i] = Input{Source: src.Name(), Listing: l, Err: err}
 			if l != nil {
 				r.logger.Debug("source scanned", "source", src.Name(), "skills", len(l.Skills), "problems", len(l.Problems), "took", time.Since(t0).Round(time.Microsecond))
 			}
@@ -113,12 +191,40 @@ func (r *Resolver) build(ctx context.Context) (*Snapshot, error) {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return r.cur.Load(), fmt.Errorf("reload: %w", err)
+		r.MarkChanged(pick(srcs, todo)...) // not listed after all
+		return nil, fmt.Errorf("reload: %w", err)
 	}
+	inputs := make([]Input, len(srcs))
+	r.mu.Lock()
+	listed := map[int]bool{}
+	for _, i := range todo {
+		listed[i] = true
+	}
+	for i, s := range srcs {
+		in := fresh[i]
+		switch {
+		case !listed[i]:
+			in = Input{Source: s.Name(), Listing: r.last[s]}
+		case in.Err == nil:
+			r.last[s] = in.Listing
+		default:
+			in.Listing = r.last[s] // the last good listing, served with the failure
+		}
+		inputs[i] = in
+	}
+	r.mu.Unlock()
 	snap := Build(inputs)
 	r.cur.Store(snap)
 	r.report(ctx, snap, len(srcs), time.Since(start))
 	return snap, nil
+}
+
+func pick(srcs []sources.Source, idx []int) []sources.Source {
+	out := make([]sources.Source, len(idx))
+	for j, i := range idx {
+		out[j] = srcs[i]
+	}
+	return out
 }
 
 // notify runs the callbacks until they have seen the current snapshot.
@@ -167,7 +273,11 @@ func (r *Resolver) report(ctx context.Context, s *Snapshot, nsrc int, took time.
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, f := range s.failed {
-		r.logger.Error("source failed; its skills are not served", "source", f.Source, "err", f.Err)
+		if f.Stale {
+			r.logger.Error("source failed; serving its last good listing", "source", f.Source, "err", f.Err)
+		} else {
+			r.logger.Error("source failed; its skills are not served", "source", f.Source, "err", f.Err)
+		}
 	}
 	seen := map[string]bool{}
 	log := func(level slog.Level, d sources.Diagnostic) {

@@ -16,7 +16,8 @@ import (
 type Input struct {
 	Source  string
 	Listing *sources.Listing
-	// Err is set when the source as a whole could not be listed.
+	// Err is set when the source as a whole could not be listed; Listing
+	// is then its last good listing, or nil.
 	Err error
 }
 
@@ -34,6 +35,9 @@ type Shadowed struct {
 type SourceError struct {
 	Source string
 	Err    error
+	// Stale is true when the source's last good listing is served
+	// instead.
+	Stale bool
 }
 
 // Snapshot is the catalog at one moment. It is immutable: build a new one
@@ -65,8 +69,7 @@ func Build(inputs []Input) *Snapshot {
 	var losers []*sources.Skill
 	for _, in := range inputs {
 		if in.Err != nil {
-			s.failed = append(s.failed, SourceError{Source: in.Source, Err: in.Err})
-			continue
+			s.failed = append(s.failed, SourceError{Source: in.Source, Err: in.Err, Stale: in.Listing != nil})
 		}
 		if in.Listing == nil {
 			continue

@@ -1,0 +1,160 @@
+package resolver_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// watched is a Fake that counts its listings, can be told to change, and
+// records whether it was closed and whether its watch is running.
+type watched struct {
+	mu sync.Mutex
+	*sourcetest.Fake
+	lists    atomic.Int32
+	closed   atomic.Bool
+	watching atomic.Bool
+	kick     chan struct{}
+}
+
+func newWatched(name string, skills ...string) *watched {
+	w := &watched{Fake: fake(name, "", skills...), kick: make(chan struct{}, 1)}
+	return w
+}
+
+func (w *watched) List(ctx context.Context) (*sources.Listing, error) {
+	w.lists.Add(1)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.Fake.List(ctx)
+}
+
+func (w *watched) set(f func(*sourcetest.Fake)) {
+	w.mu.Lock()
+	f(w.Fake)
+	w.mu.Unlock()
+}
+
+func (w *watched) Watch(ctx context.Context, changed func()) error {
+	w.watching.Store(true)
+	defer w.watching.Store(false)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-w.kick:
+			changed()
+		}
+	}
+}
+
+func (w *watched) Close() error {
+	w.closed.Store(true)
+	return nil
+}
+
+// until waits, in a synctest bubble, for cond.
+func until(t *testing.T, cond func() bool) {
+	t.Helper()
+	for range 1000 {
+		if cond() {
+			return
+		}
+		time.Sleep(time.Millisecond) // fake time: instant
+		synctest.Wait()
+	}
+	t.Fatal("condition never held")
+}
+
+func TestRunRefreshesOnlyWhatChanged(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := newWatched("a", "one"), newWatched("b", "two")
+		r := resolver.New([]sources.Source{a, b}, nil)
+		if _, err := r.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- r.Run(ctx, nil) }()
+		synctest.Wait()
+		if !a.watching.Load() || !b.watching.Load() {
+			t.Fatal("the watchers do not run")
+		}
+		a.set(func(f *sourcetest.Fake) {
+			f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: "three", Description: "Three."})
+		})
+		a.kick <- struct{}{}
+		until(t, func() bool { return r.Snapshot().Len() == 3 })
+		if a.lists.Load() != 2 || b.lists.Load() != 1 {
+			t.Errorf("listings: a %d, b %d; want only the changed source listed again", a.lists.Load(), b.lists.Load())
+		}
+		// Every Interval, every source is rescanned.
+		time.Sleep(resolver.DefaultInterval)
+		synctest.Wait()
+		if a.lists.Load() != 3 || b.lists.Load() != 2 {
+			t.Errorf("after the interval: a %d, b %d listings", a.lists.Load(), b.lists.Load())
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if a.watching.Load() || b.watching.Load() {
+			t.Error("a watcher outlived Run")
+		}
+	})
+}
+
+// A source that fails keeps its last good listing, and the failure is
+// reported.
+func TestFailingSourceKeepsItsLastListing(t *testing.T) {
+	a := newWatched("a", "one")
+	r := resolver.New([]sources.Source{a}, nil)
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a.set(func(f *sourcetest.Fake) { f.Err = errors.New("the disk went away") })
+	snap, err := r.Reload(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Len() != 1 || len(snap.Failed()) != 1 || !snap.Failed()[0].Stale {
+		t.Errorf("skills %d, failed %+v", snap.Len(), snap.Failed())
+	}
+	// A source that never listed well serves nothing.
+	bad := newWatched("bad")
+	bad.set(func(f *sourcetest.Fake) { f.Err = errors.New("unreadable") })
+	snap, _ = resolver.New([]sources.Source{bad}, nil).Reload(context.Background())
+	if snap.Len() != 0 || len(snap.Failed()) != 1 || snap.Failed()[0].Stale {
+		t.Errorf("skills %d, failed %+v", snap.Len(), snap.Failed())
+	}
+}
+
+// Sources dropped by SetSources are closed, and under Run their watchers
+// stop while the new sources' start.
+func TestSetSourcesClosesAndRewatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		old, next := newWatched("old", "x"), newWatched("next", "y")
+		r := resolver.New([]sources.Source{old}, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go r.Run(ctx, &resolver.RunOptions{Interval: -1})
+		until(t, func() bool { return old.watching.Load() && r.Snapshot().Len() == 1 })
+		r.SetSources([]sources.Source{next})
+		until(t, func() bool { return next.watching.Load() && !old.watching.Load() })
+		if !old.closed.Load() || next.closed.Load() {
+			t.Errorf("closed: old %v, next %v", old.closed.Load(), next.closed.Load())
+		}
+		until(t, func() bool {
+			s := r.Snapshot()
+			return s.Len() == 1 && s.Skills()[0].Ref.Name == "y"
+		})
+	})
+}
