@@ -151,9 +151,9 @@ func RenderSkill(m resolver.Match) ([]string, error) {
 	fmt.Fprintf(&b, "Loading: %s\nBase directory: %s\n\n", m.Ref, sk.Dir)
 	b.Write(body)
 
-	var files []string
-	var truncated bool
-	if sk.Kind != sources.KindLearned {
+	files, truncated := sk.FileList, sk.FileListTruncated
+	if files == nil && sk.Kind != sources.KindLearned {
+		// The source has not listed the folder (yet): read it now.
 		files, truncated, err = sources.ListFiles(fsys, sk.EntryFile())
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err

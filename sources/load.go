@@ -37,17 +37,8 @@ type LoadOptions struct {
 // skill. The file is opened without leaving its folder (a symlinked
 // SKILL.md must point inside it) and must be a regular file.
 func Load(path string, o LoadOptions) (*Skill, error) {
-	path = filepath.Clean(path)
-	f, err := openEntry(filepath.Dir(path), filepath.Base(path))
-	if err != nil {
-		return nil, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: "cannot read: " + unwrapPath(err)}
-	}
-	front, err := ReadFrontMatter(f)
-	f.Close()
-	if err != nil {
-		return nil, frontMatterDiagnostic(path, err)
-	}
-	return newSkill(path, front, o)
+	var c *Cache // none: load every time
+	return c.Load(path, o)
 }
 
 func newSkill(path string, front []byte, o LoadOptions) (*Skill, error) {

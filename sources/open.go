@@ -23,6 +23,8 @@ type entryFile interface {
 	io.ReadCloser
 	// Size is the file's size when it was opened.
 	Size() int64
+	// Key is the file's FileKey when it was opened.
+	Key() FileKey
 }
 
 // openEntry opens dir/name for reading in a way that a hostile skill
@@ -63,15 +65,17 @@ func checkRegular(f fs.File) (entryFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, fileType(st.Mode()))
 	}
-	return sizedFile{File: f, size: st.Size()}, nil
+	return sizedFile{File: f, key: keyOf(st)}, nil
 }
 
 type sizedFile struct {
 	fs.File
-	size int64
+	key FileKey
 }
 
-func (f sizedFile) Size() int64 { return f.size }
+func (f sizedFile) Size() int64 { return f.key.Size }
+
+func (f sizedFile) Key() FileKey { return f.key }
 
 func fileType(m fs.FileMode) string {
 	switch {

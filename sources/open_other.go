@@ -1,6 +1,12 @@
-//go:build !unix
+//go:build !unix || aix
 
 package sources
 
+import "io/fs"
+
 // openFast has no fast path here: every open goes through os.Root.
 func openFast(dir, name string) (f entryFile, ok bool, err error) { return nil, false, nil }
+
+// keyOf is the FileKey of a FileInfo: size and time are all this system
+// says portably.
+func keyOf(st fs.FileInfo) FileKey { return FileKey{Size: st.Size(), Mtime: st.ModTime().UnixNano()} }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !aix
 
 package sources
 
@@ -40,7 +40,7 @@ func openFast(dir, name string) (f entryFile, ok bool, err error) {
 		syscall.Close(fd)
 		return nil, true, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, rawType(uint32(st.Mode)))}
 	}
-	return &rawFile{fd: fd, size: st.Size}, true, nil
+	return &rawFile{fd: fd, key: keyOfStat(&st)}, true, nil
 }
 
 func rawType(mode uint32) string {
@@ -59,8 +59,8 @@ func rawType(mode uint32) string {
 
 // rawFile reads a regular file through its descriptor.
 type rawFile struct {
-	fd   int
-	size int64
+	fd  int
+	key FileKey
 }
 
 func (f *rawFile) Read(p []byte) (int, error) {
@@ -83,4 +83,14 @@ func (f *rawFile) Read(p []byte) (int, error) {
 
 func (f *rawFile) Close() error { return syscall.Close(f.fd) }
 
-func (f *rawFile) Size() int64 { return f.size }
+func (f *rawFile) Size() int64 { return f.key.Size }
+
+func (f *rawFile) Key() FileKey { return f.key }
+
+// keyOf is the FileKey of a FileInfo from the system.
+func keyOf(st fs.FileInfo) FileKey {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		return keyOfStat(sys)
+	}
+	return FileKey{Size: st.Size(), Mtime: st.ModTime().UnixNano()}
+}

@@ -96,6 +96,13 @@ type Skill struct {
 	// folders every read stays inside the folder's real path. Nil when the
 	// skill has no readable files.
 	Files fs.FS
+	// FileList names the skill's other files (not its entry file, nor the
+	// files of skills nested in its folder), slash-separated, relative to
+	// Dir and sorted, when the source has looked; nil when it has not (a
+	// reader then lists Files itself). At most MaxListedFiles, and
+	// FileListTruncated says when there were more.
+	FileList          []string
+	FileListTruncated bool
 }
 
 // Fields parses the front matter: every key, including unknown ones, with

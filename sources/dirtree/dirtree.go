@@ -1,13 +1,23 @@
 // Package dirtree is the source provider for a folder tree of skills: every
 // SKILL.md at any depth under a root is a skill, its folder being the skill
-// folder. It is what `--root`, the user folders (~/.claude/skills, ...) and
-// the project folders (.claude/skills, ...) are made of.
+// folder; a SKILL.md inside another skill's folder is a skill of its own.
+// It is what `--root`, the user folders (~/.claude/skills, ...) and the
+// project folders (.claude/skills, ...) are made of.
 //
 // The scan reads only front matter, walks folders in parallel, skips .git
 // and node_modules, searches dot-folders (collections keep skills under
-// .system/ or .curated/), follows symlinked folders with loop protection,
-// and bounds both depth and the number of folders visited, with a warning
-// when a bound is hit.
+// .curated/), follows symlinked folders with loop protection, never walks
+// kernel file systems, and bounds its depth, the skills it serves and the
+// folders it visits, with a warning when a bound bites.
+//
+// A Tree remembers what it found. Each SKILL.md is parsed once and parsed
+// again only when the file system says it changed (sources.Cache); a
+// watched tree (Watch) rescans only the folders where something changed,
+// so one edit in a tree of ten thousand skills costs what it costs in a
+// tree of ten. A tree that starts with Options.Defer answers its first
+// List without looking inside skill folders (where only nested skills and
+// each skill's file list are found) and completes the picture from Watch,
+// reporting a change when it finds more.
 package dirtree
 
 import (
@@ -17,19 +27,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/skillmux/skillmux/sources"
 )
 
 // Defaults for Options.
 const (
-	DefaultMaxDepth = 16
-	DefaultMaxDirs  = 100_000
+	DefaultMaxDepth  = 16
+	DefaultMaxSkills = 200_000
+	DefaultMaxDirs   = 1_000_000
 )
 
 // Options configures a Tree. The zero value is usable.
@@ -50,8 +59,12 @@ type Options struct {
 	// MaxDepth bounds how many folders deep below the root a SKILL.md is
 	// looked for; default DefaultMaxDepth.
 	MaxDepth int
-	// MaxDirs bounds how many folders one scan visits; default
-	// DefaultMaxDirs.
+	// MaxSkills bounds the skills one tree serves; default
+	// DefaultMaxSkills.
+	MaxSkills int
+	// MaxDirs bounds the folders one scan visits, skills' own sub-folders
+	// included; default DefaultMaxDirs. It protects the machine from a
+	// root that is not a skill collection (a home folder, a disk).
 	MaxDirs int
 	// Skip lists sub-folders of the root, as slash-separated paths relative
 	// to it, that are not searched (Codex keeps its built-in skills in
@@ -59,15 +72,39 @@ type Options struct {
 	Skip []string
 	// Convention is recorded on every skill (see sources.Skill).
 	Convention string
+	// Defer makes the first List skip the inside of skill folders, so that
+	// a server answers sooner: nested skills and the skills' file lists
+	// are found by Watch, which reports a change when it has them, or by
+	// the next List when the tree is not watched.
+	Defer bool
 }
 
 // Tree is a Source over one folder tree.
 type Tree struct {
-	root string
-	opts Options
+	root  string
+	opts  Options
+	cache sources.Cache
+
+	// scanning serializes the scans and guards st.
+	scanning sync.Mutex
+	st       *state // nil until the first List
+
+	// mu guards pending.
+	mu      sync.Mutex
+	pending pending
 }
 
-var _ sources.Source = (*Tree)(nil)
+// pending is what happened since the last List.
+type pending struct {
+	paths   map[string]bool // changed paths reported by the watcher
+	full    bool            // events were lost: scan everything
+	current bool            // st is up to date: List needs to scan nothing
+}
+
+var (
+	_ sources.Source  = (*Tree)(nil)
+	_ sources.Watcher = (*Tree)(nil)
+)
 
 // New returns a Tree rooted at root (made absolute). A nil opts means the
 // defaults documented on Options.
@@ -88,6 +125,9 @@ func New(root string, opts *Options) *Tree {
 	if t.opts.MaxDepth <= 0 {
 		t.opts.MaxDepth = DefaultMaxDepth
 	}
+	if t.opts.MaxSkills <= 0 {
+		t.opts.MaxSkills = DefaultMaxSkills
+	}
 	if t.opts.MaxDirs <= 0 {
 		t.opts.MaxDirs = DefaultMaxDirs
 	}
@@ -97,178 +137,228 @@ func New(root string, opts *Options) *Tree {
 // Name implements sources.Source.
 func (t *Tree) Name() string { return t.opts.Name }
 
-// List implements sources.Source: it scans the tree now.
+// Root returns the folder the tree is rooted at.
+func (t *Tree) Root() string { return t.root }
+
+// List implements sources.Source. The first call scans the tree; later
+// calls rescan only the folders the watcher reported changed, or, when
+// nothing was reported, the whole tree (the periodic rescan that catches
+// what a watcher cannot see), parsing again only the files that changed.
 func (t *Tree) List(ctx context.Context) (*sources.Listing, error) {
-	st, err := os.Stat(t.root)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && t.opts.Optional:
-		return &sources.Listing{}, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return &sources.Listing{Problems: []sources.Diagnostic{{
-			Severity: sources.Warning, Path: t.root, Rule: "root-missing",
-			Message: "folder does not exist; no skills served from it",
-		}}}, nil
-	case err != nil:
-		return nil, fmt.Errorf("scan %s: %w", t.root, err)
-	case !st.IsDir():
-		return &sources.Listing{Problems: []sources.Diagnostic{{
-			Severity: sources.Warning, Path: t.root, Rule: "root-not-folder",
-			Message: "is a file, not a folder; no skills served from it (give the folder that holds the skill folders)",
-		}}}, nil
-	}
-	real, err := filepath.EvalSymlinks(t.root)
-	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", t.root, err)
-	}
-	if why := pseudoFS(real); why != "" {
-		return &sources.Listing{Problems: []sources.Diagnostic{{
-			Severity: sources.Warning, Path: t.root, Rule: "pseudo-fs",
-			Message: "is " + why + ", where skills never live; not searched",
-		}}}, nil
-	}
-	s := &scan{
-		ctx:  ctx,
-		tree: t,
-		sem:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
-		seen: map[string]bool{real: true},
-	}
-	s.wg.Add(1)
-	s.walk(t.root, real, 0, false)
-	s.wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return s.listing(), nil
-}
+	t.mu.Lock()
+	p := t.pending
+	t.pending = pending{}
+	t.mu.Unlock()
 
-// scan is one run of List.
-type scan struct {
-	ctx  context.Context
-	tree *Tree
-	sem  chan struct{} // bounds the goroutines walking folders
-	wg   sync.WaitGroup
-	dirs atomic.Int64
-
-	// mu guards the fields below.
-	mu        sync.Mutex
-	seen      map[string]bool // real paths of folders reached through symlinks, and the root
-	found     []found
-	problems  []sources.Diagnostic
-	depthHit  bool
-	budgetHit bool
-}
-
-type found struct {
-	path   string
-	real   string // the real path of the skill's folder
-	linked bool   // reached through a symlinked folder
-	skill  *sources.Skill
-	err    error
-}
-
-// walk scans dir (whose real path is real) and its sub-folders; linked
-// says dir was reached through a symlinked folder. It owns one count of
-// s.wg.
-func (s *scan) walk(dir, real string, depth int, linked bool) {
-	defer s.wg.Done()
-	if s.ctx.Err() != nil {
-		return
+	t.scanning.Lock()
+	defer t.scanning.Unlock()
+	var err error
+	switch {
+	case t.st == nil:
+		err = t.scanAll(ctx, !t.opts.Defer)
+	case p.full:
+		err = t.scanAll(ctx, true)
+	case len(p.paths) > 0:
+		err = t.rescan(ctx, p.paths)
+	case p.current:
+	default:
+		err = t.scanAll(ctx, true)
 	}
-	if s.dirs.Add(1) > int64(s.tree.opts.MaxDirs) {
-		s.mu.Lock()
-		s.budgetHit = true
-		s.mu.Unlock()
-		return
-	}
-	f, err := os.Open(dir)
 	if err != nil {
-		s.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
-		return
+		t.requeue(p)
+		return nil, err
 	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil && len(entries) == 0 {
-		s.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
-		return
-	}
-	for _, e := range entries {
-		name := e.Name()
-		full := filepath.Join(dir, name)
-		typ := e.Type()
-		if typ&fs.ModeSymlink != 0 {
-			st, err := os.Stat(full)
-			if err != nil {
-				continue // dangling link
-			}
-			typ = st.Mode().Type()
-		}
-		switch {
-		case typ.IsDir():
-			if sources.SkipDir(name) || s.skipped(full) {
-				continue
-			}
-			sub := filepath.Join(real, name)
-			viaLink := linked
-			if e.Type()&fs.ModeSymlink != 0 {
-				if sub, err = filepath.EvalSymlinks(full); err != nil || !s.firstVisit(sub, real) {
-					continue
-				}
-				if why := pseudoFS(sub); why != "" {
-					s.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "pseudo-fs", Message: "not searched: the link points to " + sub + ", " + why})
-					continue
-				}
-				viaLink = true
-			}
-			if depth+1 > s.tree.opts.MaxDepth {
-				s.mu.Lock()
-				s.depthHit = true
-				s.mu.Unlock()
-				continue
-			}
-			s.wg.Add(1)
-			select {
-			case s.sem <- struct{}{}:
-				go func() {
-					defer func() { <-s.sem }()
-					s.walk(full, sub, depth+1, viaLink)
-				}()
-			default:
-				s.walk(full, sub, depth+1, viaLink)
-			}
-		case name == sources.SkillFile:
-			// Load refuses what is not a regular file, with a reason.
-			s.load(full, real, linked, sources.KindSkill)
-		case !typ.IsRegular():
-		case depth == 0 && s.tree.opts.Learned && strings.EqualFold(filepath.Ext(name), ".md") && hasFrontMatter(full):
-			s.load(full, real, linked, sources.KindLearned)
-		}
-	}
+	return t.st.listing(t), nil
 }
 
-// skipped reports whether the folder at path is one of Options.Skip.
-func (s *scan) skipped(path string) bool {
-	for _, rel := range s.tree.opts.Skip {
-		if path == filepath.Join(s.tree.root, filepath.FromSlash(rel)) {
+// requeue gives back what a failed List took.
+func (t *Tree) requeue(p pending) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for path := range p.paths {
+		t.mark(path)
+	}
+	t.pending.full = t.pending.full || p.full
+}
+
+// mark records a changed path; t.mu must be held.
+func (t *Tree) mark(path string) {
+	if t.pending.paths == nil {
+		t.pending.paths = map[string]bool{}
+	}
+	t.pending.paths[path] = true
+}
+
+// scanAll scans the whole tree into a new state.
+func (t *Tree) scanAll(ctx context.Context, deep bool) error {
+	st := &state{skills: map[string]*entry{}, problems: map[string]sources.Diagnostic{}, deep: deep}
+	if err := t.check(st); err != nil {
+		return err
+	}
+	gen := t.st.nextGen()
+	if st.rootReal != "" {
+		w := newWalk(ctx, t, st, deep, gen)
+		w.start(t.root, st.rootReal, 0, false)
+		if err := w.wait(); err != nil {
+			return err
+		}
+		st.bounds = w.bounds
+	}
+	st.gen = gen
+	t.cache.Prune(gen)
+	t.st = st
+	return nil
+}
+
+// check looks at the root: a missing root, a file or a kernel file system
+// is a warning in an empty state; rootReal stays empty then.
+func (t *Tree) check(st *state) error {
+	fi, err := os.Stat(t.root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && t.opts.Optional:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "root-missing",
+			Message: "folder does not exist; no skills served from it"}
+		return nil
+	case err != nil:
+		return fmt.Errorf("scan %s: %w", t.root, err)
+	case !fi.IsDir():
+		st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "root-not-folder",
+			Message: "is a file, not a folder; no skills served from it (give the folder that holds the skill folders)"}
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(t.root)
+	if err != nil {
+		return fmt.Errorf("scan %s: %w", t.root, err)
+	}
+	if why := pseudoFS(real); why != "" {
+		st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "pseudo-fs",
+			Message: "is " + why + ", where skills never live; not searched"}
+		return nil
+	}
+	st.rootReal = real
+	return nil
+}
+
+// rescan brings the state up to date with the changed paths: the skill
+// folder holding a path is scanned again; a path outside every skill is
+// scanned again if it exists, and forgotten with everything below it if
+// it does not.
+func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
+	st := t.st
+	if st.rootReal == "" || t.rootChanged(paths) {
+		return t.scanAll(ctx, st.deep)
+	}
+	var todo []string
+	for p := range paths {
+		if !within(p, t.root) {
+			continue
+		}
+		if owner := st.owner(p); owner != "" {
+			p = owner
+		} else if _, err := os.Lstat(p); err != nil {
+			st.forget(p)
+			continue
+		} else if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			if filepath.Base(p) == sources.SkillFile {
+				p = filepath.Dir(p) // a new SKILL.md makes its folder a skill
+			} else if filepath.Dir(p) != t.root || !t.opts.Learned {
+				continue // a file outside every skill is nobody's
+			}
+		}
+		todo = append(todo, p)
+	}
+	// Rescan the outermost paths only: a folder's rescan covers what is
+	// below it.
+	slices.Sort(todo)
+	todo = slices.Compact(todo)
+	var outer []string
+	for _, p := range todo {
+		if len(outer) > 0 && within(p, outer[len(outer)-1]) {
+			continue
+		}
+		outer = append(outer, p)
+	}
+	gen := st.gen // keep the cache generation: only a full scan prunes
+	for _, p := range outer {
+		if err := t.rescanOne(ctx, st, p, gen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rootChanged reports whether the root itself was created, removed or
+// replaced, which only a full scan can follow.
+func (t *Tree) rootChanged(paths map[string]bool) bool {
+	if !paths[t.root] {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(t.root)
+	return err != nil || real != t.st.rootReal
+}
+
+// rescanOne scans path (a folder, or a learned note in the root) again,
+// replacing what the state knew at and below it.
+func (t *Tree) rescanOne(ctx context.Context, st *state, path string, gen uint64) error {
+	st.forget(path)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil // gone: forgetting it was all
+	}
+	rel, err := filepath.Rel(t.root, path)
+	if err != nil {
+		return nil
+	}
+	depth := 0
+	if rel != "." {
+		depth = strings.Count(rel, string(filepath.Separator)) + 1
+	}
+	if !fi.IsDir() {
+		w := newWalk(ctx, t, st, true, gen)
+		w.load(path, filepath.Dir(path), false, sources.KindLearned)
+		return w.wait()
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || depth > t.opts.MaxDepth || t.skipped(path) || pseudoFS(real) != "" || hasSkipDirAbove(t.root, path) {
+		return nil
+	}
+	linked := real != filepath.Join(st.rootReal, rel)
+	w := newWalk(ctx, t, st, true, gen)
+	w.start(path, real, depth, linked)
+	return w.wait()
+}
+
+// hasSkipDirAbove reports whether a folder between root and path (path
+// included) is one that scans never enter.
+func hasSkipDirAbove(root, path string) bool {
+	for p := path; p != root && len(p) > len(root); p = filepath.Dir(p) {
+		if sources.SkipDir(filepath.Base(p)) {
 			return true
 		}
 	}
 	return false
 }
 
-// firstVisit records a folder reached through a symlink and reports whether
-// it should be walked: not seen before and not the folder holding the link
-// or one of its ancestors (which would loop).
-func (s *scan) firstVisit(target, from string) bool {
-	if within(from, target) {
-		return false
+// skipped reports whether the folder at path is one of Options.Skip.
+func (t *Tree) skipped(path string) bool {
+	for _, rel := range t.opts.Skip {
+		if path == filepath.Join(t.root, filepath.FromSlash(rel)) {
+			return true
+		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.seen[target] {
-		return false
-	}
-	s.seen[target] = true
-	return true
+	return false
+}
+
+// Watch implements sources.Watcher. It first completes a deferred scan
+// (nested skills, file lists), then watches the tree for changes until ctx
+// is done; see watch.go.
+func (t *Tree) Watch(ctx context.Context, changed func()) error {
+	return t.watch(ctx, changed)
 }
 
 // within reports whether path is dir or lies inside it.
@@ -280,76 +370,4 @@ func within(path, dir string) bool {
 		dir += string(filepath.Separator)
 	}
 	return strings.HasPrefix(path, dir)
-}
-
-func (s *scan) load(path, real string, linked bool, kind sources.Kind) {
-	t := s.tree
-	sk, err := sources.Load(path, sources.LoadOptions{Namespace: t.opts.Namespace, Source: t.opts.Name, Scope: t.opts.Scope, Kind: kind, Convention: t.opts.Convention})
-	if kind == sources.KindLearned {
-		real = filepath.Join(real, filepath.Base(path)) // a note is its file, not its folder
-	}
-	s.mu.Lock()
-	s.found = append(s.found, found{path: path, real: real, linked: linked, skill: sk, err: err})
-	s.mu.Unlock()
-}
-
-func (s *scan) problem(d sources.Diagnostic) {
-	s.mu.Lock()
-	s.problems = append(s.problems, d)
-	s.mu.Unlock()
-}
-
-// listing orders what the scan found by path, so that precedence among
-// equal names inside one tree does not depend on goroutine scheduling, and
-// lists each real skill folder once: a symlink to a folder the walk also
-// reached another way adds nothing. The path that involves no symlinked
-// folder is kept; among linked ones, the first.
-func (s *scan) listing() *sources.Listing {
-	sort.Slice(s.found, func(i, j int) bool { return s.found[i].path < s.found[j].path })
-	taken := map[string]bool{}
-	for _, f := range s.found {
-		if !f.linked {
-			taken[f.real] = true
-		}
-	}
-	l := &sources.Listing{}
-	for _, f := range s.found {
-		if f.linked {
-			if taken[f.real] {
-				continue
-			}
-			taken[f.real] = true
-		}
-		if f.err != nil {
-			l.Problems = append(l.Problems, sources.AsDiagnostic(f.path, f.err))
-			continue
-		}
-		l.Skills = append(l.Skills, f.skill)
-	}
-	sort.Slice(s.problems, func(i, j int) bool { return s.problems[i].Path < s.problems[j].Path })
-	l.Problems = append(l.Problems, s.problems...)
-	root := s.tree.root
-	if s.depthHit {
-		l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: root, Rule: "max-depth",
-			Message: fmt.Sprintf("folders deeper than %d levels were not searched; skills there are not served", s.tree.opts.MaxDepth)})
-	}
-	if s.budgetHit {
-		l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: root, Rule: "max-dirs",
-			Message: fmt.Sprintf("stopped after visiting %d folders; some skills may be missing (point the root at a smaller folder)", s.tree.opts.MaxDirs)})
-	}
-	return l
-}
-
-// hasFrontMatter reports whether the file starts with a "---" line, so
-// that a README.md lying beside learned notes is ignored, not an error.
-func hasFrontMatter(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	buf := make([]byte, 8)
-	n, _ := f.Read(buf)
-	b := strings.TrimPrefix(string(buf[:n]), "\xef\xbb\xbf")
-	return strings.HasPrefix(b, "---\n") || strings.HasPrefix(b, "---\r") || b == "---"
 }

@@ -1,0 +1,112 @@
+package sources
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"sync"
+)
+
+// FileKey is what the file system says about a file that changes when the
+// file does: its identity, size, and modification and change times. Two
+// equal keys mean, for all practical purposes, the same content.
+type FileKey struct {
+	Dev, Ino     uint64
+	Size         int64
+	Mtime, Ctime int64 // nanoseconds
+}
+
+// Cache remembers what Load made of each file, by its FileKey, so that a
+// rescan of a catalog parses only the files that changed: an unchanged
+// SKILL.md costs an open and a stat. It is safe for concurrent use.
+type Cache struct {
+	// mu guards m.
+	mu sync.Mutex
+	m  map[string]cached
+}
+
+type cached struct {
+	key   FileKey
+	opts  LoadOptions
+	skill *Skill
+	err   error
+	gen   uint64
+}
+
+// Load is sources.Load through the cache: a file whose key and options
+// are those of its last load gives the same *Skill (or the same error)
+// without being read again. A nil *Cache loads every time.
+func (c *Cache) Load(path string, o LoadOptions) (*Skill, error) {
+	return c.load(path, o, 0)
+}
+
+func (c *Cache) load(path string, o LoadOptions, gen uint64) (*Skill, error) {
+	sk, exists, err := c.Probe(path, o, gen)
+	if !exists {
+		return nil, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: "cannot read: the file does not exist"}
+	}
+	return sk, err
+}
+
+// Probe is LoadGen for a file that may not exist: exists is false, and
+// the error nil, when there is no file at path. A folder scan probes for
+// SKILL.md rather than listing the folder.
+func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists bool, err error) {
+	path = filepath.Clean(path)
+	f, err := openEntry(filepath.Dir(path), filepath.Base(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: "cannot read: " + unwrapPath(err)}
+	}
+	defer f.Close()
+	key := f.Key()
+	if c != nil {
+		c.mu.Lock()
+		e, ok := c.m[path]
+		if ok && e.key == key && e.opts == o {
+			e.gen = gen
+			c.m[path] = e
+			c.mu.Unlock()
+			return e.skill, true, e.err
+		}
+		c.mu.Unlock()
+	}
+	front, err := ReadFrontMatter(f)
+	if err != nil {
+		err = frontMatterDiagnostic(path, err)
+	} else {
+		sk, err = newSkill(path, front, o)
+	}
+	if c != nil {
+		c.mu.Lock()
+		if c.m == nil {
+			c.m = map[string]cached{}
+		}
+		c.m[path] = cached{key: key, opts: o, skill: sk, err: err, gen: gen}
+		c.mu.Unlock()
+	}
+	return sk, true, err
+}
+
+// LoadGen is Load for a rescan numbered gen: Prune(gen) then forgets the
+// files the rescan did not load.
+func (c *Cache) LoadGen(path string, o LoadOptions, gen uint64) (*Skill, error) {
+	return c.load(path, o, gen)
+}
+
+// Prune forgets every file not loaded since generation gen, so that the
+// cache holds only what the catalog holds.
+func (c *Cache) Prune(gen uint64) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for p, e := range c.m {
+		if e.gen < gen {
+			delete(c.m, p)
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package dirtree
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/skillmux/skillmux/sources"
+)
+
+// walk is one scan of a tree, or of part of it, into a state. Folders are
+// visited in parallel, a bounded number of goroutines at a time.
+//
+// A folder is a skill folder when it holds a SKILL.md. A shallow walk
+// finds skill folders by opening SKILL.md directly, which costs less than
+// listing the folder, and does not look inside them; a deep walk lists
+// every folder, so it finds the skills nested in other skills and each
+// skill's file list.
+type walk struct {
+	ctx  context.Context
+	t    *Tree
+	st   *state
+	deep bool
+	gen  uint64
+	sem  chan struct{} // bounds the goroutines walking folders
+	wg   sync.WaitGroup
+	dirs atomic.Int64
+
+	// mu guards st and the fields below.
+	mu     sync.Mutex
+	seen   map[string]bool // real paths of folders reached through symlinks
+	bounds bounds
+	added  []*entry // the entries this walk made
+}
+
+func newWalk(ctx context.Context, t *Tree, st *state, deep bool, gen uint64) *walk {
+	return &walk{ctx: ctx, t: t, st: st, deep: deep, gen: gen,
+		sem:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		seen: map[string]bool{st.rootReal: true}}
+}
+
+// start walks the folder dir, whose real path is real.
+func (w *walk) start(dir, real string, depth int, linked bool) {
+	w.wg.Add(1)
+	w.visit(dir, real, depth, linked, nil)
+}
+
+// wait waits for the walk and reports whether ctx ended it.
+func (w *walk) wait() error {
+	w.wg.Wait()
+	w.finish()
+	return w.ctx.Err()
+}
+
+// visit scans the folder dir and what is below it. owner is the skill
+// whose folder dir is inside, or nil. It owns one count of w.wg.
+func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
+	defer w.wg.Done()
+	if w.ctx.Err() != nil {
+		return
+	}
+	if w.dirs.Add(1) > int64(w.t.opts.MaxDirs) {
+		w.hit(func(b *bounds) { b.dirs = true })
+		return
+	}
+	if !w.deep {
+		// Shallow: a folder with a SKILL.md is a skill, and its inside
+		// is left for later.
+		if e := w.probe(dir, real, linked); e != nil {
+			return
+		}
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
+		return
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil && len(entries) == 0 {
+		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
+		return
+	}
+	if w.deep && slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == sources.SkillFile }) {
+		if e := w.probe(dir, real, linked); e != nil {
+			owner = e
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		full := filepath.Join(dir, name)
+		typ := e.Type()
+		if typ&fs.ModeSymlink != 0 {
+			st, err := os.Stat(full)
+			if err != nil {
+				continue // dangling link
+			}
+			typ = st.Mode().Type()
+		}
+		switch {
+		case typ.IsDir():
+			w.folder(dir, real, full, name, depth, linked, e.Type()&fs.ModeSymlink != 0, owner)
+		case name == sources.SkillFile:
+			// Probed above: the folder is a skill, or its SKILL.md was
+			// refused with a reason.
+		case owner != nil:
+			w.file(owner, full)
+		case depth == 0 && w.t.opts.Learned && typ.IsRegular() && strings.EqualFold(filepath.Ext(name), ".md") && hasFrontMatter(full):
+			w.load(full, filepath.Join(real, name), linked, sources.KindLearned)
+		}
+	}
+}
+
+// folder starts the visit of the sub-folder full (named name) of dir.
+func (w *walk) folder(dir, real, full, name string, depth int, linked, isLink bool, owner *entry) {
+	if sources.SkipDir(name) || w.t.skipped(full) {
+		return
+	}
+	sub := filepath.Join(real, name)
+	if isLink {
+		var err error
+		if sub, err = filepath.EvalSymlinks(full); err != nil || !w.firstVisit(sub, real) {
+			return
+		}
+		if why := pseudoFS(sub); why != "" {
+			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "pseudo-fs", Message: "not searched: the link points to " + sub + ", " + why})
+			return
+		}
+		linked = true
+	}
+	if depth+1 > w.t.opts.MaxDepth {
+		w.hit(func(b *bounds) { b.depth = true })
+		return
+	}
+	w.wg.Add(1)
+	select {
+	case w.sem <- struct{}{}:
+		go func() {
+			defer func() { <-w.sem }()
+			w.visit(full, sub, depth+1, linked, owner)
+		}()
+	default:
+		w.visit(full, sub, depth+1, linked, owner)
+	}
+}
+
+// probe loads dir/SKILL.md if there is one, recording the skill (or why
+// the file was refused) under dir, and returns its entry, or nil when dir
+// is not a skill folder.
+func (w *walk) probe(dir, real string, linked bool) *entry {
+	path := filepath.Join(dir, sources.SkillFile)
+	sk, exists, err := w.t.cache.Probe(path, w.loadOptions(sources.KindSkill), w.gen)
+	if !exists {
+		return nil
+	}
+	e := &entry{path: path, real: real, linked: linked, skill: sk, err: err, inside: w.deep}
+	if !w.add(dir, e) {
+		return nil
+	}
+	return e
+}
+
+// load records the learned note at path.
+func (w *walk) load(path, real string, linked bool, kind sources.Kind) {
+	sk, err := w.t.cache.LoadGen(path, w.loadOptions(kind), w.gen)
+	w.add(path, &entry{path: path, real: real, linked: linked, skill: sk, err: err, inside: true})
+}
+
+// add records an entry, within the bound on skills; false when over it.
+func (w *walk) add(key string, e *entry) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if e.err == nil && len(w.st.skills) >= w.t.opts.MaxSkills {
+		w.bounds.skills = true
+		return false
+	}
+	w.st.put(key, e)
+	w.added = append(w.added, e)
+	return true
+}
+
+// file adds the file at path to the file list of the skill owner.
+func (w *walk) file(owner *entry, path string) {
+	rel, err := filepath.Rel(filepath.Dir(owner.path), path)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(owner.files) >= sources.MaxListedFiles {
+		owner.truncated = true
+		return
+	}
+	owner.files = append(owner.files, filepath.ToSlash(rel))
+}
+
+// finish sorts the file lists, which parallel folders filled in any
+// order, and records the bounds hit.
+func (w *walk) finish() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, e := range w.added {
+		slices.Sort(e.files)
+	}
+}
+
+func (w *walk) loadOptions(kind sources.Kind) sources.LoadOptions {
+	o := w.t.opts
+	return sources.LoadOptions{Namespace: o.Namespace, Source: o.Name, Scope: o.Scope, Kind: kind, Convention: o.Convention}
+}
+
+// firstVisit records a folder reached through a symlink and reports whether
+// it should be walked: not seen before and not the folder holding the link
+// or one of its ancestors (which would loop).
+func (w *walk) firstVisit(target, from string) bool {
+	if within(from, target) {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.seen[target] {
+		return false
+	}
+	w.seen[target] = true
+	return true
+}
+
+func (w *walk) problem(d sources.Diagnostic) {
+	w.mu.Lock()
+	w.st.problems[d.Path] = d
+	w.mu.Unlock()
+}
+
+func (w *walk) hit(set func(*bounds)) {
+	w.mu.Lock()
+	set(&w.bounds)
+	w.mu.Unlock()
+}
+
+// hasFrontMatter reports whether the file starts with a "---" line, so
+// that a README.md lying beside learned notes is ignored, not an error.
+func hasFrontMatter(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 8)
+	n, _ := f.Read(buf)
+	b := strings.TrimPrefix(string(buf[:n]), "\xef\xbb\xbf")
+	return strings.HasPrefix(b, "---\n") || strings.HasPrefix(b, "---\r") || b == "---"
+}
