@@ -174,6 +174,18 @@ func (t *Tree) List(ctx context.Context) (*sources.Listing, error) {
 	return t.st.listing(t), nil
 }
 
+// Changed tells the tree that the files or folders at paths may have
+// changed (been created, written, removed or renamed), so that the next
+// List rescans only the skill folders they touch. The watcher calls it;
+// so can anything else that knows.
+func (t *Tree) Changed(paths ...string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range paths {
+		t.mark(filepath.Clean(p))
+	}
+}
+
 // requeue gives back what a failed List took.
 func (t *Tree) requeue(p pending) {
 	t.mu.Lock()
