@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -36,6 +37,7 @@ type Config struct {
 	Sources  []Source `koanf:"sources"`
 	Defaults Defaults `koanf:"defaults"`
 	Catalog  Catalog  `koanf:"catalog"`
+	Refresh  Refresh  `koanf:"refresh"`
 	Log      Log      `koanf:"log"`
 
 	origins map[string]Origin
@@ -97,6 +99,22 @@ const (
 	NativeInclude = "include"
 )
 
+// Refresh configures how the catalog follows changes on disk while the
+// server runs.
+type Refresh struct {
+	// Watch follows file events (inotify and the like) to refresh the
+	// catalog as soon as a skill or a configuration file changes.
+	Watch bool `koanf:"watch"`
+	// Debounce is the quiet time after a burst of changes before the
+	// catalog is refreshed; a long burst ends in one refresh within 2 s
+	// anyway.
+	Debounce time.Duration `koanf:"debounce"`
+	// Interval is the period of full rescans, the fallback for file
+	// systems that deliver no events (network and some container mounts);
+	// 0 turns them off.
+	Interval time.Duration `koanf:"interval"`
+}
+
 // Catalog configures the text that lists skills to agents.
 type Catalog struct {
 	// Budget bounds the tool description and the instructions, in
@@ -153,6 +171,9 @@ var defaults = map[string]any{
 	"defaults.builtin": true,
 	"defaults.native":  NativeExclude,
 	"catalog.budget":   2048,
+	"refresh.watch":    true,
+	"refresh.debounce": "200ms",
+	"refresh.interval": "30s",
 	"log.level":        "info",
 	"log.format":       "text",
 }
@@ -241,6 +262,7 @@ func decode(k *koanf.Koanf, c *Config) error {
 		Result:      c,
 		TagName:     "koanf",
 		ErrorUnused: true,
+		DecodeHook:  mapstructure.StringToTimeDurationHookFunc(),
 	}})
 }
 
@@ -407,6 +429,10 @@ func (c *Config) Describe() string {
 	line("  ", "native: "+c.Defaults.Native, "defaults.native")
 	b.WriteString("catalog:\n")
 	line("  ", fmt.Sprintf("budget: %d", c.Catalog.Budget), "catalog.budget")
+	b.WriteString("refresh:\n")
+	line("  ", fmt.Sprintf("watch: %v", c.Refresh.Watch), "refresh.watch")
+	line("  ", "debounce: "+c.Refresh.Debounce.String(), "refresh.debounce")
+	line("  ", "interval: "+c.Refresh.Interval.String(), "refresh.interval")
 	b.WriteString("log:\n")
 	line("  ", "level: "+c.Log.Level, "log.level")
 	line("  ", "format: "+c.Log.Format, "log.format")

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -488,7 +489,7 @@ func TestOneDocument(t *testing.T) {
 }
 
 // knownVars is the list an unknown SKILLMUX_ variable is answered with.
-const knownVars = "SKILLMUX_CATALOG__BUDGET, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_DEFAULTS__NATIVE, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL"
+const knownVars = "SKILLMUX_CATALOG__BUDGET, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_DEFAULTS__NATIVE, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL, SKILLMUX_REFRESH__DEBOUNCE, SKILLMUX_REFRESH__INTERVAL, SKILLMUX_REFRESH__WATCH"
 
 // TestValuesInMessages: a value echoed in a message is short and on one
 // line, whatever it holds, so that each problem stays one
@@ -506,7 +507,7 @@ func TestValuesInMessages(t *testing.T) {
 		{name: "huge value in a file", file: "log:\n  level: " + huge + "\n",
 			want: "D/.skillmux.yaml:2: log.level: " + clipped + " is not a level; use debug, info, warn or error"},
 		{name: "huge key in a file", file: "? " + huge + "\n: 1\n", // an implicit key is at most 1024 characters
-			want: "D/.skillmux.yaml:1: " + clipped + ": unknown key; known keys here: catalog, defaults, log, sources"},
+			want: "D/.skillmux.yaml:1: " + clipped + ": unknown key; known keys here: catalog, defaults, log, refresh, sources"},
 		{name: "huge value in the environment", env: []string{"SKILLMUX_CATALOG__BUDGET=" + huge},
 			want: "SKILLMUX_CATALOG__BUDGET: catalog.budget: must be an integer, got " + clipped},
 		{name: "huge flag value", flags: []config.FlagValue{{Key: "log.format", Flag: "--log-format", Value: huge}},
@@ -518,7 +519,7 @@ func TestValuesInMessages(t *testing.T) {
 		{name: "newlines in a block value", file: "sources:\n  - type: |\n      dir\n      user\n",
 			want: `D/.skillmux.yaml:2: sources[0].type: "dir\nuser\n" is not a source type; use one of user, project, dir, claude-plugins or plugin-dir`},
 		{name: "newline in a key", file: "\"lo\\ng\": 1\n",
-			want: `D/.skillmux.yaml:1: "lo\ng": unknown key (did you mean "log"?); known keys here: catalog, defaults, log, sources`},
+			want: `D/.skillmux.yaml:1: "lo\ng": unknown key (did you mean "log"?); known keys here: catalog, defaults, log, refresh, sources`},
 		{name: "newline in an environment value", env: []string{"SKILLMUX_LOG__LEVEL=de\nbug"},
 			want: `SKILLMUX_LOG__LEVEL: log.level: "de\nbug" is not a level (did you mean "debug"?); use debug, info, warn or error`},
 		{name: "newline in a variable name", env: []string{"SKILLMUX_LOG\n__LEVEL=debug"},
@@ -637,6 +638,36 @@ func TestDescribeLines(t *testing.T) {
 	} {
 		if !slices.Contains(lines, want) {
 			t.Errorf("Describe lacks the line\n%s\n%s", want, c.Describe())
+		}
+	}
+}
+
+func TestRefresh(t *testing.T) {
+	f := newFixture(t)
+	c, err := f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Refresh.Watch || c.Refresh.Debounce != 200*time.Millisecond || c.Refresh.Interval != 30*time.Second {
+		t.Errorf("defaults: %+v", c.Refresh)
+	}
+	write(t, filepath.Join(f.repo, config.WorkspaceFileName), "refresh:\n  watch: false\n  debounce: 50ms\n  interval: 0\n")
+	c, err = f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Refresh.Watch || c.Refresh.Debounce != 50*time.Millisecond || c.Refresh.Interval != 0 {
+		t.Errorf("from the file: %+v", c.Refresh)
+	}
+	c, err = f.load(t, []string{"SKILLMUX_REFRESH__INTERVAL=2m"})
+	if err != nil || c.Refresh.Interval != 2*time.Minute {
+		t.Errorf("from the environment: %+v %v", c.Refresh, err)
+	}
+	write(t, filepath.Join(f.repo, config.WorkspaceFileName), "refresh:\n  debounce: soon\n  interval: 5ms\n")
+	_, err = f.load(t, nil)
+	for _, want := range []string{`refresh.debounce: "soon" is not a duration`, `refresh.interval: "5ms" is out of range; use a duration from 1s to 24h0m0s, or 0 to turn it off`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/knadh/koanf/v2"
@@ -100,7 +101,8 @@ const (
 	kBool
 	kStrings
 	kMap
-	kList // a list of maps
+	kList     // a list of maps
+	kDuration // a string such as "200ms" or "30s", or the integer 0
 )
 
 // field is the schema of one key: its type and the checks on its value.
@@ -114,6 +116,10 @@ type field struct {
 	check func(string) string
 	// min and max bound a kInt when either is set.
 	min, max int
+	// dmin and dmax bound a kDuration; a kDuration of 0 is always allowed
+	// when zeroOff is set (it turns something off).
+	dmin, dmax time.Duration
+	zeroOff    bool
 	// whole checks a kList's elements together, once each has been
 	// checked alone: relations between keys, unique names.
 	whole func(c *checker, list *yaml.Node, key string)
@@ -152,6 +158,11 @@ var schema = &field{kind: kMap, fields: map[string]*field{
 		"native":  {kind: kString, check: oneOf("a choice for native", NativeExclude, NativeInclude)},
 	}},
 	"catalog": {kind: kMap, fields: map[string]*field{"budget": {kind: kInt, min: 200, max: 1_000_000}}},
+	"refresh": {kind: kMap, fields: map[string]*field{
+		"watch":    {kind: kBool},
+		"debounce": {kind: kDuration, dmin: 10 * time.Millisecond, dmax: 10 * time.Second},
+		"interval": {kind: kDuration, dmin: time.Second, dmax: 24 * time.Hour, zeroOff: true},
+	}},
 	"log": {kind: kMap, fields: map[string]*field{
 		"level":  {kind: kString, check: oneOf("a level", "debug", "info", "warn", "error")},
 		"format": {kind: kString, check: oneOf("a format", "text", "json")},
@@ -364,7 +375,43 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
 			c.fail(n, key, "must be true or false, got %s", nodeKind(n))
 		}
+	case kDuration:
+		switch {
+		case n.Kind == yaml.ScalarNode && n.Tag == "!!int" && n.Value == "0":
+			if !f.zeroOff {
+				c.fail(n, key, "%s", f.durationRange())
+			}
+		case !isString(n):
+			c.fail(n, key, "must be a duration such as \"200ms\" or \"30s\", got %s", nodeKind(n))
+		default:
+			if _, msg := f.duration(n.Value); msg != "" {
+				c.fail(n, key, "%s", msg)
+			}
+		}
 	}
+}
+
+// duration parses and checks a kDuration written as a string.
+func (f *field) duration(s string) (time.Duration, string) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Sprintf("%s is not a duration; write it like \"200ms\", \"2s\" or \"1m\"", preview(s))
+	}
+	if d == 0 && f.zeroOff {
+		return 0, ""
+	}
+	if d < f.dmin || d > f.dmax {
+		return 0, fmt.Sprintf("%s is out of range; %s", preview(s), f.durationRange())
+	}
+	return d, ""
+}
+
+func (f *field) durationRange() string {
+	msg := fmt.Sprintf("use a duration from %s to %s", f.dmin, f.dmax)
+	if f.zeroOff {
+		msg += ", or 0 to turn it off"
+	}
+	return msg
 }
 
 func (f *field) inRange(v int) bool {
@@ -469,7 +516,7 @@ var scalarKeys = func() map[string]*field {
 			switch sub.kind {
 			case kMap:
 				add(join(prefix, name), sub)
-			case kString, kInt, kBool:
+			case kString, kInt, kBool, kDuration:
 				out[join(prefix, name)] = sub
 			}
 		}
@@ -513,6 +560,14 @@ func scalar(key, val string) (any, *Error) {
 			return fail("must be true or false, got %s", preview(val))
 		}
 		return b, nil
+	case kDuration:
+		if strings.TrimSpace(val) == "0" && f.zeroOff {
+			return "0s", nil
+		}
+		if _, msg := f.duration(val); msg != "" {
+			return fail("%s", msg)
+		}
+		return strings.TrimSpace(val), nil
 	}
 	if f.check != nil {
 		if msg := f.check(val); msg != "" {
