@@ -83,10 +83,10 @@ type setup struct {
 }
 
 // newSetup loads the configuration; an invalid one is exit status 2, and
-// nothing starts half-configured. A quiet command (list, show, config)
-// prints results and human sentences, not logs, unless --log-level asks
-// for them.
-func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, quiet bool) (*setup, error) {
+// nothing starts half-configured. Commands other than serve print results
+// and human sentences, not logs, unless --log-level asks for them; serve
+// logs, and its folder trees follow changes as refresh configures.
+func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, serving bool) (*setup, error) {
 	cfg, err := config.Load(&config.Options{WorkDir: e.workdir, Home: e.home(), Env: e.environ, ConfigFile: f.configFile, Flags: f.flagValues(cmd)})
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
@@ -94,11 +94,16 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, quiet bool) (*setup, 
 	var level slog.Level
 	level.UnmarshalText([]byte(cfg.Log.Level))
 	logger := newLogger(e.stderr, level, cfg.Log.Format)
-	if quiet && f.logLevel == "" {
+	if !serving && f.logLevel == "" {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	given := f.rootDirs(e)
 	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), workdir: e.workdir}
+	if serving {
+		// A watched tree answers its first listing without looking inside
+		// skill folders, and its watcher completes the picture.
+		p.trees = dirtree.Options{Defer: cfg.Refresh.Watch, Debounce: cfg.Refresh.Debounce}
+	}
 	for _, r := range given {
 		p.roots = append(p.roots, absFrom(e.workdir, expandHome(r, e.home())))
 	}
@@ -112,7 +117,7 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, quiet bool) (*setup, 
 // the catalog as the server would serve it. Unless the caller prints them
 // itself (report false), the problems found go to stderr as sentences.
 func loadCatalog(cmd *cobra.Command, e *env, f *catalogFlags, report bool) (*resolver.Snapshot, *setup, error) {
-	s, err := newSetup(cmd, e, f, true)
+	s, err := newSetup(cmd, e, f, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -144,8 +149,9 @@ type plan struct {
 	home       string
 	codexHome  string
 	workdir    string
-	roots      []string // --root or SKILLS_DIR
-	pluginDirs []string // --plugin-dir
+	roots      []string        // --root or SKILLS_DIR
+	pluginDirs []string        // --plugin-dir
+	trees      dirtree.Options // the base of every folder tree's options
 }
 
 // specs returns the source configurations in precedence order: the
@@ -191,9 +197,9 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 		var src sources.Source
 		switch spec.Type {
 		case config.TypeUser:
-			src = user.New(p.home, &user.Options{Name: name, CodexHome: p.codexHome})
+			src = user.New(p.home, &user.Options{Name: name, CodexHome: p.codexHome, Trees: p.trees})
 		case config.TypeProject:
-			src = project.New(workspaces, &project.Options{Name: name, Home: p.home})
+			src = project.New(workspaces, &project.Options{Name: name, Home: p.home, Trees: p.trees})
 		case config.TypeClaudePlugins:
 			src = claudeplugins.Installed(p.home, &claudeplugins.Options{Name: name, ProjectDirs: projects})
 		case config.TypePluginDir:
@@ -201,7 +207,9 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 		case config.TypeDir:
 			var trees []sources.Source
 			for _, dir := range spec.AllPaths() {
-				trees = append(trees, dirtree.New(dir, &dirtree.Options{Name: name, Namespace: spec.Namespace}))
+				o := p.trees
+				o.Name, o.Namespace = name, spec.Namespace
+				trees = append(trees, dirtree.New(dir, &o))
 			}
 			src = sources.Concat(name, trees...)
 		default:

@@ -39,6 +39,15 @@ func steadyStateGC(logger *slog.Logger) {
 	}
 }
 
+// interval turns refresh.interval, where 0 means off, into the resolver's
+// RunOptions.Interval, where a negative value does.
+func interval(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
 func newServeCmd(e *env) *cobra.Command {
 	var f catalogFlags
 	cmd := &cobra.Command{
@@ -69,7 +78,7 @@ status 2.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			start := time.Now()
-			s, err := newSetup(cmd, e, &f, false)
+			s, err := newSetup(cmd, e, &f, true)
 			if err != nil {
 				return err
 			}
@@ -79,23 +88,27 @@ status 2.`,
 			if err != nil {
 				return err
 			}
+			l := &live{cmd: cmd, e: e, f: &f, logger: logger, res: res, s: s, workspaces: []string{e.workdir}}
 			srv := server.New(res, &server.Options{
 				Version:       version(),
 				Budget:        s.cfg.Catalog.Budget,
 				Logger:        logger,
 				IncludeNative: includeNative(s.cfg),
-				OnRoots: func(ctx context.Context, dirs []string) {
-					res.SetSources(s.plan.sources(dirs))
-					if _, err := res.Reload(ctx); err != nil {
-						logger.Warn("reload for the client's roots failed; keeping the catalog", "err", err)
-					}
-				},
+				OnRoots:       l.setWorkspaces,
 			})
 			defer srv.Close()
 			res.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
 			if n := res.Snapshot().Len(); n == 0 {
 				logger.Warn("no skills found; run `skillmux list --all` with the same arguments to see where skillmux looked")
 			}
+			// Keep the catalog current until the session ends.
+			runCtx, stopRun := context.WithCancel(ctx)
+			running := make(chan struct{})
+			go func() {
+				defer close(running)
+				res.Run(runCtx, &resolver.RunOptions{Interval: interval(s.cfg.Refresh.Interval), NoWatch: !s.cfg.Refresh.Watch})
+			}()
+			defer func() { stopRun(); <-running }()
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			steadyStateGC(logger)
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)

@@ -30,6 +30,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/skillmux/skillmux/sources"
 )
@@ -72,6 +73,10 @@ type Options struct {
 	Skip []string
 	// Convention is recorded on every skill (see sources.Skill).
 	Convention string
+	// Debounce is the quiet time Watch waits after a change before it
+	// reports one; default 200 ms. A long burst of changes is reported
+	// within 2 s anyway.
+	Debounce time.Duration
 	// Defer makes the first List skip the inside of skill folders, so that
 	// a server answers sooner: nested skills and the skills' file lists
 	// are found by Watch, which reports a change when it has them, or by

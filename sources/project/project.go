@@ -12,11 +12,13 @@ package project
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
@@ -38,14 +40,22 @@ type Options struct {
 	// a project's, and are left to the user source even when the
 	// workspace is the home folder or inside a repository rooted there.
 	Home string
+	// Trees is the base of the options of each folder's tree (Defer,
+	// Debounce, bounds); the source sets the name, scope and the like.
+	Trees dirtree.Options
 }
 
 // Source lists the skills of one or more workspace folders.
 type Source struct {
 	name       string
+	trees      dirtree.Options // the base of each tree's options
 	fixed      sources.Source // the folders on the way up, and skills/
 	workspaces []workspace
 	home       map[string]bool // the home folder's skill folders, never a project's
+
+	// mu guards nestedTrees.
+	mu          sync.Mutex
+	nestedTrees map[string]*dirtree.Tree
 }
 
 // workspace is one workspace folder and its repository root; nested
@@ -77,6 +87,7 @@ func New(workspaces []string, opts *Options) *Source {
 		if opts.Name != "" {
 			s.name = opts.Name
 		}
+		s.trees = opts.Trees
 		if opts.Home != "" {
 			for _, f := range projectFolders {
 				s.home[filepath.Join(opts.Home, filepath.FromSlash(f.rel))] = true
@@ -90,7 +101,7 @@ func New(workspaces []string, opts *Options) *Source {
 			return
 		}
 		seen[dir] = true
-		trees = append(trees, dirtree.New(dir, &dirtree.Options{Name: s.name, Scope: sources.ScopeProject, Learned: learned, Optional: true, Convention: convention}))
+		trees = append(trees, dirtree.New(dir, s.treeOptions(convention, learned)))
 	}
 	for _, ws := range workspaces {
 		if abs, err := filepath.Abs(ws); err == nil {
@@ -130,6 +141,57 @@ func repoRoot(dir string) (string, bool) {
 	}
 }
 
+// treeOptions are the options of one of the source's trees.
+func (s *Source) treeOptions(convention string, learned bool) *dirtree.Options {
+	o := s.trees
+	o.Name, o.Scope, o.Learned, o.Optional, o.Convention = s.name, sources.ScopeProject, learned, true, convention
+	return &o
+}
+
+// nestedTree returns the tree of a nested .claude/skills folder, the same
+// one from listing to listing, so that what it parsed is remembered.
+func (s *Source) nestedTree(dir string) *dirtree.Tree {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.nestedTrees[dir]; ok {
+		return t
+	}
+	if s.nestedTrees == nil {
+		s.nestedTrees = map[string]*dirtree.Tree{}
+	}
+	o := s.treeOptions(sources.ConventionClaudeProject, false)
+	o.Defer = false // found during a listing: scanned whole at once
+	t := dirtree.New(dir, o)
+	s.nestedTrees[dir] = t
+	return t
+}
+
+// keepTrees forgets the trees of nested folders that are gone.
+func (s *Source) keepTrees(dirs []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for dir := range s.nestedTrees {
+		if !slices.Contains(dirs, dir) {
+			delete(s.nestedTrees, dir)
+		}
+	}
+}
+
+var (
+	_ sources.Watcher = (*Source)(nil)
+	_ io.Closer       = (*Source)(nil)
+)
+
+// Watch implements sources.Watcher: it watches the folders on the way up
+// from each workspace. Nested .claude/skills folders are found, and their
+// changes seen, at each listing, including the periodic rescans.
+func (s *Source) Watch(ctx context.Context, changed func()) error {
+	return s.fixed.(sources.Watcher).Watch(ctx, changed)
+}
+
+// Close implements io.Closer.
+func (s *Source) Close() error { return sources.Close(s.fixed) }
+
 // Name implements sources.Source.
 func (s *Source) Name() string { return s.name }
 
@@ -141,9 +203,10 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 		return nil, err
 	}
 	nested, probs := s.nested(ctx)
+	s.keepTrees(nested)
 	l.Problems = append(l.Problems, probs...)
 	for _, dir := range nested {
-		t := dirtree.New(dir, &dirtree.Options{Name: s.name, Scope: sources.ScopeProject, Optional: true, Convention: sources.ConventionClaudeProject})
+		t := s.nestedTree(dir)
 		nl, err := t.List(ctx)
 		if err != nil {
 			l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: err.Error()})

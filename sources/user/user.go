@@ -9,6 +9,7 @@ package user
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 
 	"github.com/skillmux/skillmux/sources"
@@ -24,6 +25,9 @@ type Options struct {
 	// AdminDir replaces /etc/codex/skills, the folder an administrator
 	// fills for every user of the machine.
 	AdminDir string
+	// Trees is the base of the options of each folder's tree (Defer,
+	// Debounce, bounds); the source sets the name, scope and the like.
+	Trees dirtree.Options
 }
 
 // DefaultAdminDir is the machine-wide Codex skill folder.
@@ -75,26 +79,44 @@ func Folders(home string, opts *Options) []Folder {
 // New returns the Source for the home folder home.
 func New(home string, opts *Options) *Source {
 	s := &Source{name: "user"}
-	if opts != nil && opts.Name != "" {
-		s.name = opts.Name
+	var base dirtree.Options
+	if opts != nil {
+		if opts.Name != "" {
+			s.name = opts.Name
+		}
+		base = opts.Trees
 	}
 	var trees []sources.Source
 	for _, f := range Folders(home, opts) {
-		o := &dirtree.Options{Name: s.name, Scope: sources.ScopeUser, Optional: true, Convention: f.Convention}
+		o := base
+		o.Name, o.Scope, o.Optional, o.Convention = s.name, sources.ScopeUser, true, f.Convention
 		switch f.Convention {
 		case sources.ConventionAgentsUser:
 			o.Learned = true
 		case sources.ConventionCodexUser:
 			o.Skip = []string{CodexSystemDir}
 		}
-		trees = append(trees, dirtree.New(f.Path, o))
+		trees = append(trees, dirtree.New(f.Path, &o))
 	}
 	s.all = sources.Concat(s.name, trees...)
 	return s
 }
+
+var (
+	_ sources.Watcher = (*Source)(nil)
+	_ io.Closer       = (*Source)(nil)
+)
 
 // Name implements sources.Source.
 func (s *Source) Name() string { return s.name }
 
 // List implements sources.Source.
 func (s *Source) List(ctx context.Context) (*sources.Listing, error) { return s.all.List(ctx) }
+
+// Watch implements sources.Watcher: it watches each folder.
+func (s *Source) Watch(ctx context.Context, changed func()) error {
+	return s.all.(sources.Watcher).Watch(ctx, changed)
+}
+
+// Close implements io.Closer.
+func (s *Source) Close() error { return sources.Close(s.all) }

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillmux/skillmux/config"
+	"github.com/skillmux/skillmux/resolver"
+)
+
+// live keeps the sources of a running server in step with what they
+// depend on: the client's workspace folders (MCP roots) and the
+// configuration files. It is wiring: the decisions are the config and
+// resolver packages'.
+type live struct {
+	cmd    *cobra.Command
+	e      *env
+	f      *catalogFlags
+	logger *slog.Logger
+	res    *resolver.Resolver
+
+	// mu guards the fields below, and serializes the changes.
+	mu         sync.Mutex
+	s          *setup   // the configuration in force
+	workspaces []string // the workspace folders: the working folder, or the client's roots
+}
+
+// setWorkspaces follows the client's roots: the workspace configuration
+// is read again from the first root, and the sources are rebuilt for the
+// new folders.
+func (l *live) setWorkspaces(ctx context.Context, dirs []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.workspaces = dirs
+	l.apply(ctx, "the client's roots changed")
+}
+
+// configChanged follows an edit of a configuration file.
+func (l *live) configChanged(ctx context.Context) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.apply(ctx, "a configuration file changed")
+}
+
+// apply loads the configuration for the current workspace and, when it is
+// valid, rebuilds the sources from it; an invalid one is logged and the
+// configuration in force stays. l.mu must be held.
+func (l *live) apply(ctx context.Context, why string) {
+	e := *l.e
+	if len(l.workspaces) > 0 {
+		e.workdir = l.workspaces[0]
+	}
+	s, err := newSetup(l.cmd, &e, l.f, true)
+	if err != nil {
+		l.logger.Error("configuration not applied; the previous one stays in force", "why", why, "err", err)
+		return
+	}
+	s.logger = l.logger
+	if changedBeyondSources(l.s.cfg, s.cfg) {
+		l.logger.Warn("some of the changed settings (catalog, log, defaults.native) apply only after a restart; the sources follow now")
+	}
+	l.s = s
+	l.res.SetSources(s.plan.sources(l.workspaces))
+	if _, err := l.res.Reload(ctx); err != nil {
+		l.logger.Warn("reload failed; keeping the catalog", "why", why, "err", err)
+		return
+	}
+	l.logger.Info("catalog reloaded", "why", why, "config", s.cfg.Files(), "workspaces", l.workspaces)
+}
+
+// configFiles returns the configuration files to watch: those read, and
+// the places a new one would be read from.
+func (l *live) configFiles() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	files := map[string]bool{config.UserFile(l.e.home(), l.e.environ): true}
+	for _, f := range l.s.cfg.Files() {
+		files[f] = true
+	}
+	if l.f.configFile == "" {
+		for _, ws := range l.workspaces {
+			files[filepath.Join(ws, config.WorkspaceFileName)] = true
+		}
+	}
+	var out []string
+	for f := range files {
+		out = append(out, f)
+	}
+	return out
+}
+
+// changedBeyondSources reports whether a new configuration changes what
+// only a restart applies.
+func changedBeyondSources(old, new *config.Config) bool {
+	return old.Catalog != new.Catalog || old.Log != new.Log || old.Defaults.Native != new.Defaults.Native || old.Refresh != new.Refresh
+}
