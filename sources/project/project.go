@@ -49,7 +49,7 @@ type Options struct {
 type Source struct {
 	name       string
 	trees      dirtree.Options // the base of each tree's options
-	fixed      sources.Source // the folders on the way up, and skills/
+	fixed      sources.Source  // the folders on the way up, and skills/
 	workspaces []workspace
 	home       map[string]bool // the home folder's skill folders, never a project's
 
