@@ -15,12 +15,13 @@ import (
 // session is what the server knows of one client session. The Server's mu
 // guards it.
 type session struct {
-	identified  bool          // the initialize parameters have been read
-	client      string        // clientInfo.name
-	native      *nativeClient // the client's row in nativeClients; nil serves everything
-	initialized bool          // notifications/initialized has come
-	listed      string        // the skill tool description the session last saw (handshake or tools/list)
-	announced   string        // the description the last tools/list_changed was sent for
+	identified  bool               // the initialize parameters have been read
+	client      string             // clientInfo.name
+	native      *nativeClient      // the client's row in nativeClients; nil serves everything
+	initialized bool               // notifications/initialized has come
+	listed      string             // the skill tool description the session last saw (handshake or tools/list)
+	announced   string             // the description the last tools/list_changed was sent for
+	seen        *resolver.Snapshot // the view the session last heard of (handshake, or a change note)
 }
 
 // view is the catalog one kind of client sees in one snapshot.
@@ -98,7 +99,11 @@ func (s *Server) shown(req mcp.Request) *view {
 	v := s.viewOf(req)
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 		s.mu.Lock()
-		s.sessionLocked(ss).listed = v.tool
+		st := s.sessionLocked(ss)
+		st.listed = v.tool
+		if st.seen == nil {
+			st.seen = v.snap
+		}
 		s.mu.Unlock()
 	}
 	return v

@@ -45,14 +45,19 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.lookup(req, name)
+	v := s.viewOf(req)
+	note := s.changeNote(req, v)
+	m, err := s.lookup(v, name)
 	if err != nil {
-		return errorResult(err.Error()), nil
+		return errorResult(err.Error(), note), nil
 	}
 	blocks, err := RenderSkill(m)
 	if err != nil {
 		s.logger.Error("cannot read skill", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
-		return errorResult(fmt.Sprintf("cannot load skill %s: %v", m.Ref, err)), nil
+		return errorResult(fmt.Sprintf("cannot load skill %s: %v", m.Ref, err), note), nil
+	}
+	if note != "" {
+		blocks = append(blocks, note)
 	}
 	res := &mcp.CallToolResult{}
 	for _, b := range blocks {
@@ -64,8 +69,7 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 // lookup finds a skill in the session's view of the catalog. A skill left
 // out of the view because the client loads it itself is still found by
 // its name: being asked for, it is wanted.
-func (s *Server) lookup(req mcp.Request, name string) (resolver.Match, error) {
-	v := s.viewOf(req)
+func (s *Server) lookup(v *view, name string) (resolver.Match, error) {
 	m, err := v.snap.Lookup(name)
 	if errors.Is(err, sources.ErrNotFound) {
 		if full := s.catalog.Snapshot(); full != v.snap {
@@ -119,8 +123,16 @@ func jsonKind(v json.RawMessage) string {
 	}
 }
 
-func errorResult(msg string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+// errorResult is a tool error: the model reads msg, and the notes after
+// it.
+func errorResult(msg string, notes ...string) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+	for _, n := range notes {
+		if n != "" {
+			res.Content = append(res.Content, &mcp.TextContent{Text: n})
+		}
+	}
+	return res
 }
 
 // MaxSkillFileSize bounds the SKILL.md the skill tool returns: clients

@@ -192,3 +192,26 @@ func TestLoadingHeaderIsQualified(t *testing.T) {
 		}
 	}
 }
+
+// Many clients ignore tools/list_changed: the skill tool's answer says
+// once what changed since the session started.
+func TestSkillAnswerNotesChangesOnce(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}, {Name: "gone", Description: "Gone."}}}
+	r := newResolver(t, src)
+	cs, _ := connectAs(t, server.New(r, nil), "a")
+	src.Skills = []sourcetest.FakeSkill{{Name: "one", Description: "One."}, {Name: "two", Description: "Two."}}
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := callSkill(t, cs, map[string]any{"name": "one"})
+	if err != nil || res.IsError || len(res.Content) != 3 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if note := text(t, res.Content[2]); !strings.Contains(note, "1 skill added (two)") || !strings.Contains(note, "1 skill removed (gone)") {
+		t.Errorf("note: %q", note)
+	}
+	res, _ = callSkill(t, cs, map[string]any{"name": "two"})
+	if len(res.Content) != 2 {
+		t.Errorf("the change was noted twice: %d blocks", len(res.Content))
+	}
+}
