@@ -146,12 +146,7 @@ const MaxSkillFileSize = 8 << 20
 // the skill's other files. `skillmux show` prints the same.
 func RenderSkill(m resolver.Match) ([]string, error) {
 	sk := m.Skill
-	if sk.Files == nil {
-		return nil, fmt.Errorf("skill %s has no readable files", m.Ref)
-	}
-	fsys, done := sources.Pin(sk.Files)
-	defer done()
-	body, err := sources.ReadFileLimit(fsys, sk.EntryFile(), MaxSkillFileSize)
+	body, err := sources.ReadEntry(sk, MaxSkillFileSize)
 	if errors.Is(err, sources.ErrTooLarge) {
 		return nil, fmt.Errorf("%s is over %d MiB; skills that large are not loaded", sk.EntryFile(), MaxSkillFileSize>>20)
 	}
@@ -164,8 +159,10 @@ func RenderSkill(m resolver.Match) ([]string, error) {
 	b.Write(body)
 
 	files, truncated := sk.FileList, sk.FileListTruncated
-	if files == nil && sk.Kind != sources.KindLearned {
+	if files == nil && sk.Kind != sources.KindLearned && sk.Files != nil {
 		// The source has not listed the folder (yet): read it now.
+		fsys, done := sources.Pin(sk.Files)
+		defer done()
 		files, truncated, err = sources.ListFiles(fsys, sk.EntryFile())
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err

@@ -118,3 +118,60 @@ func ReadFileLimit(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// ReadEntry reads the skill's entry file (SKILL.md, or a learned note)
+// whole, with the checks of ReadFileLimit. For a local folder it opens the
+// file directly, without holding the folder open, as loading a skill does
+// on every call.
+func ReadEntry(sk *Skill, limit int64) ([]byte, error) {
+	var dir string
+	switch f := sk.Files.(type) {
+	case dirFS:
+		dir = string(f)
+	case noteFS:
+		if d, ok := f.dir.(dirFS); ok {
+			dir = string(d)
+		}
+	}
+	if dir == "" {
+		if sk.Files == nil {
+			return nil, fmt.Errorf("skill %s has no readable files", sk.Ref)
+		}
+		return ReadFileLimit(sk.Files, sk.EntryFile(), limit)
+	}
+	f, err := openEntry(dir, sk.EntryFile())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if f.Size() > limit {
+		return nil, &fs.PathError{Op: "read", Path: sk.EntryFile(), Err: fmt.Errorf("%w: %d bytes; the limit is %d", ErrTooLarge, f.Size(), limit)}
+	}
+	data := make([]byte, 0, f.Size()+1)
+	data, err = readAllInto(io.LimitReader(f, limit+1), data)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &fs.PathError{Op: "read", Path: sk.EntryFile(), Err: fmt.Errorf("%w: it grew past %d bytes while being read", ErrTooLarge, limit)}
+	}
+	return data, nil
+}
+
+// readAllInto reads r to its end, appending to buf, whose capacity is the
+// size expected: one read for a file that did not change.
+func readAllInto(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
