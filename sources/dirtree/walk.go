@@ -76,27 +76,28 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			return
 		}
 	}
-	f, err := os.Open(dir)
-	if err != nil {
-		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
-		return
-	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
+	entries, err := readDir(dir)
 	if err != nil && len(entries) == 0 {
 		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
 		return
 	}
-	if w.deep && slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == sources.SkillFile }) {
+	if w.deep && slices.ContainsFunc(entries, func(e dirent) bool { return e.name == sources.SkillFile }) {
 		if e := w.probe(dir, real, linked); e != nil {
 			owner = e
 		}
 	}
 	for _, e := range entries {
-		name := e.Name()
-		full := filepath.Join(dir, name)
-		typ := e.Type()
-		if typ&fs.ModeSymlink != 0 {
+		name := e.name
+		full := join(dir, name)
+		typ, isLink := e.typ, e.typ&fs.ModeSymlink != 0
+		if typ&fs.ModeIrregular != 0 { // the listing did not say
+			st, err := os.Lstat(full)
+			if err != nil {
+				continue
+			}
+			typ, isLink = st.Mode().Type(), st.Mode()&fs.ModeSymlink != 0
+		}
+		if isLink {
 			st, err := os.Stat(full)
 			if err != nil {
 				continue // dangling link
@@ -105,7 +106,7 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		}
 		switch {
 		case typ.IsDir():
-			w.folder(dir, real, full, name, depth, linked, e.Type()&fs.ModeSymlink != 0, owner)
+			w.folder(dir, real, full, name, depth, linked, isLink, owner)
 		case name == sources.SkillFile:
 			// Probed above: the folder is a skill, or its SKILL.md was
 			// refused with a reason.
@@ -122,7 +123,7 @@ func (w *walk) folder(dir, real, full, name string, depth int, linked, isLink bo
 	if sources.SkipDir(name) || w.t.skipped(full) {
 		return
 	}
-	sub := filepath.Join(real, name)
+	sub := join(real, name)
 	if isLink {
 		var err error
 		if sub, err = filepath.EvalSymlinks(full); err != nil || !w.firstVisit(sub, real) {
@@ -154,7 +155,7 @@ func (w *walk) folder(dir, real, full, name string, depth int, linked, isLink bo
 // the file was refused) under dir, and returns its entry, or nil when dir
 // is not a skill folder.
 func (w *walk) probe(dir, real string, linked bool) *entry {
-	path := filepath.Join(dir, sources.SkillFile)
+	path := join(dir, sources.SkillFile)
 	sk, exists, err := w.t.cache.Probe(path, w.loadOptions(sources.KindSkill), w.gen)
 	if !exists {
 		return nil
@@ -241,6 +242,15 @@ func (w *walk) hit(set func(*bounds)) {
 	w.mu.Lock()
 	set(&w.bounds)
 	w.mu.Unlock()
+}
+
+// join is filepath.Join for a clean folder and a plain name, without the
+// cleaning a scan of thousands of folders would pay for each time.
+func join(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 // hasFrontMatter reports whether the file starts with a "---" line, so
