@@ -27,7 +27,12 @@ func connectAs(t *testing.T, srv *server.Server, name string) (*mcp.ClientSessio
 	}
 	t.Cleanup(func() { ss.Close() })
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "2.1.0"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default: // enough are waiting to be seen
+			}
+		},
 	})
 	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
