@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillmux/skillmux/internal/corpus"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/claudeplugins"
 	"github.com/skillmux/skillmux/sources/sourcetest"
@@ -219,16 +220,8 @@ func TestMarketplaceFolder(t *testing.T) {
 	}
 }
 
-func corpus(t *testing.T) string {
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("corpus not present")
-	}
-	return dir
-}
-
 func TestCorpusAsInstalledPlugins(t *testing.T) {
-	c := corpus(t)
+	c := corpus.Dir(t)
 	h := newHome(t)
 	for key, path := range map[string]string{
 		"discord@claude-plugins-official":        filepath.Join(c, "claude-plugins-official", "external_plugins", "discord"),
