@@ -138,10 +138,12 @@ func TestInstalled(t *testing.T) {
 
 func TestInstalledProblems(t *testing.T) {
 	t.Run("no Claude Code at all", func(t *testing.T) {
-		l := list(t, claudeplugins.Installed(t.TempDir(), nil))
+		src := claudeplugins.Installed(t.TempDir(), nil)
+		l := list(t, src)
 		if len(l.Skills)+len(l.Problems) != 0 {
 			t.Errorf("got %+v", l)
 		}
+		sourcetest.Run(t, src)
 	})
 	t.Run("malformed install records", func(t *testing.T) {
 		home := t.TempDir()
@@ -218,6 +220,7 @@ func TestMarketplaceFolder(t *testing.T) {
 	if diff := cmp.Diff([]string{"warning:missing-path:plugins[3].source", "warning:missing-path:plugins[0].skills[1]"}, problems(l)); diff != "" {
 		t.Errorf("problems (-want +got):\n%s\n%v", diff, l.Problems)
 	}
+	sourcetest.Run(t, claudeplugins.Dirs([]string{m}, nil))
 }
 
 func TestCorpusAsInstalledPlugins(t *testing.T) {

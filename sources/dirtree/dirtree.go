@@ -99,6 +99,9 @@ func (t *Tree) Name() string { return t.opts.Name }
 
 // List implements sources.Source: it scans the tree now.
 func (t *Tree) List(ctx context.Context) (*sources.Listing, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	st, err := os.Stat(t.root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && t.opts.Optional:
