@@ -35,6 +35,11 @@ func (c *concat) List(ctx context.Context) (*Listing, error) {
 		out.Skills = append(out.Skills, l.Skills...)
 		out.Problems = append(out.Problems, l.Problems...)
 	}
+	// Checked again after the loop: a source of no parts, or whose last
+	// part was cut short by ctx, must not pass for a whole listing.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

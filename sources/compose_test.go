@@ -36,6 +36,8 @@ func TestConcat(t *testing.T) {
 	if len(l.Problems) != 1 || l.Problems[0].Message != "unreadable" {
 		t.Errorf("a failing part must be reported: %v", l.Problems)
 	}
+	sourcetest.Run(t, sources.Concat("x", a, b))
+	sourcetest.Run(t, sources.Concat("empty"))
 }
 
 func TestFilter(t *testing.T) {
@@ -51,8 +53,10 @@ func TestFilter(t *testing.T) {
 		{nil, []string{"docx"}, []string{"plug:pdf", "plug:pdf-forms"}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, skillNames(t, sources.Filter(src, tt.include, tt.exclude))); diff != "" {
+		f := sources.Filter(src, tt.include, tt.exclude)
+		if diff := cmp.Diff(tt.want, skillNames(t, f)); diff != "" {
 			t.Errorf("include %v exclude %v (-want +got):\n%s", tt.include, tt.exclude, diff)
 		}
+		sourcetest.Run(t, f)
 	}
 }

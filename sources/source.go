@@ -19,7 +19,15 @@ type Source interface {
 	// sources of one catalog.
 	Name() string
 	// List returns the skills the source holds now, in its own precedence
-	// order (the first of two equal names wins).
+	// order (the first of two equal names wins). With an error it returns
+	// a nil Listing.
+	//
+	// List honours ctx. Called with a context that is already done, it
+	// returns promptly, doing no work, a nil Listing and an error that
+	// wraps ctx.Err(): errors.Is(err, context.Canceled) holds for a
+	// cancelled context. A listing that ctx cuts short ends the same way,
+	// never as a partial Listing. sourcetest.Run checks this of every
+	// implementation.
 	List(ctx context.Context) (*Listing, error)
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -177,5 +176,4 @@ func TestCodexBuiltinsAreLeftOut(t *testing.T) {
 	if _, ok := got["my-codex-skill"]; !ok {
 		t.Error("the user's Codex skill is not served")
 	}
-	_ = os.Remove
 }

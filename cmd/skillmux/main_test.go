@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -171,18 +172,43 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 }
 
-// buildBinary builds skillmux once for the tests that spawn it.
+// binary is skillmux built for the tests that spawn it: once per run of
+// the package's tests, in a temp folder TestMain removes at the end.
+var binary struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binary.dir != "" {
+		os.RemoveAll(binary.dir)
+	}
+	os.Exit(code)
+}
+
+// buildBinary returns the path of the built binary, building it the first
+// time; under -short the test is skipped instead.
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "skillmux")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	binary.once.Do(func() {
+		binary.dir, binary.err = os.MkdirTemp("", "skillmux-test-")
+		if binary.err != nil {
+			return
+		}
+		binary.path = filepath.Join(binary.dir, "skillmux")
+		if out, err := exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput(); err != nil {
+			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binary.err != nil {
+		t.Fatal(binary.err)
 	}
-	return bin
+	return binary.path
 }
 
 // TestBinaryOverPipe spawns the real binary and speaks JSON-RPC to it over
@@ -264,10 +290,11 @@ func TestBinaryExitsOnSignal(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Wait until it serves, then signal.
-		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(stderr.String(), "serving MCP") && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+		// Signal once it serves, not before: a signal during start-up
+		// would test something else.
+		if !stderr.waitFor("serving MCP", 10*time.Second) {
+			cmd.Process.Kill()
+			t.Fatalf("%v: not serving after 10s:\n%s", sig, stderr.String())
 		}
 		cmd.Process.Signal(sig)
 		done := make(chan error, 1)
@@ -287,15 +314,22 @@ func TestBinaryExitsOnSignal(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
+// syncBuffer is a bytes.Buffer safe to read while a process writes to it,
+// and to wait on for a string.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	// mu guards the fields below.
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // closed, and replaced, by each Write
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote != nil {
+		close(s.wrote)
+		s.wrote = nil
+	}
 	return s.b.Write(p)
 }
 
@@ -303,4 +337,27 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// waitFor reports whether the buffer holds want within timeout, which
+// only bounds a hang: it returns as soon as a write brings want.
+func (s *syncBuffer) waitFor(want string, timeout time.Duration) bool {
+	deadline := time.After(timeout)
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), want) {
+			s.mu.Unlock()
+			return true
+		}
+		if s.wrote == nil {
+			s.wrote = make(chan struct{})
+		}
+		wrote := s.wrote
+		s.mu.Unlock()
+		select {
+		case <-wrote:
+		case <-deadline:
+			return false
+		}
+	}
 }

@@ -17,22 +17,39 @@ func skillMD(name, desc string) string {
 	return "---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n"
 }
 
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("corpus not present")
-	}
-	return dir
-}
-
-// workspace is a fake home (with Claude Code plugins installed from the
-// corpus) and a repository, both in temp folders.
+// workspace is a fake home (with Claude Code plugins installed) and a
+// repository, both in temp folders.
 type workspace struct {
 	home, repo, sub string
 	environ         []string
 }
 
+// writePlugin writes a Claude Code plugin folder at dir: a manifest that
+// names it name, and a skill folder skills/<s> holding skill s for each
+// of skills.
+func writePlugin(t *testing.T, dir, name string, skills ...string) {
+	t.Helper()
+	writeJSON(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), map[string]any{"name": name, "description": "The " + name + " plugin."})
+	for _, s := range skills {
+		writeFile(t, filepath.Join(dir, "skills", s, "SKILL.md"), skillMD(s, "The "+s+" skill of "+name+"."))
+	}
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, string(b))
+}
+
+// newWorkspace lays out a home and a repository with skills of every
+// scope. Claude Code has five plugins installed in its plugin cache:
+// three with skills of the same names (access, configure); one from a
+// marketplace folder that lists each plugin's skills (and lists, for a
+// plugin not installed, a skill that is not there); and one installed but
+// not enabled.
 func newWorkspace(t *testing.T) *workspace {
 	t.Helper()
 	base := t.TempDir()
@@ -47,23 +64,35 @@ func newWorkspace(t *testing.T) *workspace {
 	writeFile(t, filepath.Join(w.repo, ".claude/skills/shared-name/SKILL.md"), skillMD("shared-name", "The repository's version."))
 	writeFile(t, filepath.Join(w.repo, ".claude/skills/repo-only/SKILL.md"), skillMD("repo-only", "A project skill."))
 
-	c := corpusDir(t)
+	cache := filepath.Join(w.home, ".claude", "plugins", "cache")
+	installs := map[string]string{}
+	for _, name := range []string{"discord", "imessage", "telegram"} {
+		dir := filepath.Join(cache, "claude-plugins-official", name, "1.0.0")
+		writePlugin(t, dir, name, "access", "configure")
+		installs[name+"@claude-plugins-official"] = dir
+	}
+	market := filepath.Join(cache, "anthropic-agent-skills", "example-skills", "1.0.0")
+	writeJSON(t, filepath.Join(market, ".claude-plugin", "marketplace.json"), map[string]any{
+		"name": "anthropic-agent-skills",
+		"plugins": []any{
+			map[string]any{"name": "document-skills", "source": "./", "skills": []string{"./skills/pdf"}}, // not in the folder
+			map[string]any{"name": "example-skills", "source": "./", "skills": []string{"./skills/skill-creator"}},
+		},
+	})
+	writeFile(t, filepath.Join(market, "skills", "skill-creator", "SKILL.md"), skillMD("skill-creator", "Creates skills."))
+	installs["example-skills@anthropic-agent-skills"] = market
+	superpowers := filepath.Join(cache, "superpowers-dev", "superpowers", "1.0.0")
+	writePlugin(t, superpowers, "superpowers", "brainstorming")
+	installs["superpowers@superpowers-dev"] = superpowers
+
 	records := map[string]any{}
 	enabled := map[string]bool{}
-	for key, path := range map[string]string{
-		"discord@claude-plugins-official":       filepath.Join(c, "claude-plugins-official/external_plugins/discord"),
-		"imessage@claude-plugins-official":      filepath.Join(c, "claude-plugins-official/external_plugins/imessage"),
-		"telegram@claude-plugins-official":      filepath.Join(c, "claude-plugins-official/external_plugins/telegram"),
-		"example-skills@anthropic-agent-skills": filepath.Join(c, "anthropics-skills"),
-		"superpowers@superpowers-dev":           filepath.Join(c, "obra-superpowers"),
-	} {
-		records[key] = []any{map[string]any{"scope": "user", "installPath": path, "version": "1"}}
+	for key, path := range installs {
+		records[key] = []any{map[string]any{"scope": "user", "installPath": path, "version": "1.0.0"}}
 		enabled[key] = key != "superpowers@superpowers-dev" // installed, not enabled
 	}
-	b, _ := json.Marshal(map[string]any{"version": 2, "plugins": records})
-	writeFile(t, filepath.Join(w.home, ".claude/plugins/installed_plugins.json"), string(b))
-	b, _ = json.Marshal(map[string]any{"enabledPlugins": enabled})
-	writeFile(t, filepath.Join(w.home, ".claude/settings.json"), string(b))
+	writeJSON(t, filepath.Join(w.home, ".claude/plugins/installed_plugins.json"), map[string]any{"version": 2, "plugins": records})
+	writeJSON(t, filepath.Join(w.home, ".claude/settings.json"), map[string]any{"enabledPlugins": enabled})
 	return w
 }
 
@@ -179,8 +208,11 @@ defaults:
 
 func TestPluginDirFlagAndNoBuiltin(t *testing.T) {
 	w := newWorkspace(t)
-	c := corpusDir(t)
-	got := byName(w.list(t, "--no-builtin", "--plugin-dir", filepath.Join(c, "claude-plugins-official/plugins/hookify")))
+	// A plugin folder whose skill's name differs from its folder's.
+	hookify := filepath.Join(t.TempDir(), "hookify")
+	writePlugin(t, hookify, "hookify")
+	writeFile(t, filepath.Join(hookify, "skills", "writing-rules", "SKILL.md"), skillMD("writing-hookify-rules", "Writes hookify rules."))
+	got := byName(w.list(t, "--no-builtin", "--plugin-dir", hookify))
 	if len(got) != 1 {
 		t.Errorf("want only the plugin dir's skill, got %v", got)
 	}

@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillmux/skillmux/internal/corpus"
 	"github.com/skillmux/skillmux/internal/skillgen"
 )
 
@@ -117,11 +118,13 @@ func generatedNames(prefix string, n int) []string {
 // that the corpus holds installed and enabled in Claude Code, served with
 // a plain `serve`.
 func realisticHome(t *testing.T) (catalog, bool) {
-	corpus, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
-	markets, _ := filepath.Glob(filepath.Join(corpus, "*", ".claude-plugin", "marketplace.json"))
-	if len(markets) == 0 {
-		t.Log("no corpus marketplace at", corpus, "; realistic home skipped")
+	dir, ok := corpus.Lookup(t)
+	if !ok {
 		return catalog{}, false
+	}
+	markets, _ := filepath.Glob(filepath.Join(dir, "*", ".claude-plugin", "marketplace.json"))
+	if len(markets) == 0 {
+		t.Fatalf("no marketplace.json in the corpus at %s", dir)
 	}
 	home := t.TempDir()
 	if err := skillgen.Generate(filepath.Join(home, ".claude", "skills"), 1_000, &skillgen.Options{Prefix: "mine"}); err != nil {

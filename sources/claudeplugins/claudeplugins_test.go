@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillmux/skillmux/internal/corpus"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/claudeplugins"
 	"github.com/skillmux/skillmux/sources/sourcetest"
@@ -137,10 +138,12 @@ func TestInstalled(t *testing.T) {
 
 func TestInstalledProblems(t *testing.T) {
 	t.Run("no Claude Code at all", func(t *testing.T) {
-		l := list(t, claudeplugins.Installed(t.TempDir(), nil))
+		src := claudeplugins.Installed(t.TempDir(), nil)
+		l := list(t, src)
 		if len(l.Skills)+len(l.Problems) != 0 {
 			t.Errorf("got %+v", l)
 		}
+		sourcetest.Run(t, src)
 	})
 	t.Run("malformed install records", func(t *testing.T) {
 		home := t.TempDir()
@@ -217,18 +220,11 @@ func TestMarketplaceFolder(t *testing.T) {
 	if diff := cmp.Diff([]string{"warning:missing-path:plugins[3].source", "warning:missing-path:plugins[0].skills[1]"}, problems(l)); diff != "" {
 		t.Errorf("problems (-want +got):\n%s\n%v", diff, l.Problems)
 	}
-}
-
-func corpus(t *testing.T) string {
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("corpus not present")
-	}
-	return dir
+	sourcetest.Run(t, claudeplugins.Dirs([]string{m}, nil))
 }
 
 func TestCorpusAsInstalledPlugins(t *testing.T) {
-	c := corpus(t)
+	c := corpus.Dir(t)
 	h := newHome(t)
 	for key, path := range map[string]string{
 		"discord@claude-plugins-official":        filepath.Join(c, "claude-plugins-official", "external_plugins", "discord"),

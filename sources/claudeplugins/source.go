@@ -81,6 +81,9 @@ func (s *Source) Name() string { return s.name }
 // now. Every plugin considered is in the listing's Packages, served or not,
 // with the reason.
 func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var plugins []plugin
 	var probs []sources.Diagnostic
 	var pkgs []sources.Package

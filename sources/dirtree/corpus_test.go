@@ -7,22 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillmux/skillmux/internal/corpus"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
 )
-
-// corpusDir is the shared corpus of real-world skills, read in place.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("corpus not present:", dir)
-	}
-	return dir
-}
 
 // countSkillFiles counts SKILL.md files the way a user would with find(1).
 func countSkillFiles(t *testing.T, root string) int {
@@ -64,7 +52,7 @@ func blockScalar(t *testing.T, path, key string) string {
 }
 
 func TestCorpus(t *testing.T) {
-	root := corpusDir(t)
+	root := corpus.Dir(t)
 	l := list(t, root, &dirtree.Options{Name: "corpus"})
 	if want := countSkillFiles(t, root); len(l.Skills) != want || want != 69 {
 		t.Errorf("served %d skills, the corpus holds %d SKILL.md files (69 expected)", len(l.Skills), want)

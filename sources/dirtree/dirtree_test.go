@@ -171,6 +171,10 @@ func TestMissingRoot(t *testing.T) {
 	if l := list(t, file, nil); len(l.Problems) != 1 || l.Problems[0].Rule != "root-not-folder" || l.Problems[0].Path != file {
 		t.Errorf("a file as root: %+v", l.Problems)
 	}
+	// Such roots keep the Source contract too, cancellation included.
+	sourcetest.Run(t, dirtree.New(missing, nil))
+	sourcetest.Run(t, dirtree.New(missing, &dirtree.Options{Optional: true}))
+	sourcetest.Run(t, dirtree.New(file, nil))
 }
 
 func TestConformance(t *testing.T) {

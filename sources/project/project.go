@@ -215,7 +215,10 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 		l.Skills = append(l.Skills, nl.Skills...)
 		l.Problems = append(l.Problems, nl.Problems...)
 	}
-	return l, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return nil, err // the nested search was cut short: no partial listing
+	}
+	return l, nil
 }
 
 // nested finds the .claude/skills folders in the sub-folders of each

@@ -51,10 +51,13 @@ func TestNoRepository(t *testing.T) {
 	ws := t.TempDir()
 	write(t, filepath.Join(ws, "skills/a/SKILL.md"), skill("a"))
 	write(t, filepath.Join(ws, ".claude/skills/b/SKILL.md"), skill("b"))
-	l, err := project.New([]string{ws}, nil).List(context.Background())
+	src := project.New([]string{ws}, nil)
+	l, err := src.List(context.Background())
 	if err != nil || len(l.Skills) != 2 {
 		t.Fatalf("got %+v %v", l, err)
 	}
+	sourcetest.Run(t, src)
+	sourcetest.Run(t, project.New(nil, nil))
 }
 
 func TestSeveralWorkspaces(t *testing.T) {
@@ -110,7 +113,8 @@ func TestNestedClaudeSkills(t *testing.T) {
 	write(t, filepath.Join(repo, ".hidden/x/.claude/skills/hidden/SKILL.md"), skill("hidden"))      // under a dot-folder
 	write(t, filepath.Join(repo, "vendor/sub/.git/HEAD"), "ref")                                    // another repository
 	write(t, filepath.Join(repo, "vendor/sub/.claude/skills/vendored/SKILL.md"), skill("vendored")) // its skills are its own
-	l, err := project.New([]string{repo}, nil).List(context.Background())
+	src := project.New([]string{repo}, nil)
+	l, err := src.List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,6 +122,7 @@ func TestNestedClaudeSkills(t *testing.T) {
 	for _, sk := range l.Skills {
 		got = append(got, sk.Ref.Name+"@"+sk.Convention)
 	}
+	sourcetest.Run(t, src)
 	want := []string{"top@.claude/skills", "api@.claude/skills", "web@.claude/skills"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

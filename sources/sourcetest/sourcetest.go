@@ -5,10 +5,12 @@ package sourcetest
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillmux/skillmux/sources"
 )
@@ -17,9 +19,13 @@ import (
 // expects the same skills in the same order (precedence must not depend on
 // scheduling), and checks every skill: a usable name, a description, its
 // source's name, an absolute location, readable entry file, valid kind and
-// scope, and diagnostics that name a file. It also checks that List honours
-// a cancelled context by returning promptly.
-func Run(t *testing.T, src sources.Source) {
+// scope, and diagnostics that name a file. It also checks that List
+// honours a context that is already done: called with a cancelled context
+// (and with one past its deadline), List returns promptly a nil Listing
+// and an error that wraps ctx.Err(), so errors.Is(err, context.Canceled)
+// (or context.DeadlineExceeded) holds; one that has not returned within
+// ten seconds is reported as a hang.
+func Run(t testing.TB, src sources.Source) {
 	t.Helper()
 	ctx := context.Background()
 	first, err := src.List(ctx)
@@ -50,10 +56,42 @@ func Run(t *testing.T, src sources.Source) {
 	if len(first.Skills) > 0 && len(second.Skills) > 0 && first.Skills[0] == second.Skills[0] {
 		t.Errorf("%s: List returned the same *Skill twice; return fresh values", src.Name())
 	}
-	cctx, cancel := context.WithCancel(ctx)
+	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if l, err := src.List(cctx); err == nil && l != nil && len(l.Skills) > len(first.Skills) {
-		t.Errorf("%s: List with a cancelled context returned more skills than before", src.Name())
+	checkDone(t, src, cancelled, "a cancelled context", context.Canceled)
+	expired, cancel := context.WithDeadline(ctx, time.Unix(0, 0))
+	defer cancel()
+	checkDone(t, src, expired, "a context past its deadline", context.DeadlineExceeded)
+}
+
+// hangTimeout bounds the wait for a List called with a context that is
+// already done. It only tells a hang from an answer: such a List should
+// return before doing any work.
+const hangTimeout = 10 * time.Second
+
+// checkDone calls List with ctx, which is already done with want, and
+// checks the answer.
+func checkDone(t testing.TB, src sources.Source, ctx context.Context, what string, want error) {
+	t.Helper()
+	type answer struct {
+		l   *sources.Listing
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		l, err := src.List(ctx)
+		done <- answer{l, err}
+	}()
+	select {
+	case a := <-done:
+		if !errors.Is(a.err, want) {
+			t.Errorf("%s: List with %s returned error %v, want one that wraps %v", src.Name(), what, a.err, want)
+		}
+		if a.l != nil {
+			t.Errorf("%s: List with %s returned a Listing of %d skills; want nil with the error", src.Name(), what, len(a.l.Skills))
+		}
+	case <-time.After(hangTimeout):
+		t.Errorf("%s: List with %s has not returned after %v", src.Name(), what, hangTimeout)
 	}
 }
 
@@ -65,7 +103,7 @@ func refs(l *sources.Listing) []string {
 	return out
 }
 
-func checkSkill(t *testing.T, src sources.Source, sk *sources.Skill) {
+func checkSkill(t testing.TB, src sources.Source, sk *sources.Skill) {
 	t.Helper()
 	id := src.Name() + ": " + sk.Ref.String()
 	if sk.Ref.Name == "" || strings.ContainsAny(sk.Ref.Name, ":/\\\n") {

@@ -67,9 +67,11 @@ func TestCodexHome(t *testing.T) {
 }
 
 func TestEmptyHomeIsQuiet(t *testing.T) {
-	l, err := user.New(t.TempDir(), &user.Options{AdminDir: filepath.Join(t.TempDir(), "none")}).List(context.Background())
+	src := user.New(t.TempDir(), &user.Options{AdminDir: filepath.Join(t.TempDir(), "none")})
+	l, err := src.List(context.Background())
 	if err != nil || len(l.Skills) != 0 || len(l.Problems) != 0 {
 		t.Errorf("got %+v %v", l, err)
 	}
+	sourcetest.Run(t, src)
 	var _ sources.Source = user.New("", nil)
 }
