@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/skillmux/skillmux/sources"
@@ -79,7 +78,7 @@ func TestLoadStaysInsideTheSkillFolder(t *testing.T) {
 func mkfifo(t *testing.T, path string) {
 	t.Helper()
 	os.MkdirAll(filepath.Dir(path), 0o755)
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
+	if err := makeFIFO(path); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 }
