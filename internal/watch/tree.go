@@ -69,6 +69,15 @@ func (w *Watcher) watchTree(top string, link bool, report func(string)) (incompl
 				continue
 			}
 		}
+		// Also when it was watched already: a root kept while the root
+		// above it was removed and added again must be found below it
+		// again, or moving that root's folder would leave it watched.
+		if parent := w.dirs[filepath.Dir(it.path)]; parent != nil && it.path != filepath.Dir(it.path) {
+			if parent.kids == nil {
+				parent.kids = map[string]struct{}{}
+			}
+			parent.kids[it.path] = struct{}{}
+		}
 		// Listed after the watch is added: whatever is made from now on is an
 		// event, whatever was made before is in the listing.
 		entries, err := os.ReadDir(it.path)
@@ -125,15 +134,8 @@ func (w *Watcher) watchDir(path string, id fileID) error {
 		}
 		return err
 	}
-	d := &dir{id: id}
-	w.dirs[path] = d
+	w.dirs[path] = &dir{id: id}
 	w.ids[id] = path
-	if parent := w.dirs[filepath.Dir(path)]; parent != nil && parent != d {
-		if parent.kids == nil {
-			parent.kids = map[string]struct{}{}
-		}
-		parent.kids[path] = struct{}{}
-	}
 	return nil
 }
 

@@ -454,8 +454,8 @@ func TestSharedFolder(t *testing.T) {
 
 func TestRemoveRoot(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
-	nested := filepath.Join(a, "n")
-	mkdirs(t, filepath.Join(a, "x"), filepath.Join(nested, "y"))
+	nested := filepath.Join(a, "x", "n")
+	mkdirs(t, filepath.Join(nested, "y"))
 	h := start(t, nil, a, nested, b)
 	must(t, h.w.Remove(a))
 	must(t, h.w.Remove(a)) // again: nothing to do
@@ -471,12 +471,23 @@ func TestRemoveRoot(t *testing.T) {
 	h.waitFor(marker, inNested)
 	h.notSeen(filepath.Join(a, "x", "f"))
 
-	// Adding it back watches it again; Adding twice is harmless.
+	// Adding it back watches it again; adding twice is harmless.
 	must(t, h.w.Add(a))
 	must(t, h.w.Add(a))
 	g := filepath.Join(a, "x", "g")
 	write(t, g)
 	h.waitFor(g)
+
+	// The nested root, kept all along, is part of the tree again: moving a
+	// folder above it drops its watches too.
+	must(t, os.Rename(filepath.Join(a, "x"), filepath.Join(a, "z")))
+	h.waitFor(filepath.Join(a, "z", "n", "y"))
+	if diff := cmp.Diff([]string{".", "z", "z/n", "z/n/y"}, h.watched(a)[:4]); diff != "" {
+		t.Errorf("watched after moving the nested root (-want +got):\n%s", diff)
+	}
+	if got := len(h.watched(a)); got != 5 { // and b
+		t.Errorf("%d folders watched; want 5: %q", got, h.watched(a))
+	}
 }
 
 func TestAddErrors(t *testing.T) {
