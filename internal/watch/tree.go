@@ -215,6 +215,44 @@ func (w *Watcher) adopt(orphans []string, paths []string) ([]string, bool) {
 	return paths, incomplete
 }
 
+// resync brings the watch set back in line with the folders on disk after
+// events were lost. Lost events leave folders made meanwhile unwatched, and
+// worse, leave folders renamed meanwhile watched under their old names; so
+// every recorded folder is checked and the stale ones dropped, then every
+// root is walked again, which adds what is missing. The caller is told to
+// rescan anyway, so nothing found is reported.
+func (w *Watcher) resync() (incomplete bool) {
+	var stale []string
+	for p, d := range w.dirs {
+		if !w.still(p, d.id) {
+			stale = append(stale, p)
+		}
+	}
+	slices.Sort(stale) // parents first: dropping one drops its sub-folders
+	for _, p := range stale {
+		w.drop(p, false) // what the dropped links reached, the walk finds again
+	}
+	for link, target := range w.aliases {
+		if d := w.dirs[target]; d == nil || !w.still(link, d.id) {
+			w.removeAlias(link, target)
+		}
+	}
+	for r := range w.roots {
+		incomplete = w.watchTree(r, true, nil) || incomplete
+	}
+	return incomplete
+}
+
+// still reports whether path is still the folder with identity id.
+func (w *Watcher) still(path string, id fileID) bool {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	now, ok := idOf(path, fi)
+	return ok && now == id
+}
+
 // addAlias records that link reaches the watched folder at target.
 func (w *Watcher) addAlias(link, target string) {
 	if w.aliases[link] == target {

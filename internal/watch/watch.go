@@ -326,7 +326,15 @@ func (w *Watcher) applyLoop() {
 			w.log.Debug("watch: events may have been lost", "err", err)
 		}
 		paths, rescan := w.apply(events)
-		w.debounce.add(rescan || lost || len(errs) > 0, paths...)
+		if lost || len(errs) > 0 {
+			w.mu.Lock()
+			if !w.closed {
+				w.resync()
+			}
+			w.mu.Unlock()
+			rescan = true
+		}
+		w.debounce.add(rescan, paths...)
 	}
 }
 

@@ -621,15 +621,69 @@ func TestNoWatcher(t *testing.T) {
 	}
 }
 
-// An overflow of the kernel's queue is a Rescan, and then it goes on.
+// An overflow of the kernel's queue is a Rescan, and the watch set is made
+// right again: folders made while events were lost are watched, folders
+// renamed then are watched under their new names only.
 func TestOverflow(t *testing.T) {
+	limit, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
+	var max int
+	if err == nil {
+		_, err = fmt.Sscan(string(limit), &max)
+	}
+	if err != nil || max > 1<<16 {
+		t.Skipf("needs inotify with a small queue (max_queued_events %d, %v)", max, err)
+	}
 	root := t.TempDir()
+	mkdirs(t, filepath.Join(root, "a", "sub"), filepath.Join(root, "c"))
+	x, y := filepath.Join(root, "c", "x"), filepath.Join(root, "c", "y")
+	write(t, x)
+	write(t, y)
 	h := start(t, nil, root)
-	h.w.fsw.Errors <- fsnotify.ErrEventOverflow // as fsnotify's reader reports it
+
+	// With the Watcher's queue held, its pump stops and so does fsnotify's
+	// reader, which holds at most 4096 events: the kernel's queue fills.
+	// Changing the mode of two files by turns makes an event each time (the
+	// kernel merges only repeats of the last event).
+	q := h.w.queue
+	q.mu.Lock()
+	for i := range max + 4096 + 1000 {
+		mode := os.FileMode(0o644)
+		if i%4 >= 2 {
+			mode = 0o600
+		}
+		if err := os.Chmod([]string{x, y}[i%2], mode); err != nil {
+			q.mu.Unlock()
+			t.Fatal(err)
+		}
+	}
+	mkdirs(t, filepath.Join(root, "new", "sub"))
+	must(t, os.Rename(filepath.Join(root, "a"), filepath.Join(root, "b")))
+	q.mu.Unlock()
+
 	h.waitRescan()
-	f := filepath.Join(root, "f")
+	if diff := cmp.Diff([]string{".", "b", "b/sub", "c", "new", "new/sub"}, h.watched(root)); diff != "" {
+		t.Errorf("watched (-want +got):\n%s", diff)
+	}
+	f, g := filepath.Join(root, "new", "sub", "f"), filepath.Join(root, "b", "sub", "g")
 	write(t, f)
-	h.waitFor(f)
+	write(t, g)
+	h.waitFor(f, g)
+	h.notSeen(filepath.Join(root, "a", "sub", "g"))
+}
+
+// The Watcher's own queue is bounded too, and says when it dropped events.
+func TestQueueBound(t *testing.T) {
+	q := newEventQueue()
+	q.events = make([]fsnotify.Event, maxQueued-1) // as if pushed, without the cost
+	q.push(fsnotify.Event{Name: "/r/f", Op: fsnotify.Write})
+	q.push(fsnotify.Event{Name: "/r/g", Op: fsnotify.Write})
+	events, _, lost := q.take()
+	if len(events) != maxQueued || !lost {
+		t.Errorf("took %d events, lost %v; want %d, true", len(events), lost, maxQueued)
+	}
+	if events, _, lost := q.take(); len(events) != 0 || lost {
+		t.Errorf("then took %d events, lost %v; want none", len(events), lost)
+	}
 }
 
 // goroutinesOf returns the stacks of goroutines running code of this package
