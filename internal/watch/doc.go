@@ -44,7 +44,10 @@
 // The kernel's queue can still overflow (fsnotify.ErrEventOverflow), and a
 // watch can fail to be added. Either way events may be lost, which no list
 // of paths can express, so the next batch carries Rescan: the caller reads
-// everything again.
+// everything again. Lost events also leave the watches wrong (a folder made
+// meanwhile unwatched, one renamed meanwhile watched under its old name), so
+// after an overflow the watcher checks every watched folder against the disk
+// and walks every root again.
 //
 // Watches are a limited resource: inotify allows fs.inotify.max_user_watches
 // per user, kqueue one open file per watched file and folder. Reaching the
