@@ -17,9 +17,10 @@ var errAbort = errors.New("watch: no more watches")
 
 // The methods in this file change the watch set: w.mu is held.
 
-// watchTree watches the folder at top and every folder below it that is not
-// watched yet. link says top may be a symbolic link (or a root), whose target
-// is checked. If report is not nil, every file and folder found is passed to
+// watchTree watches the folder at top and every folder below it, adding the
+// watches that are missing (it walks through folders watched already: after
+// lost events, what is missing may lie below them). link says top may be a
+// symbolic link (or a root), whose target is checked. If report is not nil, every file and folder found is passed to
 // it: the folder is new, and what was made in it before its watch existed
 // produced no event. watchTree reports whether some folder could not be
 // watched, so events there will be missed.
