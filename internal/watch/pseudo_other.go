@@ -1,0 +1,5 @@
+//go:build !linux
+
+package watch
+
+func pseudoMount(string) bool { return false }
