@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/skillmux/skillmux/internal/pseudofs"
 )
 
 // errAbort stops a walk: a limit is reached, or no watch can be added at all.
@@ -42,7 +44,7 @@ func (w *Watcher) watchTree(top string, link bool, report func(string)) (incompl
 			if err != nil {
 				continue
 			}
-			if pseudoFS(real) {
+			if pseudofs.Reason(real) != "" {
 				w.log.Debug("watch: not following a link into a pseudo file system", "path", it.path, "target", real)
 				continue
 			}

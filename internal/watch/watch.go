@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/skillmux/skillmux/internal/pseudofs"
 )
 
 // Defaults for the zero fields of Options.
@@ -198,7 +200,7 @@ func (w *Watcher) Add(root string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("watch %s: not a folder", root)
 	}
-	if real, err := filepath.EvalSymlinks(root); err == nil && pseudoFS(real) {
+	if real, err := filepath.EvalSymlinks(root); err == nil && pseudofs.Reason(real) != "" {
 		return fmt.Errorf("watch %s: %s is a pseudo file system, which holds no skills", root, real)
 	}
 	w.mu.Lock()

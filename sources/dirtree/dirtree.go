@@ -32,6 +32,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillmux/skillmux/internal/pseudofs"
 	"github.com/skillmux/skillmux/sources"
 )
 
@@ -252,7 +253,7 @@ func (t *Tree) check(st *state) error {
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", t.root, err)
 	}
-	if why := pseudoFS(real); why != "" {
+	if why := pseudofs.Reason(real); why != "" {
 		st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "pseudo-fs",
 			Message: "is " + why + ", where skills never live; not searched"}
 		return nil
@@ -341,7 +342,7 @@ func (t *Tree) rescanOne(ctx context.Context, st *state, path string, gen uint64
 		return w.wait()
 	}
 	real, err := filepath.EvalSymlinks(path)
-	if err != nil || depth > t.opts.MaxDepth || t.skipped(path) || pseudoFS(real) != "" || hasSkipDirAbove(t.root, path) {
+	if err != nil || depth > t.opts.MaxDepth || t.skipped(path) || pseudofs.Reason(real) != "" || hasSkipDirAbove(t.root, path) {
 		return nil
 	}
 	linked := real != filepath.Join(st.rootReal, rel)

@@ -1,5 +1,0 @@
-//go:build !linux
-
-package watch
-
-func pseudoMount(string) bool { return false }
