@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +34,7 @@ import (
 	"time"
 
 	"github.com/skillmux/skillmux/internal/pseudofs"
+	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/sources"
 )
 
@@ -74,6 +76,9 @@ type Options struct {
 	Skip []string
 	// Convention is recorded on every skill (see sources.Skill).
 	Convention string
+	// Logger receives the watcher's warnings (a limit of the system
+	// reached); default discards.
+	Logger *slog.Logger
 	// Debounce is the quiet time Watch waits after a change before it
 	// reports one; default 200 ms. A long burst of changes is reported
 	// within 2 s anyway.
@@ -95,9 +100,10 @@ type Tree struct {
 	scanning sync.Mutex
 	st       *state // nil until the first List
 
-	// mu guards pending.
+	// mu guards the fields below.
 	mu      sync.Mutex
 	pending pending
+	watcher *watch.Watcher // while Watch runs
 }
 
 // pending is what happened since the last List.
@@ -107,10 +113,7 @@ type pending struct {
 	current bool            // st is up to date: List needs to scan nothing
 }
 
-var (
-	_ sources.Source  = (*Tree)(nil)
-	_ sources.Watcher = (*Tree)(nil)
-)
+var _ sources.Source = (*Tree)(nil)
 
 // New returns a Tree rooted at root (made absolute). A nil opts means the
 // defaults documented on Options.
@@ -228,6 +231,9 @@ func (t *Tree) scanAll(ctx context.Context, deep bool) error {
 	st.gen = gen
 	t.cache.Prune(gen)
 	t.st = st
+	if st.rootReal != "" {
+		t.addWatch()
+	}
 	return nil
 }
 
