@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -101,14 +102,17 @@ status 2.`,
 			if n := res.Snapshot().Len(); n == 0 {
 				logger.Warn("no skills found; run `skillmux list --all` with the same arguments to see where skillmux looked")
 			}
-			// Keep the catalog current until the session ends.
+			// Keep the catalog, and with it the sources, current until the
+			// session ends.
 			runCtx, stopRun := context.WithCancel(ctx)
-			running := make(chan struct{})
-			go func() {
-				defer close(running)
+			var running sync.WaitGroup
+			running.Go(func() {
 				res.Run(runCtx, &resolver.RunOptions{Interval: interval(s.cfg.Refresh.Interval), NoWatch: !s.cfg.Refresh.Watch})
-			}()
-			defer func() { stopRun(); <-running }()
+			})
+			if s.cfg.Refresh.Watch {
+				running.Go(func() { l.watchConfig(runCtx) })
+			}
+			defer func() { stopRun(); running.Wait() }()
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			steadyStateGC(logger)
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)
