@@ -83,16 +83,22 @@ func TestLiveRefresh(t *testing.T) {
 	w.until("a new skill", has("b"))
 
 	writeSkill(t, filepath.Join(root, "group/b/SKILL.md"), "---\nname: b\ndescription: Edited in place.\n---\n")
-	w.until("an edit", func(m map[string]*sources.Skill) bool { return m["b"] != nil && m["b"].Description == "Edited in place." })
+	w.until("an edit", func(m map[string]*sources.Skill) bool {
+		return m["b"] != nil && m["b"].Description == "Edited in place."
+	})
 
 	// An editor's atomic save: a temporary file renamed over SKILL.md.
 	tmp := filepath.Join(root, "group/b/.SKILL.md.swp")
 	writeSkill(t, tmp, "---\nname: b\ndescription: Saved atomically.\n---\n")
 	must(t, os.Rename(tmp, filepath.Join(root, "group/b/SKILL.md")))
-	w.until("an atomic save", func(m map[string]*sources.Skill) bool { return m["b"] != nil && m["b"].Description == "Saved atomically." })
+	w.until("an atomic save", func(m map[string]*sources.Skill) bool {
+		return m["b"] != nil && m["b"].Description == "Saved atomically."
+	})
 
 	must(t, os.Rename(filepath.Join(root, "group/a"), filepath.Join(root, "group/a-renamed")))
-	w.until("a renamed folder", func(m map[string]*sources.Skill) bool { return m["a"] != nil && filepath.Base(m["a"].Dir) == "a-renamed" })
+	w.until("a renamed folder", func(m map[string]*sources.Skill) bool {
+		return m["a"] != nil && filepath.Base(m["a"].Dir) == "a-renamed"
+	})
 
 	writeSkill(t, filepath.Join(root, "group/a-renamed/refs/new.md"), "n")
 	w.until("a new file in a skill", func(m map[string]*sources.Skill) bool { return m["a"] != nil && len(m["a"].FileList) == 2 })
