@@ -51,11 +51,15 @@ func Load(path string, o LoadOptions) (*Skill, error) {
 }
 
 func newSkill(path string, front []byte, o LoadOptions) (*Skill, error) {
-	fm, err := ParseFrontMatter(front)
-	if err != nil {
-		return nil, yamlDiagnostic(path, front, err)
+	sum, ok := scanFrontMatter(front)
+	if !ok {
+		fm, err := ParseFrontMatter(front)
+		if err != nil {
+			return nil, yamlDiagnostic(path, front, err)
+		}
+		sum = summarize(fm)
 	}
-	return skillOf(path, front, summarize(fm), o)
+	return skillOf(path, front, sum, o)
 }
 
 // skillOf judges a skill by the summary of its front matter, with the

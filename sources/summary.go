@@ -35,6 +35,7 @@ const (
 	listValue
 	mapValue
 	otherValue // a type the YAML library decodes rarely (a time.Time)
+	plainValue // inside the scanner only: a plain scalar not resolved yet
 )
 
 // fieldValue is a front matter value as the lenient checks read it: its
