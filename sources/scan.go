@@ -202,16 +202,19 @@ func (s *frontScanner) blockMap(indent int, sum *frontSummary) bool {
 // summary needs.
 func (s *frontScanner) topEntry(k span, sum *frontSummary) bool {
 	text := s.src[k.from:k.to]
-	if !k.quoted {
-		// A plain key must be a string for the YAML library to give
-		// the same map.
-		if v, ok := resolvePlain(text); !ok || v.kind != stringValue {
-			return false
-		}
-	}
 	name := knownKey(text)
 	if name == "" {
+		if !k.quoted {
+			// A plain key must be a string for the YAML library to
+			// give the same map.
+			if v, ok := resolvePlain(text); !ok || v.kind != stringValue {
+				return false
+			}
+		}
 		name = string(text)
+	}
+	if sum.keys == nil {
+		sum.keys = make([]string, 0, 8)
 	}
 	sum.keys = append(sum.keys, name)
 	field := false
@@ -370,7 +373,10 @@ func (s *frontScanner) value(parent int, want bool) (fieldValue, bool) {
 }
 
 // node reads a value inside a block collection at column parent. When want
-// is false, the value is checked and skipped, and its text is left empty.
+// is true, it decodes a scalar: a quoted or block scalar into the value, a
+// plain one (of kind plainValue) into plainText, for the caller to
+// resolve; otherwise the value is checked and skipped, and its text is
+// left empty.
 func (s *frontScanner) node(parent int, at place, want bool) (fieldValue, bool) {
 	col := s.pos - s.lineStart
 	switch c := s.src[s.pos]; c {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -208,6 +209,8 @@ func TestScanNotSure(t *testing.T) {
 		"description: [a: b]\n",                   // single-pair map in a flow list
 		"\"a\\\"b\": x\ndescription: y\n",         // escape in a key
 		"description: x\n" + deep(scanMaxDepth+1), // too deep
+		"description: x\ntools: [" + strings.Repeat("a, ", MaxValues) + "]\n",
+		"description: x\ntools:\n" + strings.Repeat("- a\n", MaxValues),
 	} {
 		if _, sure := agreeWithYAML(t, front); sure {
 			t.Errorf("sure of %q, which it should leave to the YAML library", front)
@@ -242,6 +245,10 @@ func TestScanFields(t *testing.T) {
 	}
 	if !got.disableModelInvocation || got.userInvocable {
 		t.Errorf("flags = %v, %v; want true, false", got.disableModelInvocation, got.userInvocable)
+	}
+	// Within MaxValues, a long list is read like a short one.
+	if _, sure := agreeWithYAML(t, "description: x\ntools: ["+strings.Repeat("a, ", MaxValues-10)+"]\n"); !sure {
+		t.Error("not sure of a list within MaxValues")
 	}
 	for front, want := range map[string]bool{
 		"description: x\n":                          true,
