@@ -87,7 +87,7 @@ type frontScanner struct {
 	lineStart int    // offset of the start of pos's line
 	values    int    // YAML values met so far, for MaxValues
 	depth     int    // collections being read
-	keys      []span // keys of the mappings being read, innermost last
+	keys      []span // keys of the nested mappings being read, innermost last
 	flowMaps  int    // flow mappings read so far
 	plainText []byte // the text of the last plain scalar read, unresolved
 	buf       []byte // scratch for decoding scalars
@@ -176,7 +176,7 @@ func (s *frontScanner) blockMap(indent int, sum *frontSummary) bool {
 	defer func() { s.keys = s.keys[:mark] }()
 	for {
 		k, ok := s.key()
-		if !ok || !s.newKey(mark, k) {
+		if !ok || sum == nil && !s.newKey(mark, k) { // topEntry checks top-level keys
 			return false
 		}
 		s.values += 2
@@ -202,6 +202,14 @@ func (s *frontScanner) blockMap(indent int, sum *frontSummary) bool {
 // summary needs.
 func (s *frontScanner) topEntry(k span, sum *frontSummary) bool {
 	text := s.src[k.from:k.to]
+	if len(sum.keys) >= scanMaxKeys {
+		return false
+	}
+	for _, o := range sum.keys {
+		if o == string(text) {
+			return false // YAML refuses duplicates
+		}
+	}
 	name := knownKey(text)
 	if name == "" {
 		if !k.quoted {
