@@ -138,8 +138,18 @@ func checkSkill(t testing.TB, src sources.Source, sk *sources.Skill) {
 	}
 	if fm, err := sk.Fields(); err != nil {
 		t.Errorf("%s: front matter does not parse: %v", id, err)
-	} else if fm["description"] == nil {
-		t.Errorf("%s: front matter has no description", id)
+	} else {
+		if fm["description"] == nil {
+			t.Errorf("%s: front matter has no description", id)
+		}
+		// The invocation flags are YAML booleans; anything else leaves
+		// the defaults (false, true).
+		if want := fm["disable-model-invocation"] == true; sk.DisableModelInvocation != want {
+			t.Errorf("%s: DisableModelInvocation = %v, want %v", id, sk.DisableModelInvocation, want)
+		}
+		if want := fm["user-invocable"] != false; sk.UserInvocable != want {
+			t.Errorf("%s: UserInvocable = %v, want %v", id, sk.UserInvocable, want)
+		}
 	}
 	if sk.Files == nil {
 		t.Errorf("%s: Files is nil", id)

@@ -1,0 +1,66 @@
+package sources
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillmux/skillmux/internal/skillgen"
+)
+
+// BenchmarkLoad loads the SKILL.md files of the shared corpus (real front
+// matter: block scalars, quoted strings, lists, nested maps) and as many
+// generated ones (one plain "key: value" per line), as a scan does: each
+// op loads every file once, from the page cache. "file" also times
+// opening and reading; "front" times newSkill alone, on front matter
+// already in memory, which is the part the parser decides.
+func BenchmarkLoad(b *testing.B) {
+	corpus := corpusSkillFiles(b)
+	plainDir := b.TempDir()
+	if err := skillgen.Generate(plainDir, len(corpus), nil); err != nil {
+		b.Fatal(err)
+	}
+	plain, err := filepath.Glob(filepath.Join(plainDir, "*", "*", SkillFile))
+	if err != nil || len(plain) != len(corpus) {
+		b.Fatalf("generated %d skills (%v), want %d", len(plain), err, len(corpus))
+	}
+	for _, set := range []struct {
+		name  string
+		files []string
+	}{{"corpus", corpus}, {"plain", plain}} {
+		b.Run(set.name+"/file", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, p := range set.files {
+					if _, err := Load(p, LoadOptions{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(set.files)), "ns/skill")
+		})
+		fronts := make([][]byte, len(set.files))
+		for i, p := range set.files {
+			f, err := os.Open(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			fronts[i], err = ReadFrontMatter(f)
+			f.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(set.name+"/front", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for i, p := range set.files {
+					if _, err := newSkill(p, fronts[i], LoadOptions{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(set.files)), "ns/skill")
+		})
+	}
+}
