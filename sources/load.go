@@ -3,6 +3,7 @@ package sources
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,10 +93,6 @@ func skillOf(path string, front []byte, sum frontSummary, o LoadOptions) (*Skill
 		return nil, Diagnostic{Severity: Error, Path: path, Field: "name", Rule: "name-unusable",
 			Message: fmt.Sprintf("no usable name: the %s name %q %s; set `name:` to 1-%d lowercase letters, digits and hyphens", what, fallback, whyUnusable(fallback), MaxNameLen)}
 	}
-	files := DirFS(dir)
-	if o.Kind == KindLearned {
-		files = noteFS{dir: files, name: filepath.Base(path)}
-	}
 	return &Skill{
 		Ref:                    Ref{Namespace: o.Namespace, Name: name},
 		Description:            desc,
@@ -109,8 +106,18 @@ func skillOf(path string, front []byte, sum frontSummary, o LoadOptions) (*Skill
 		Kind:                   o.Kind,
 		Convention:             o.Convention,
 		Diagnostics:            c.diags,
-		Files:                  files,
+		Files:                  localFiles(path, o.Kind),
 	}, nil
+}
+
+// localFiles is the file system of a skill loaded from path: its folder,
+// or for a learned note, the note alone.
+func localFiles(path string, kind Kind) fs.FS {
+	files := DirFS(filepath.Dir(path))
+	if kind == KindLearned {
+		files = noteFS{dir: files, name: filepath.Base(path)}
+	}
+	return files
 }
 
 // MaxNameBytes bounds a name that can be served, well past the

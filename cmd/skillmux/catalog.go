@@ -102,7 +102,7 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, serving bool) (*setup
 	if serving {
 		// A watched tree answers its first listing without looking inside
 		// skill folders, and its watcher completes the picture.
-		p.trees = dirtree.Options{Defer: cfg.Refresh.Watch, Debounce: cfg.Refresh.Debounce, Logger: logger}
+		p.trees = dirtree.Options{Defer: cfg.Refresh.Watch, Debounce: cfg.Refresh.Debounce, Logger: logger, CacheDir: config.CacheDir(e.home(), e.environ)}
 	}
 	for _, r := range given {
 		p.roots = append(p.roots, absFrom(e.workdir, expandHome(r, e.home())))
