@@ -78,7 +78,7 @@ func New(c Catalog, opts *Options) *Server {
 			Tools: &mcp.ToolCapabilities{ListChanged: true},
 		},
 	})
-	s.mcp.AddReceivingMiddleware(s.recoverPanics, s.sessionInstructions)
+	s.mcp.AddReceivingMiddleware(s.codedErrors, s.recoverPanics, s.sessionInstructions)
 	s.addSkillTool(s.current().tool)
 	return s
 }
