@@ -8,9 +8,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,13 +27,20 @@ const drainTimeout = 700 * time.Millisecond
 // with an error and skipped.
 const MaxLineLength = 16 << 20
 
+// maxExactID is the largest integer id the SDK echoes exactly: it decodes
+// ids through float64, so v1.8.0 answers 9007199254740993 (2^53+1) as
+// 9007199254740992, 2^64 as -2^63 and 1.5 as 1. 2^53-1 is also the bound
+// I-JSON (RFC 7493) sets for interoperable integers.
+const maxExactID = 1<<53 - 1
+
 // ServeStdio serves one session over newline-delimited JSON-RPC on in and
 // out (stdin and stdout in production) until in ends or ctx is done.
 //
 // It stands between the wire and the SDK, which would end the whole session
-// on one malformed line: each line is checked first, a line that is not
-// JSON is answered with -32700 and one that is not a JSON-RPC message with
-// -32600, and the session goes on. The SDK and this guard share one writer
+// on one malformed line and alters some ids silently: each line is checked
+// first, a line that is not JSON is answered with -32700, one that is not a
+// JSON-RPC message or a request whose id the SDK would not echo exactly
+// with -32600, and the session goes on. The SDK and this guard share one writer
 // that emits whole lines under a lock, so replies never interleave.
 //
 // Reading in cannot be interrupted: when ctx ends, ServeStdio returns and
@@ -150,7 +160,7 @@ func (g *guard) triageBatch(line []byte) triaged {
 		g.logger.Warn("JSON-RPC batch refused", "protocol", g.protocol)
 		var replies []*errorReply
 		for _, m := range members {
-			replies = append(replies, newErrorReply(idOf(m), jsonrpc.CodeInvalidRequest,
+			replies = append(replies, newErrorReply(replyID(member(m, "id")), jsonrpc.CodeInvalidRequest,
 				"invalid request: JSON-RPC batches are not part of this protocol version (2025-06-18 and later); send one message per line"))
 		}
 		return triaged{reply: replies}
@@ -197,18 +207,25 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check decodes one message. It returns the error reply for a message
-// the SDK must not see, or nil and 1 when the message is a request that
-// expects an answer (0 for a notification or a response).
+// check decodes one message with the SDK's own decoder, so that the guard
+// refuses exactly what would end the session. It returns the error reply
+// for a message the SDK must not see, or nil and 1 when the message is a
+// request that expects an answer (0 for a notification or a response).
 func (g *guard) check(msg []byte) (*errorReply, int) {
+	id := member(msg, "id")
 	m, err := jsonrpc.DecodeMessage(msg)
 	if err != nil {
 		g.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(msg))
-		return newErrorReply(idOf(msg), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error()), 0
+		return newErrorReply(replyID(id), jsonrpc.CodeInvalidRequest, "invalid request: "+preview(err.Error())), 0
 	}
 	req, ok := m.(*jsonrpc.Request)
-	if !ok || !req.IsCall() {
+	if !ok || id == nil {
 		return nil, 0
+	}
+	if !exactID(id) {
+		g.logger.Warn("request id refused; answered with -32600", "id", preview(id))
+		return newErrorReply(replyID(id), jsonrpc.CodeInvalidRequest,
+			"invalid request: the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"), 0
 	}
 	if req.Method == "initialize" {
 		var p struct {
@@ -220,39 +237,59 @@ func (g *guard) check(msg []byte) (*errorReply, int) {
 	return nil, 1
 }
 
-// idOf recovers the id of a message that failed to decode, so the error
-// reply can be matched to its request when possible.
-func idOf(line []byte) any {
-	var m struct {
-		ID any `json:"id"`
+// member returns the member key of a JSON object as sent, nil when it is
+// absent or raw is not an object. Keys match exactly, as in the SDK's
+// decoder (a struct field would also match "ID"), and the last of
+// repeated keys wins in both.
+func member(raw []byte, key string) json.RawMessage {
+	var members map[string]json.RawMessage
+	json.Unmarshal(raw, &members)
+	return members[key]
+}
+
+// exactID reports whether the SDK answers a request with id exactly as
+// sent: a string that decodes without U+FFFD (the SDK puts it in place of
+// invalid UTF-8 and lone surrogates, so an id holding it may not come back
+// the same; a literal U+FFFD is refused too), or an integer written as
+// JSON writes it, within ±maxExactID. A null id would make the request a
+// notification that is never answered.
+func exactID(id json.RawMessage) bool {
+	if id[0] == '"' {
+		var s string
+		return json.Unmarshal(id, &s) == nil && !strings.ContainsRune(s, utf8.RuneError)
 	}
-	if json.Unmarshal(line, &m) == nil {
-		switch m.ID.(type) {
-		case string, float64:
-			return m.ID
-		}
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	return err == nil && -maxExactID <= n && n <= maxExactID && strconv.FormatInt(n, 10) == string(id)
+}
+
+// replyID is the id an error reply carries: the bytes the client sent when
+// its id is a string or a number, null when there is none to tell, as
+// JSON-RPC asks.
+func replyID(id json.RawMessage) json.RawMessage {
+	if len(id) > 0 && (id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9') {
+		return id
 	}
 	return nil
 }
 
-// errorReply is a JSON-RPC error response. It is encoded here rather than
-// by the SDK because a reply to a request whose id is unknown must carry
-// "id": null, which the SDK's encoder leaves out.
+// errorReply is a JSON-RPC error response made by the guard. Its id is the
+// client's own bytes, never a number decoded and encoded again; a nil id
+// encodes as null, which the SDK's encoder would leave out.
 type errorReply struct {
-	JSONRPC string         `json:"jsonrpc"`
-	ID      any            `json:"id"`
-	Error   *jsonrpc.Error `json:"error"`
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   *jsonrpc.Error  `json:"error"`
 }
 
-func newErrorReply(id any, code int64, msg string) *errorReply {
+func newErrorReply(id json.RawMessage, code int64, msg string) *errorReply {
 	return &errorReply{JSONRPC: "2.0", ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}}
 }
 
-func preview(line []byte) string {
-	if len(line) > 80 {
-		return string(line[:80]) + "…"
+func preview[T ~string | ~[]byte](s T) string {
+	if len(s) > 80 {
+		return string(s[:80]) + "…"
 	}
-	return string(line)
+	return string(s)
 }
 
 // lineWriter is the one writer of the protocol stream: each Write carries
@@ -353,9 +390,10 @@ func isResponse(line []byte) bool {
 func (l *lineWriter) Close() error { return nil }
 
 func (l *lineWriter) writeMessage(msg any) {
-	data, err := json.Marshal(msg)
-	if err != nil {
-		return
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep the client's id bytes as they came
+	if enc.Encode(msg) == nil {
+		l.Write(buf.Bytes())
 	}
-	l.Write(append(data, '\n'))
 }

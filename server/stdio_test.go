@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,25 +16,58 @@ import (
 
 // wire drives ServeStdio over pipes with raw JSON lines.
 type wire struct {
-	t    *testing.T
-	in   *io.PipeWriter
-	out  *bufio.Scanner
-	done chan error
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan string // the lines of out, in order; closed when out ends
+	done  chan error
+
+	waitOnce sync.Once
+	err      error
+}
+
+// serve runs srv.ServeStdio on pipes. A goroutine reads out as it comes,
+// so the server never waits for the test to read; the test's cleanup ends
+// the input and waits for ServeStdio.
+func serve(t *testing.T, ctx context.Context, srv *server.Server) *wire {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	w := &wire{t: t, in: inW, lines: make(chan string, 4096), done: make(chan error, 1)}
+	go func() {
+		w.done <- srv.ServeStdio(ctx, inR, outW)
+		outW.Close()
+	}()
+	go func() {
+		defer close(w.lines)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 4<<20)
+		for sc.Scan() {
+			w.lines <- sc.Text()
+		}
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		w.wait()
+		for range w.lines {
+		}
+	})
+	return w
 }
 
 func startStdio(t *testing.T) *wire {
 	t.Helper()
-	srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	w := &wire{t: t, in: inW, out: bufio.NewScanner(outR), done: make(chan error, 1)}
-	w.out.Buffer(nil, 1<<20)
-	go func() {
-		w.done <- srv.ServeStdio(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	t.Cleanup(func() { inW.Close() })
-	return w
+	return serve(t, context.Background(), newStdioServer(t))
+}
+
+func newStdioServer(t *testing.T) *server.Server {
+	t.Helper()
+	return server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
+}
+
+// wait waits for ServeStdio to return and gives its error.
+func (w *wire) wait() error {
+	w.waitOnce.Do(func() { w.err = <-w.done })
+	return w.err
 }
 
 func (w *wire) send(line string) {
@@ -43,16 +77,39 @@ func (w *wire) send(line string) {
 	}
 }
 
+// recvLine returns the next line of out as it came.
+func (w *wire) recvLine() string {
+	w.t.Helper()
+	select {
+	case line, ok := <-w.lines:
+		if !ok {
+			w.t.Fatal("no reply: out ended")
+		}
+		return line
+	case <-time.After(10 * time.Second): // only to report a hang
+		w.t.Fatal("no reply")
+		return ""
+	}
+}
+
 func (w *wire) recv() map[string]any {
 	w.t.Helper()
-	if !w.out.Scan() {
-		w.t.Fatalf("no reply: %v", w.out.Err())
-	}
+	line := w.recvLine()
 	var m map[string]any
-	if err := json.Unmarshal(w.out.Bytes(), &m); err != nil {
-		w.t.Fatalf("stdout line is not JSON: %q", w.out.Text())
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		w.t.Fatalf("stdout line is not a JSON object: %q", line)
 	}
 	return m
+}
+
+// handshake initializes the session.
+func (w *wire) handshake() {
+	w.t.Helper()
+	w.send(initLine)
+	if m := w.recv(); m["result"] == nil {
+		w.t.Fatalf("initialize: %v", m)
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 }
 
 func errCode(m map[string]any) float64 {
@@ -63,15 +120,20 @@ func errCode(m map[string]any) float64 {
 
 const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 
+func ping(id string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`
+}
+
+// refusal is the guard's -32600 reply to a request with the raw id.
+func refusal(id, msg string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"invalid request: ` + msg + `"}}`
+}
+
 func TestStdioGuard(t *testing.T) {
 	w := startStdio(t)
 	w.send(`{"jsonrpc": "2.0", "id": 1, "method": "initialize"`) // cut short
-	m := w.recv()
-	if errCode(m) != -32700 || m["id"] != nil {
-		t.Errorf("malformed line: got %v, want -32700 with id null", m)
-	}
-	if _, has := m["id"]; !has {
-		t.Errorf("parse error reply has no id member: %v", m)
+	if got, want := w.recvLine(), `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not valid JSON"}}`; got != want {
+		t.Errorf("malformed line:\n got %s\nwant %s", got, want)
 	}
 	w.send(`{"jsonrpc":"2.0","id":"x","method":42}`)
 	if m := w.recv(); errCode(m) != -32600 || m["id"] != "x" {
@@ -79,7 +141,7 @@ func TestStdioGuard(t *testing.T) {
 	}
 	w.send("   ") // blank lines are ignored
 	w.send(initLine)
-	m = w.recv()
+	m := w.recv()
 	res, _ := m["result"].(map[string]any)
 	if res == nil || res["protocolVersion"] != "2025-11-25" || !strings.Contains(res["instructions"].(string), "<name>pdf</name>") {
 		t.Fatalf("initialize after bad lines: %v", m)
@@ -95,18 +157,13 @@ func TestStdioGuard(t *testing.T) {
 		t.Errorf("tool call after bad line: %v", m)
 	}
 	w.in.Close()
-	select {
-	case err := <-w.done:
-		if err != nil {
-			t.Errorf("ServeStdio at end of input: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("ServeStdio did not return at end of input")
+	if err := w.wait(); err != nil {
+		t.Errorf("ServeStdio at end of input: %v", err)
 	}
 }
 
 func TestStdioStopsOnCancel(t *testing.T) {
-	srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
+	srv := newStdioServer(t)
 	inR, inW := io.Pipe()
 	defer inW.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -123,7 +180,7 @@ func TestStdioStopsOnCancel(t *testing.T) {
 // A client may write its requests and close its end at once, as
 // `printf ... | skillmux serve` does: every request is still answered.
 func TestStdioAnswersRequestsReadBeforeEndOfInput(t *testing.T) {
-	srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
+	srv := newStdioServer(t)
 	in := strings.NewReader(initLine + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"skill","arguments":{"name":"pdf"}}}` + "\n" +
@@ -150,6 +207,45 @@ func TestStdioAnswersRequestsReadBeforeEndOfInput(t *testing.T) {
 	}
 }
 
+// JSON-RPC asks that an answer carry the request's id exactly. The SDK
+// decodes ids through float64, so the guard refuses those it would alter.
+func TestStdioIDs(t *testing.T) {
+	const rule = "the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"
+	tests := []struct {
+		id   string // as sent
+		want string // the reply
+	}{
+		{`0`, `{"jsonrpc":"2.0","id":0,"result":{}}`},
+		{`-7`, `{"jsonrpc":"2.0","id":-7,"result":{}}`},
+		{`9007199254740991`, `{"jsonrpc":"2.0","id":9007199254740991,"result":{}}`},
+		{`-9007199254740991`, `{"jsonrpc":"2.0","id":-9007199254740991,"result":{}}`},
+		{`"x"`, `{"jsonrpc":"2.0","id":"x","result":{}}`},
+		{`""`, `{"jsonrpc":"2.0","id":"","result":{}}`},
+		{`"\u0041<é>"`, `{"jsonrpc":"2.0","id":"A<é>","result":{}}`}, // the same string
+		{`1.5`, refusal(`1.5`, rule)},
+		{`1.0`, refusal(`1.0`, rule)},
+		{`1e2`, refusal(`1e2`, rule)},
+		{`-0`, refusal(`-0`, rule)},
+		{`9007199254740992`, refusal(`9007199254740992`, rule)},
+		{`9007199254740993`, refusal(`9007199254740993`, rule)},
+		{`18446744073709551616`, refusal(`18446744073709551616`, rule)},
+		{`-9223372036854775809`, refusal(`-9223372036854775809`, rule)},
+		{`null`, refusal(`null`, rule)},
+		{`"\ud800"`, refusal(`"\ud800"`, rule)},
+		{"\"a\xffb\"", refusal("\"a\xffb\"", rule)},
+		{`"<&>"`, `{"jsonrpc":"2.0","id":"<&>","result":{}}`},
+		{`true`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: parse error: invalid ID type bool"}}`},
+	}
+	w := startStdio(t)
+	w.handshake()
+	for _, tt := range tests {
+		w.send(ping(tt.id))
+		if got := w.recvLine(); got != tt.want {
+			t.Errorf("id %s:\n got %s\nwant %s", tt.id, got, tt.want)
+		}
+	}
+}
+
 func TestStdioBatches(t *testing.T) {
 	w := startStdio(t)
 	// Batches exist up to protocol 2025-03-26.
@@ -164,12 +260,10 @@ func TestStdioBatches(t *testing.T) {
 	w.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},3]`)
 	var sawError, sawPing bool
 	for range 2 {
-		if !w.out.Scan() {
-			t.Fatal("no reply")
-		}
+		line := w.recvLine()
 		var batch []map[string]any
-		if err := json.Unmarshal(w.out.Bytes(), &batch); err != nil {
-			t.Fatalf("batch reply is not an array: %q", w.out.Text())
+		if err := json.Unmarshal([]byte(line), &batch); err != nil {
+			t.Fatalf("batch reply is not an array: %q", line)
 		}
 		for _, m := range batch {
 			sawError = sawError || errCode(m) == -32600
@@ -191,12 +285,10 @@ func TestStdioBatchesRefusedInNewerProtocols(t *testing.T) {
 	w.recv()
 	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	w.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"ping"}]`)
-	if !w.out.Scan() {
-		t.Fatal("no reply")
-	}
+	line := w.recvLine()
 	var batch []map[string]any
-	if err := json.Unmarshal(w.out.Bytes(), &batch); err != nil || len(batch) != 2 || errCode(batch[0]) != -32600 || batch[1]["id"] != float64(9) {
-		t.Errorf("got %s", w.out.Text())
+	if err := json.Unmarshal([]byte(line), &batch); err != nil || len(batch) != 2 || errCode(batch[0]) != -32600 || batch[1]["id"] != float64(9) {
+		t.Errorf("got %s", line)
 	}
 	w.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
 	if m := w.recv(); m["id"] != float64(8) {
