@@ -38,9 +38,9 @@ const maxExactID = 1<<53 - 1
 //
 // It stands between the wire and the SDK, which would end the whole session
 // on one malformed line and alters some ids silently: each line is checked
-// first, a line that is not JSON is answered with -32700, one that is not a
-// JSON-RPC message or a request whose id the SDK would not echo exactly
-// with -32600, and the session goes on. The SDK and this guard share one writer
+// first, a line that is not JSON is answered with -32700, a batch, a line
+// that is not a JSON-RPC message or a request whose id the SDK would not
+// echo exactly with -32600, and the session goes on. The SDK and this guard share one writer
 // that emits whole lines under a lock, so replies never interleave.
 //
 // Reading in cannot be interrupted: when ctx ends, ServeStdio returns and
@@ -74,13 +74,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	}
 }
 
-// guard is the state of the line checks of one session. Only the pump
+// guard checks each input line before the SDK sees it. Only the pump
 // goroutine uses it.
 type guard struct {
 	logger *slog.Logger
-	// protocol is the version the client asked for in initialize, "" until
-	// then: it decides whether batches are allowed.
-	protocol string
 }
 
 // pump copies well-formed lines from in to the SDK's pipe and answers the
@@ -119,12 +116,12 @@ func (g *guard) forward(line []byte, tooLong bool, pipe *io.PipeWriter, w *lineW
 	return err
 }
 
-// triaged is what to do with one input line: answer it here, pass it (or
-// the valid part of a batch) to the SDK, or both.
+// triaged is what to do with one input line: answer it here, or pass it
+// to the SDK.
 type triaged struct {
 	reply any    // an error reply, or a list of them for a batch
 	pass  []byte // what the SDK may see
-	calls int    // how many requests in pass expect an answer
+	calls int    // 1 when pass is a request that expects an answer
 }
 
 // triage checks a line before the SDK sees it: the SDK ends the whole
@@ -138,7 +135,7 @@ func (g *guard) triage(line []byte, tooLong bool) triaged {
 		g.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
 		return triaged{reply: newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")}
 	case line[0] == '[':
-		return g.triageBatch(line)
+		return g.refuseBatch(line)
 	}
 	reply, call := g.check(line)
 	if reply != nil {
@@ -147,45 +144,29 @@ func (g *guard) triage(line []byte, tooLong bool) triaged {
 	return triaged{pass: line, calls: call}
 }
 
-// triageBatch answers the invalid members of a batch (JSON-RPC 2.0, as
-// protocol 2025-03-26 allows) and passes the valid ones on as a batch.
-func (g *guard) triageBatch(line []byte) triaged {
+// refuseBatch answers a batch without passing any of it to the SDK. The
+// SDK takes batches only in protocol versions before 2025-06-18 (which
+// dropped them; no MCP client sends one) and ends the session on several
+// kinds, so every member that expects an answer, or is not a valid
+// message, gets -32600, all in one array as JSON-RPC asks.
+func (g *guard) refuseBatch(line []byte) triaged {
 	var members []json.RawMessage
-	if err := json.Unmarshal(line, &members); err != nil || len(members) == 0 {
-		return triaged{reply: newErrorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch")}
-	}
-	if g.protocol == "" || g.protocol >= "2025-06-18" {
-		// The SDK ends the session on a batch in these versions, which
-		// have no batches: refuse each member instead.
-		g.logger.Warn("JSON-RPC batch refused", "protocol", g.protocol)
-		var replies []*errorReply
-		for _, m := range members {
-			replies = append(replies, newErrorReply(replyID(member(m, "id")), jsonrpc.CodeInvalidRequest,
-				"invalid request: JSON-RPC batches are not part of this protocol version (2025-06-18 and later); send one message per line"))
-		}
-		return triaged{reply: replies}
+	json.Unmarshal(line, &members) // cannot fail: the line is a JSON array
+	g.logger.Warn("JSON-RPC batch refused", "members", len(members), "line", preview(line))
+	const refused = "invalid request: batches are not supported; send one message per line"
+	if len(members) == 0 {
+		return triaged{reply: newErrorReply(nil, jsonrpc.CodeInvalidRequest, refused)}
 	}
 	var replies []*errorReply
-	var valid []json.RawMessage
-	calls := 0
 	for _, m := range members {
-		if reply, call := g.check(m); reply != nil {
-			replies = append(replies, reply)
-		} else {
-			valid = append(valid, m)
-			calls += call
+		if msg, err := decode(m); err != nil || msg.req != nil && msg.id != nil {
+			replies = append(replies, newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, refused))
 		}
 	}
-	t := triaged{calls: calls}
-	if len(replies) > 0 {
-		t.reply = replies
+	if len(replies) == 0 {
+		return triaged{} // only notifications and answers: nothing to reply
 	}
-	if len(valid) == len(members) {
-		t.pass = line
-	} else if len(valid) > 0 {
-		t.pass, _ = json.Marshal(valid)
-	}
-	return t
+	return triaged{reply: replies}
 }
 
 // readLine reads one line without its line break, trimmed of surrounding
@@ -207,34 +188,42 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check decodes one message with the SDK's own decoder, so that the guard
-// refuses exactly what would end the session. It returns the error reply
-// for a message the SDK must not see, or nil and 1 when the message is a
-// request that expects an answer (0 for a notification or a response).
-func (g *guard) check(msg []byte) (*errorReply, int) {
-	id := member(msg, "id")
-	m, err := jsonrpc.DecodeMessage(msg)
-	if err != nil {
-		g.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(msg))
-		return newErrorReply(replyID(id), jsonrpc.CodeInvalidRequest, "invalid request: "+preview(err.Error())), 0
-	}
-	req, ok := m.(*jsonrpc.Request)
-	if !ok || id == nil {
+// check returns the error reply for a message the SDK must not see, or
+// nil and 1 when the message is a request that expects an answer (0 for a
+// notification or a response).
+func (g *guard) check(line []byte) (*errorReply, int) {
+	msg, err := decode(line)
+	switch {
+	case err != nil:
+		g.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(line))
+		return newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, "invalid request: "+preview(err.Error())), 0
+	case msg.req == nil || msg.id == nil:
 		return nil, 0
-	}
-	if !exactID(id) {
-		g.logger.Warn("request id refused; answered with -32600", "id", preview(id))
-		return newErrorReply(replyID(id), jsonrpc.CodeInvalidRequest,
+	case !exactID(msg.id):
+		g.logger.Warn("request id refused; answered with -32600", "id", preview(msg.id))
+		return newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
 			"invalid request: the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"), 0
 	}
-	if req.Method == "initialize" {
-		var p struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		json.Unmarshal(req.Params, &p)
-		g.protocol = p.ProtocolVersion
-	}
 	return nil, 1
+}
+
+// inbound is one message as the guard sees it.
+type inbound struct {
+	req *jsonrpc.Request // nil for an answer to a server request
+	id  json.RawMessage  // the "id" member as sent, nil if absent
+}
+
+// decode reads a message with the SDK's own decoder, so that the guard
+// refuses exactly what would end the session. The id comes back as sent,
+// even when the message is refused.
+func decode(raw []byte) (inbound, error) {
+	msg := inbound{id: member(raw, "id")}
+	m, err := jsonrpc.DecodeMessage(raw)
+	if err != nil {
+		return msg, err
+	}
+	msg.req, _ = m.(*jsonrpc.Request)
+	return msg, nil
 }
 
 // member returns the member key of a JSON object as sent, nil when it is
@@ -310,8 +299,8 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	n, err := l.w.Write(p)
 	l.mu.Unlock()
-	if n := responses(p); n > 0 {
-		l.pending.Add(-int64(n))
+	if isResponse(p) {
+		l.pending.Add(-1)
 		select {
 		case l.answered <- struct{}{}:
 		default:
@@ -334,26 +323,6 @@ func (l *lineWriter) drain(ctx context.Context, timeout time.Duration) {
 			return
 		}
 	}
-}
-
-// responses counts the answers to requests in a line the SDK writes: one
-// for a response, the number of responses in a batch.
-func responses(line []byte) int {
-	if len(line) > 0 && line[0] == '[' {
-		var batch []json.RawMessage
-		json.Unmarshal(line, &batch)
-		n := 0
-		for _, m := range batch {
-			if isResponse(m) {
-				n++
-			}
-		}
-		return n
-	}
-	if isResponse(line) {
-		return 1
-	}
-	return 0
 }
 
 // isResponse reports whether a message answers a request: it has an id

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources/dirtree"
@@ -112,6 +115,21 @@ func (w *wire) handshake() {
 	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 }
 
+// until returns the lines of out before the answer to the request with
+// the raw id, and that answer.
+func (w *wire) until(id string) (before []string, answer string) {
+	w.t.Helper()
+	for {
+		line := w.recvLine()
+		var m struct{ ID json.RawMessage }
+		json.Unmarshal([]byte(line), &m)
+		if string(m.ID) == id && !strings.HasPrefix(line, "[") {
+			return before, line
+		}
+		before = append(before, line)
+	}
+}
+
 func errCode(m map[string]any) float64 {
 	e, _ := m["error"].(map[string]any)
 	c, _ := e["code"].(float64)
@@ -122,6 +140,10 @@ const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 
 func ping(id string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`
+}
+
+func cancelled(id string) string {
+	return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `}}`
 }
 
 // refusal is the guard's -32600 reply to a request with the raw id.
@@ -246,52 +268,56 @@ func TestStdioIDs(t *testing.T) {
 	}
 }
 
+// Batches are refused whole, in one reply line, whatever came before: the
+// SDK saw none of them, so none can end the session.
 func TestStdioBatches(t *testing.T) {
-	w := startStdio(t)
-	// Batches exist up to protocol 2025-03-26.
-	w.send(strings.Replace(initLine, "2025-11-25", "2025-03-26", 1))
-	w.recv()
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	w.send(`[]`)
-	if m := w.recv(); errCode(m) != -32600 || m["id"] != nil {
-		t.Errorf("empty batch: %v", m)
+	const no = "batches are not supported; send one message per line"
+	deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
+	tests := []struct {
+		name, batch string
+		want        []string // the reply lines
+	}{
+		{"empty", `[]`, []string{refusal("null", no)}},
+		{"not messages", `[1,[],{"foo":"boo"}]`, []string{"[" + refusal("null", no) + "," + refusal("null", no) + "," + refusal("null", no) + "]"}},
+		{"a request and junk", `[{"jsonrpc":"2.0","id":7,"method":"ping"},3]`, []string{"[" + refusal("7", no) + "," + refusal("null", no) + "]"}},
+		{"duplicate ids", `[` + ping("1") + `,` + ping("1") + `]`, []string{"[" + refusal("1", no) + "," + refusal("1", no) + "]"}},
+		{"notifications only", `[{"jsonrpc":"2.0","method":"notifications/initialized"},` + cancelled("1") + `]`, nil},
+		{"answers only", `[{"jsonrpc":"2.0","id":5,"result":{}}]`, nil},
+		{"mixed", `[{"jsonrpc":"2.0","method":"notifications/initialized"},` + ping(`"b"`) + `,{"jsonrpc":"2.0","id":3,"result":{}}]`, []string{"[" + refusal(`"b"`, no) + "]"}},
+		{"ids as sent", `[` + ping("1.5") + `,` + ping("null") + `,` + ping(`"\u0041"`) + `,` + ping("18446744073709551616") + `]`,
+			[]string{"[" + refusal("1.5", no) + "," + refusal("null", no) + "," + refusal(`"\u0041"`, no) + "," + refusal("18446744073709551616", no) + "]"}},
+		{"a member nested 1,000 deep", `[{"jsonrpc":"2.0","id":"deep","method":"ping","params":{"a":` + deep + `}},` + deep + `]`,
+			[]string{"[" + refusal(`"deep"`, no) + "," + refusal("null", no) + "]"}},
+		{"a member that grows when encoded", `[{"jsonrpc":"2.0","id":"<&>","method":"ping","params":{"s":"` + strings.Repeat("<", 200_000) + `"}}]`,
+			[]string{"[" + refusal(`"<&>"`, no) + "]"}},
 	}
-	// One invalid member is answered here; the valid one still runs.
-	w.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},3]`)
-	var sawError, sawPing bool
-	for range 2 {
-		line := w.recvLine()
-		var batch []map[string]any
-		if err := json.Unmarshal([]byte(line), &batch); err != nil {
-			t.Fatalf("batch reply is not an array: %q", line)
-		}
-		for _, m := range batch {
-			sawError = sawError || errCode(m) == -32600
-			sawPing = sawPing || m["id"] == float64(7)
-		}
+	initAt := func(version string) string { return strings.Replace(initLine, "2025-11-25", version, 1) }
+	setups := []struct {
+		name  string
+		lines []string // each answered with one line
+	}{
+		{"before initialize", nil},
+		{"at 2025-03-26", []string{initAt("2025-03-26")}},
+		{"at 2025-11-25", []string{initLine}},
+		{"after an unknown version", []string{initAt("1999-01-01")}},
+		{"after a refused second initialize", []string{initAt("2025-03-26"), strings.Replace(initAt("2025-06-18"), `"id":1`, `"id":2`, 1)}},
 	}
-	if !sawError || !sawPing {
-		t.Errorf("error %v, ping %v", sawError, sawPing)
-	}
-	w.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
-	if m := w.recv(); m["id"] != float64(8) {
-		t.Errorf("session did not survive the batches: %v", m)
-	}
-}
-
-func TestStdioBatchesRefusedInNewerProtocols(t *testing.T) {
-	w := startStdio(t)
-	w.send(initLine)
-	w.recv()
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	w.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"ping"}]`)
-	line := w.recvLine()
-	var batch []map[string]any
-	if err := json.Unmarshal([]byte(line), &batch); err != nil || len(batch) != 2 || errCode(batch[0]) != -32600 || batch[1]["id"] != float64(9) {
-		t.Errorf("got %s", line)
-	}
-	w.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
-	if m := w.recv(); m["id"] != float64(8) {
-		t.Errorf("session did not survive the batch: %v", m)
+	for _, s := range setups {
+		t.Run(s.name, func(t *testing.T) {
+			w := startStdio(t)
+			for _, l := range s.lines {
+				w.send(l)
+				w.recv()
+			}
+			for i, tt := range tests {
+				after := fmt.Sprintf(`"after %d"`, i)
+				w.send(tt.batch)
+				w.send(ping(after))
+				got, _ := w.until(after)
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("%s: reply lines (-want +got):\n%s", tt.name, diff)
+				}
+			}
+		})
 	}
 }
