@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -37,32 +36,34 @@ const maxExactID = 1<<53 - 1
 // out (stdin and stdout in production) until in ends or ctx is done.
 //
 // It stands between the wire and the SDK, which would end the whole session
-// on one malformed line and alters some ids silently: each line is checked
-// first, a line that is not JSON is answered with -32700, a batch, a line
-// that is not a JSON-RPC message or a request whose id the SDK would not
-// echo exactly with -32600, and the session goes on. The SDK and this guard share one writer
-// that emits whole lines under a lock, so replies never interleave.
+// on one malformed line and drops or alters some requests silently. Each
+// line is checked first: a line that is not JSON is answered with -32700;
+// a batch, a message the SDK cannot decode, a request whose id the SDK
+// would not echo exactly or whose id is still in use are answered with
+// -32600; the session goes on. The SDK and the guard share one writer that
+// emits whole lines under a lock, so replies never interleave.
 //
 // Reading in cannot be interrupted: when ctx ends, ServeStdio returns and
 // leaves the reading goroutine blocked until in yields or the process exits.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	w := &lineWriter{w: out, answered: make(chan struct{}, 1)}
+	calls := newCalls()
+	w := &lineWriter{w: out}
 	pr, pw := io.Pipe()
-	session, err := s.mcp.Connect(ctx, &mcp.IOTransport{Reader: pr, Writer: w}, nil)
+	session, err := s.mcp.Connect(ctx, &stdioTransport{IOTransport: mcp.IOTransport{Reader: pr, Writer: w}, calls: calls}, nil)
 	if err != nil {
 		return err
 	}
 	done := make(chan error, 1)
-	g := &guard{logger: s.logger}
-	go func() { done <- g.pump(in, pw, w) }()
+	g := &guard{logger: s.logger, calls: calls, sdk: pw, out: w}
+	go func() { done <- g.pump(in) }()
 
 	select {
 	case err := <-done:
-		// End of input. The SDK would drop the answers to requests still
-		// running when it sees the end, so wait for them first (a client
+		// End of input. The SDK drops the answers to requests still
+		// running once it sees the end, so wait for them first (a client
 		// may write its requests and close at once), but not for long:
 		// the process must end promptly.
-		w.drain(ctx, drainTimeout)
+		calls.drain(ctx, drainTimeout)
 		pw.Close()
 		session.Wait()
 		return err
@@ -78,16 +79,21 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 // goroutine uses it.
 type guard struct {
 	logger *slog.Logger
+	calls  *calls
+	sdk    *io.PipeWriter // the SDK's input
+	out    io.Writer      // the session's lineWriter
 }
 
-// pump copies well-formed lines from in to the SDK's pipe and answers the
-// others itself. It returns nil at the end of in.
-func (g *guard) pump(in io.Reader, pipe *io.PipeWriter, w *lineWriter) error {
+// pump copies checked lines from in to the SDK and answers the others
+// itself. It returns nil at the end of in or once the session is over.
+func (g *guard) pump(in io.Reader) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, tooLong, err := readLine(r)
-		if err := g.forward(line, tooLong, pipe, w); err != nil {
-			return nil // the session has ended
+		if len(line) > 0 || tooLong {
+			if g.handle(line, tooLong) != nil {
+				return nil // the session is over
+			}
 		}
 		switch {
 		case err == io.EOF:
@@ -96,77 +102,6 @@ func (g *guard) pump(in io.Reader, pipe *io.PipeWriter, w *lineWriter) error {
 			return err
 		}
 	}
-}
-
-// forward hands one line to the SDK, or answers it here when the SDK must
-// not see it. It fails only when the session has ended.
-func (g *guard) forward(line []byte, tooLong bool, pipe *io.PipeWriter, w *lineWriter) error {
-	if len(line) == 0 && !tooLong {
-		return nil
-	}
-	t := g.triage(line, tooLong)
-	if t.reply != nil {
-		w.writeMessage(t.reply)
-	}
-	if t.pass == nil {
-		return nil
-	}
-	w.pending.Add(int64(t.calls))
-	_, err := pipe.Write(append(t.pass, '\n'))
-	return err
-}
-
-// triaged is what to do with one input line: answer it here, or pass it
-// to the SDK.
-type triaged struct {
-	reply any    // an error reply, or a list of them for a batch
-	pass  []byte // what the SDK may see
-	calls int    // 1 when pass is a request that expects an answer
-}
-
-// triage checks a line before the SDK sees it: the SDK ends the whole
-// session on a line it cannot decode.
-func (g *guard) triage(line []byte, tooLong bool) triaged {
-	switch {
-	case tooLong:
-		g.logger.Warn("input line too long; answered with an error", "limit", MaxLineLength)
-		return triaged{reply: newErrorReply(nil, jsonrpc.CodeInvalidRequest, "request line longer than 16 MiB")}
-	case !json.Valid(line):
-		g.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
-		return triaged{reply: newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")}
-	case line[0] == '[':
-		return g.refuseBatch(line)
-	}
-	reply, call := g.check(line)
-	if reply != nil {
-		return triaged{reply: reply}
-	}
-	return triaged{pass: line, calls: call}
-}
-
-// refuseBatch answers a batch without passing any of it to the SDK. The
-// SDK takes batches only in protocol versions before 2025-06-18 (which
-// dropped them; no MCP client sends one) and ends the session on several
-// kinds, so every member that expects an answer, or is not a valid
-// message, gets -32600, all in one array as JSON-RPC asks.
-func (g *guard) refuseBatch(line []byte) triaged {
-	var members []json.RawMessage
-	json.Unmarshal(line, &members) // cannot fail: the line is a JSON array
-	g.logger.Warn("JSON-RPC batch refused", "members", len(members), "line", preview(line))
-	const refused = "invalid request: batches are not supported; send one message per line"
-	if len(members) == 0 {
-		return triaged{reply: newErrorReply(nil, jsonrpc.CodeInvalidRequest, refused)}
-	}
-	var replies []*errorReply
-	for _, m := range members {
-		if msg, err := decode(m); err != nil || msg.req != nil && msg.id != nil {
-			replies = append(replies, newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, refused))
-		}
-	}
-	if len(replies) == 0 {
-		return triaged{} // only notifications and answers: nothing to reply
-	}
-	return triaged{reply: replies}
 }
 
 // readLine reads one line without its line break, trimmed of surrounding
@@ -188,23 +123,95 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check returns the error reply for a message the SDK must not see, or
-// nil and 1 when the message is a request that expects an answer (0 for a
-// notification or a response).
-func (g *guard) check(line []byte) (*errorReply, int) {
+// handle answers a line the SDK must not see, or passes it on. It fails
+// only when the session is over.
+func (g *guard) handle(line []byte, tooLong bool) error {
+	switch {
+	case tooLong:
+		g.logger.Warn("input line too long; answered with an error", "limit", MaxLineLength)
+		return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest, "request line longer than 16 MiB"))
+	case !json.Valid(line):
+		g.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
+		return g.reply(newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"))
+	case line[0] == '[':
+		return g.refuseBatch(line)
+	}
+
 	msg, err := decode(line)
 	switch {
 	case err != nil:
 		g.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(line))
-		return newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, "invalid request: "+preview(err.Error())), 0
-	case msg.req == nil || msg.id == nil:
-		return nil, 0
-	case !exactID(msg.id):
-		g.logger.Warn("request id refused; answered with -32600", "id", preview(msg.id))
-		return newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
-			"invalid request: the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"), 0
+		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, "invalid request: "+preview(err.Error())))
+	case msg.req == nil:
+		// An answer to one of the server's own requests.
+	case msg.id == nil:
+		if msg.req.Method == "notifications/cancelled" {
+			g.cancel(msg.req.Params)
+		}
+	default: // a request, which the SDK will answer
+		if !exactID(msg.id) {
+			g.logger.Warn("request id refused; answered with -32600", "id", preview(msg.id))
+			return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
+				"invalid request: the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"))
+		}
+		if !g.calls.add(msg.req.ID) {
+			g.logger.Warn("request id still in use; answered with -32600", "id", preview(msg.id))
+			return g.reply(newErrorReply(msg.id, jsonrpc.CodeInvalidRequest,
+				"invalid request: a request with this id is still in progress"))
+		}
 	}
-	return nil, 1
+	_, err = g.sdk.Write(append(line, '\n'))
+	return err
+}
+
+// cancel stops counting the request a notifications/cancelled names,
+// which it reads as the SDK does; the SDK itself cancels the request.
+func (g *guard) cancel(params json.RawMessage) {
+	var v any
+	if json.Unmarshal(member(params, "requestId"), &v) != nil {
+		return
+	}
+	if id, err := jsonrpc.MakeID(v); err == nil {
+		g.calls.cancel(id)
+	}
+}
+
+// refuseBatch answers a batch without passing any of it to the SDK. The
+// SDK takes batches only in protocol versions before 2025-06-18 (which
+// dropped them; no MCP client sends one) and ends the session on several
+// kinds, so every member that expects an answer, or is not a valid
+// message, gets -32600, all in one array as JSON-RPC asks.
+func (g *guard) refuseBatch(line []byte) error {
+	var members []json.RawMessage
+	json.Unmarshal(line, &members) // cannot fail: the line is a JSON array
+	g.logger.Warn("JSON-RPC batch refused", "members", len(members), "line", preview(line))
+	const refused = "invalid request: batches are not supported; send one message per line"
+	if len(members) == 0 {
+		return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest, refused))
+	}
+	var replies []*errorReply
+	for _, m := range members {
+		if msg, err := decode(m); err != nil || msg.req != nil && msg.id != nil {
+			replies = append(replies, newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, refused))
+		}
+	}
+	if len(replies) == 0 {
+		return nil // only notifications and answers: nothing to reply
+	}
+	return g.reply(replies)
+}
+
+// reply writes the guard's own answer as one line.
+func (g *guard) reply(v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep the client's id bytes as they came
+	if err := enc.Encode(v); err != nil {
+		g.logger.Error("encoding a reply", "err", err)
+		return nil
+	}
+	_, err := g.out.Write(buf.Bytes())
+	return err
 }
 
 // inbound is one message as the guard sees it.
@@ -281,42 +288,96 @@ func preview[T ~string | ~[]byte](s T) string {
 	return string(s)
 }
 
-// lineWriter is the one writer of the protocol stream: each Write carries
-// whole lines (the SDK writes one message per call), and the lock keeps
-// the SDK's replies and the guard's from interleaving.
-type lineWriter struct {
-	// mu guards w.
-	mu sync.Mutex
-	w  io.Writer
-
-	// pending counts the requests handed to the SDK and not answered yet.
-	pending atomic.Int64
-	// answered is signalled (without blocking) after each answer.
-	answered chan struct{}
+// calls tracks the requests handed to the SDK until their answers are
+// written: it lets the guard refuse an id still in use (the SDK would drop
+// the second request without a word) and wait for the answers at the end
+// of input. Only the SDK's
+// answers end a call; the guard's own replies are to requests the SDK
+// never saw.
+type calls struct {
+	// mu guards the fields below.
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]call // by id, until the SDK answers
+	owed    int                 // answers not written yet, cancelled requests aside
+	changed chan struct{}       // closed and replaced when owed drops
 }
 
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	n, err := l.w.Write(p)
-	l.mu.Unlock()
-	if isResponse(p) {
-		l.pending.Add(-1)
-		select {
-		case l.answered <- struct{}{}:
-		default:
-		}
+// call is one pending request.
+type call struct {
+	cancelled bool
+}
+
+func newCalls() *calls {
+	return &calls{pending: make(map[jsonrpc.ID]call), changed: make(chan struct{})}
+}
+
+// add records a request handed to the SDK; it reports false when a
+// request with this id is still pending.
+func (c *calls) add(id jsonrpc.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.pending[id]; dup {
+		return false
 	}
-	return n, err
+	c.pending[id] = call{}
+	c.owed++
+	return true
 }
 
-// drain waits until every request handed to the SDK has been answered,
-// at most for timeout.
-func (l *lineWriter) drain(ctx context.Context, timeout time.Duration) {
+// cancel notes that the client gave up on a request. The SDK (v1.8.0)
+// still answers it; were it not to, the call would stay pending forever.
+// So a cancelled call stops holding the drain at once and keeps only its
+// id, which MCP forbids a client to use again anyway.
+func (c *calls) cancel(id jsonrpc.ID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.pending[id]; ok && !p.cancelled {
+		p.cancelled = true
+		c.pending[id] = p
+		c.owed--
+		c.wake()
+	}
+}
+
+// answering frees the id of a request the SDK is about to answer: the SDK
+// has forgotten it already, and the client may use it again as soon as it
+// reads the answer. It reports whether the answer is owed, in which case
+// written must follow.
+func (c *calls) answering(id jsonrpc.ID) (owed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.pending[id]
+	delete(c.pending, id)
+	return ok && !p.cancelled
+}
+
+// written counts an owed answer out once it is written (or abandoned).
+func (c *calls) written() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.owed--
+	c.wake()
+}
+
+// wake wakes drain. c.mu is held.
+func (c *calls) wake() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// drain waits until no answer is owed, at most for timeout.
+func (c *calls) drain(ctx context.Context, timeout time.Duration) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	for l.pending.Load() > 0 {
+	for {
+		c.mu.Lock()
+		idle, changed := c.owed == 0, c.changed
+		c.mu.Unlock()
+		if idle {
+			return
+		}
 		select {
-		case <-l.answered:
+		case <-changed:
 		case <-deadline.C:
 			return
 		case <-ctx.Done():
@@ -325,44 +386,60 @@ func (l *lineWriter) drain(ctx context.Context, timeout time.Duration) {
 	}
 }
 
-// isResponse reports whether a message answers a request: it has an id
-// and a result or an error, and no method. Only the head of the message
-// is read, however long the result.
-func isResponse(line []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return false
+// stdioTransport is mcp.IOTransport with a view of the SDK's answers.
+type stdioTransport struct {
+	mcp.IOTransport
+	calls *calls
+}
+
+var _ mcp.Transport = (*stdioTransport)(nil)
+
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.IOTransport.Connect(ctx)
+	if err != nil {
+		return nil, err
 	}
-	hasID := false
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		switch t {
-		case "method":
-			return false
-		case "result", "error":
-			return hasID
-		case "id":
-			hasID = true
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return false
-		}
+	return &answerConn{Connection: conn, calls: t.calls}, nil
+}
+
+// answerConn ends a call when the SDK has written its answer. Wrapping
+// hides the SDK connection's batch
+// bookkeeping, which learns the negotiated version through an unexported
+// method; no batch reaches the SDK here, so nothing is lost.
+type answerConn struct {
+	mcp.Connection
+	calls *calls
+}
+
+var _ mcp.Connection = (*answerConn)(nil)
+
+func (c *answerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return c.Connection.Write(ctx, msg)
 	}
-	return false
+	owed := c.calls.answering(resp.ID)
+	err := c.Connection.Write(ctx, msg)
+	if owed {
+		c.calls.written()
+	}
+	return err
+}
+
+// lineWriter is the one writer of the protocol stream: each Write carries
+// whole lines (the SDK writes one message per call), and the lock keeps
+// the SDK's replies and the guard's from interleaving.
+type lineWriter struct {
+	// mu guards w.
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // Close is a no-op: stdout outlives the session.
 func (l *lineWriter) Close() error { return nil }
-
-func (l *lineWriter) writeMessage(msg any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // keep the client's id bytes as they came
-	if enc.Encode(msg) == nil {
-		l.Write(buf.Bytes())
-	}
-}

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources/dirtree"
@@ -151,6 +153,67 @@ func refusal(id, msg string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"invalid request: ` + msg + `"}}`
 }
 
+// gate is a tool whose calls wait, ignoring cancellation as a slow handler
+// would, until the test opens the gate named in their "key" argument.
+type gate struct {
+	// mu guards keys.
+	mu   sync.Mutex
+	keys map[string]chan struct{} // closed once opened
+}
+
+// gateServer is a stdio test server with a gate tool. Cleanup opens every
+// gate, so that no handler outlives the test.
+func gateServer(t *testing.T) (*server.Server, *gate) {
+	t.Helper()
+	srv := newStdioServer(t)
+	g := &gate{keys: make(map[string]chan struct{})}
+	server.AddTool(srv, &mcp.Tool{Name: "gate"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+		Key string `json:"key"`
+	}) (*mcp.CallToolResult, any, error) {
+		<-g.key(in.Key)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "open"}}}, nil, nil
+	})
+	t.Cleanup(func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for k := range g.keys {
+			g.openLocked(k)
+		}
+	})
+	return srv, g
+}
+
+func (g *gate) key(k string) chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, ok := g.keys[k]
+	if !ok {
+		c = make(chan struct{})
+		g.keys[k] = c
+	}
+	return c
+}
+
+// open lets the calls on k go, those to come as well.
+func (g *gate) open(k string) {
+	g.key(k)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.openLocked(k)
+}
+
+func (g *gate) openLocked(k string) {
+	select {
+	case <-g.keys[k]:
+	default:
+		close(g.keys[k])
+	}
+}
+
+func callGate(id, key string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"gate","arguments":{"key":"` + key + `"}}}`
+}
+
 func TestStdioGuard(t *testing.T) {
 	w := startStdio(t)
 	w.send(`{"jsonrpc": "2.0", "id": 1, "method": "initialize"`) // cut short
@@ -200,13 +263,17 @@ func TestStdioStopsOnCancel(t *testing.T) {
 }
 
 // A client may write its requests and close its end at once, as
-// `printf ... | skillmux serve` does: every request is still answered.
+// `printf ... | skillmux serve` does: every request is still answered,
+// malformed lines among them notwithstanding.
 func TestStdioAnswersRequestsReadBeforeEndOfInput(t *testing.T) {
 	srv := newStdioServer(t)
 	in := strings.NewReader(initLine + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"skill","arguments":{"name":"pdf"}}}` + "\n" +
-		`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n")
+		"not json\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n" +
+		`[{"jsonrpc":"2.0","id":4,"method":"ping"}]` + "\n" +
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"skill","arguments":{"name":"docx"}}}` + "\n")
 	for range 20 {
 		var out strings.Builder
 		if err := srv.ServeStdio(context.Background(), in, &out); err != nil {
@@ -215,18 +282,72 @@ func TestStdioAnswersRequestsReadBeforeEndOfInput(t *testing.T) {
 		ids := map[float64]bool{}
 		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 			var m map[string]any
-			if err := json.Unmarshal([]byte(line), &m); err != nil {
+			if err := json.Unmarshal([]byte(line), &m); err != nil && !strings.HasPrefix(line, "[") {
 				t.Fatalf("bad line %q", line)
 			}
 			if id, ok := m["id"].(float64); ok && m["error"] == nil {
 				ids[id] = true
 			}
 		}
-		if !ids[1] || !ids[2] || !ids[3] {
-			t.Fatalf("answered %v of requests 1, 2, 3:\n%s", ids, out.String())
+		if !ids[1] || !ids[2] || !ids[3] || !ids[5] {
+			t.Fatalf("answered %v of requests 1, 2, 3, 5:\n%s", ids, out.String())
 		}
 		in.Seek(0, io.SeekStart)
 	}
+}
+
+// The guard's own replies answer requests the SDK never saw: they must not
+// count as answers the end of input waits for.
+func TestStdioEndOfInputWaitsForTheSDKsAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := gateServer(t)
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		w.send(callGate("2", "a"))
+		w.send("not json")
+		w.send(`{"jsonrpc":"2.0","id":"x","method":42}`)
+		w.send("[]")
+		for range 3 {
+			if m := w.recv(); errCode(m) == 0 {
+				t.Fatalf("want an error reply, got %v", m)
+			}
+		}
+		w.in.Close()
+		synctest.Wait()
+		select {
+		case <-w.done:
+			t.Fatal("ServeStdio returned before the answer to request 2")
+		default:
+		}
+		g.open("a")
+		if m := w.recv(); m["id"] != float64(2) || m["result"] == nil {
+			t.Errorf("answer to request 2: %v", m)
+		}
+		if err := w.wait(); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// The SDK (v1.8.0) still answers a cancelled request, and the id stays in
+// use until it has.
+func TestStdioCancelledRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := gateServer(t)
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		w.send(callGate(`"a"`, "a"))
+		synctest.Wait() // the handler is running: cancelling it now does not stop it
+		w.send(cancelled(`"a"`))
+		w.send(ping(`"a"`))
+		if got, want := w.recvLine(), refusal(`"a"`, "a request with this id is still in progress"); got != want {
+			t.Errorf("id of a cancelled request in progress:\n got %s\nwant %s", got, want)
+		}
+		g.open("a")
+		if m := w.recv(); m["id"] != "a" || m["result"] == nil {
+			t.Errorf("the SDK's answer to the cancelled request: %v", m)
+		}
+	})
 }
 
 // JSON-RPC asks that an answer carry the request's id exactly. The SDK
@@ -266,6 +387,44 @@ func TestStdioIDs(t *testing.T) {
 			t.Errorf("id %s:\n got %s\nwant %s", tt.id, got, tt.want)
 		}
 	}
+}
+
+// The SDK drops a request whose id is in use without a word; the guard
+// refuses it instead.
+func TestStdioIDInUse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := gateServer(t)
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		w.send(callGate(`"w"`, "w"))
+		for range 49 {
+			w.send(ping(`"w"`))
+		}
+		for range 49 {
+			if got, want := w.recvLine(), refusal(`"w"`, "a request with this id is still in progress"); got != want {
+				t.Fatalf("\n got %s\nwant %s", got, want)
+			}
+		}
+		g.open("w")
+		if m := w.recv(); m["id"] != "w" || m["result"] == nil {
+			t.Errorf("answer to the first request: %v", m)
+		}
+
+		// Fast requests sharing an id: each gets exactly one reply, an
+		// answer or a refusal.
+		for range 50 {
+			w.send(ping("7"))
+		}
+		for range 50 {
+			if m := w.recv(); m["id"] != float64(7) {
+				t.Fatalf("reply to ping 7: %v", m)
+			}
+		}
+		w.send(ping("8"))
+		if m := w.recv(); m["id"] != float64(8) {
+			t.Errorf("extra reply to ping 7 or no answer to ping 8: %v", m)
+		}
+	})
 }
 
 // Batches are refused whole, in one reply line, whatever came before: the
