@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
@@ -18,13 +19,30 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// Limits of ServeStdio.
+const (
+	// MaxLineLength bounds one inbound line, in bytes without its "\n". A
+	// longer line is answered with -32600 and skipped without being held in
+	// memory. The largest messages a client sends this server (tool calls,
+	// the answer to roots/list) are far smaller; with MaxInFlight it bounds
+	// the input one session holds to 64 MiB. It must stay below the SDK's
+	// own frame limit (mcp.DefaultMaxLineLength), past which the SDK would
+	// end the session.
+	MaxLineLength = 1 << 20
+
+	// MaxInFlight bounds the requests handed to the SDK and not answered
+	// yet. While that many are outstanding, ServeStdio holds the next
+	// request and reads no further, so a client that writes without reading
+	// stalls itself instead of making the server buffer without bound.
+	// Notifications and answers to the server's own requests do not count:
+	// nothing answers them. A handler that waited for the client would hold
+	// its slot meanwhile; none here does.
+	MaxInFlight = 64
+)
+
 // drainTimeout bounds how long the end of input waits for the answers to
 // requests already read.
 const drainTimeout = 700 * time.Millisecond
-
-// MaxLineLength bounds one inbound JSON-RPC line; a longer line is answered
-// with an error and skipped.
-const MaxLineLength = 16 << 20
 
 // maxExactID is the largest integer id the SDK echoes exactly: it decodes
 // ids through float64, so v1.8.0 answers 9007199254740993 (2^53+1) as
@@ -45,6 +63,8 @@ const maxExactID = 1<<53 - 1
 //
 // Reading in cannot be interrupted: when ctx ends, ServeStdio returns and
 // leaves the reading goroutine blocked until in yields or the process exits.
+// The end of in is seen when the guard reads it: behind MaxInFlight
+// unanswered requests, only as their answers are read.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	calls := newCalls()
 	w := &lineWriter{w: out}
@@ -68,6 +88,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		session.Wait()
 		return err
 	case <-ctx.Done():
+		calls.stop()
 		pw.Close()
 		session.Close()
 		session.Wait()
@@ -105,14 +126,15 @@ func (g *guard) pump(in io.Reader) error {
 }
 
 // readLine reads one line without its line break, trimmed of surrounding
-// blanks. A line over MaxLineLength is consumed and reported as tooLong.
+// blanks. A line over MaxLineLength is consumed, not kept, and reported as
+// tooLong.
 func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	var buf []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !tooLong {
 			buf = append(buf, chunk...)
-			if len(buf) > MaxLineLength {
+			if len(bytes.TrimSuffix(buf, []byte("\n"))) > MaxLineLength {
 				tooLong, buf = true, nil
 			}
 		}
@@ -128,8 +150,9 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 func (g *guard) handle(line []byte, tooLong bool) error {
 	switch {
 	case tooLong:
-		g.logger.Warn("input line too long; answered with an error", "limit", MaxLineLength)
-		return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest, "request line longer than 16 MiB"))
+		g.logger.Warn("input line too long; answered with -32600", "limit", MaxLineLength)
+		return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("invalid request: the line is longer than %d bytes", MaxLineLength)))
 	case !json.Valid(line):
 		g.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
 		return g.reply(newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"))
@@ -153,6 +176,11 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 			g.logger.Warn("request id refused; answered with -32600", "id", preview(msg.id))
 			return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
 				"invalid request: the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"))
+		}
+		// Hold this line, and read no further, while the SDK owes
+		// MaxInFlight answers.
+		if !g.calls.waitRoom() {
+			return errClosed
 		}
 		if !g.calls.add(msg.req.ID) {
 			g.logger.Warn("request id still in use; answered with -32600", "id", preview(msg.id))
@@ -290,8 +318,8 @@ func preview[T ~string | ~[]byte](s T) string {
 
 // calls tracks the requests handed to the SDK until their answers are
 // written: it lets the guard refuse an id still in use (the SDK would drop
-// the second request without a word) and wait for the answers at the end
-// of input. Only the SDK's
+// the second request without a word), stop reading while MaxInFlight
+// answers are owed, and wait for them at the end of input. Only the SDK's
 // answers end a call; the guard's own replies are to requests the SDK
 // never saw.
 type calls struct {
@@ -299,7 +327,8 @@ type calls struct {
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]call // by id, until the SDK answers
 	owed    int                 // answers not written yet, cancelled requests aside
-	changed chan struct{}       // closed and replaced when owed drops
+	changed chan struct{}       // closed and replaced when owed drops, and on stop
+	stopped bool
 }
 
 // call is one pending request.
@@ -326,8 +355,8 @@ func (c *calls) add(id jsonrpc.ID) bool {
 
 // cancel notes that the client gave up on a request. The SDK (v1.8.0)
 // still answers it; were it not to, the call would stay pending forever.
-// So a cancelled call stops holding the drain at once and keeps only its
-// id, which MCP forbids a client to use again anyway.
+// So a cancelled call stops holding a slot or the drain at once and keeps
+// only its id, which MCP forbids a client to use again anyway.
 func (c *calls) cancel(id jsonrpc.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -359,10 +388,24 @@ func (c *calls) written() {
 	c.wake()
 }
 
-// wake wakes drain. c.mu is held.
+// wake wakes waitRoom and drain. c.mu is held.
 func (c *calls) wake() {
 	close(c.changed)
 	c.changed = make(chan struct{})
+}
+
+// waitRoom blocks while MaxInFlight answers are owed. It reports false
+// once stop is called.
+func (c *calls) waitRoom() bool {
+	for {
+		c.mu.Lock()
+		stopped, full, changed := c.stopped, c.owed >= MaxInFlight, c.changed
+		c.mu.Unlock()
+		if stopped || !full {
+			return !stopped
+		}
+		<-changed
+	}
 }
 
 // drain waits until no answer is owed, at most for timeout.
@@ -371,7 +414,7 @@ func (c *calls) drain(ctx context.Context, timeout time.Duration) {
 	defer deadline.Stop()
 	for {
 		c.mu.Lock()
-		idle, changed := c.owed == 0, c.changed
+		idle, changed := c.owed == 0 || c.stopped, c.changed
 		c.mu.Unlock()
 		if idle {
 			return
@@ -385,6 +428,17 @@ func (c *calls) drain(ctx context.Context, timeout time.Duration) {
 		}
 	}
 }
+
+// stop wakes waitRoom and drain for good.
+func (c *calls) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	c.wake()
+}
+
+// errClosed fails the work of a session that is shutting down.
+var errClosed = errors.New("stdio session closed")
 
 // stdioTransport is mcp.IOTransport with a view of the SDK's answers.
 type stdioTransport struct {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -329,8 +330,8 @@ func TestStdioEndOfInputWaitsForTheSDKsAnswers(t *testing.T) {
 	})
 }
 
-// The SDK (v1.8.0) still answers a cancelled request, and the id stays in
-// use until it has.
+// The SDK (v1.8.0) still answers a cancelled request. The id stays in use
+// until it has, but the request stops holding a slot.
 func TestStdioCancelledRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, g := gateServer(t)
@@ -347,6 +348,19 @@ func TestStdioCancelledRequests(t *testing.T) {
 		if m := w.recv(); m["id"] != "a" || m["result"] == nil {
 			t.Errorf("the SDK's answer to the cancelled request: %v", m)
 		}
+
+		// Handlers that never return stand for an SDK that would not
+		// answer cancelled requests: those take no slot.
+		for i := range server.MaxInFlight {
+			w.send(callGate(fmt.Sprint(i), "stuck"))
+			synctest.Wait()
+			w.send(cancelled(fmt.Sprint(i)))
+		}
+		w.send(ping(`"p"`))
+		if m := w.recv(); m["id"] != "p" || m["result"] == nil {
+			t.Errorf("ping after %d cancelled requests: %v", server.MaxInFlight, m)
+		}
+		g.open("stuck")
 	})
 }
 
@@ -427,6 +441,70 @@ func TestStdioIDInUse(t *testing.T) {
 	})
 }
 
+// A client that writes without reading stalls itself: the guard holds the
+// request past MaxInFlight and reads no further until an answer is out.
+func TestStdioBackPressure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := gateServer(t)
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		for i := range server.MaxInFlight - 1 {
+			w.send(callGate(fmt.Sprint(i), "k"))
+		}
+		// Notifications and answers to the server's requests take no slot.
+		for range 10 {
+			w.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+			w.send(`{"jsonrpc":"2.0","id":4242,"result":{}}`)
+		}
+		w.send(callGate(`"last"`, "k"))
+		w.send(ping(`"held"`))
+		sent := make(chan error, 1)
+		go func() {
+			_, err := io.WriteString(w.in, ping(`"next"`)+"\n")
+			sent <- err
+		}()
+		synctest.Wait()
+		select {
+		case <-sent:
+			t.Fatalf("the guard read past %d requests in flight", server.MaxInFlight)
+		default:
+		}
+
+		g.open("k")
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
+		answered := map[string]bool{}
+		for range server.MaxInFlight + 2 {
+			m := w.recv()
+			if m["result"] == nil {
+				t.Fatalf("got %v", m)
+			}
+			answered[fmt.Sprint(m["id"])] = true
+		}
+		if !answered["held"] || !answered["next"] || !answered["last"] || len(answered) != server.MaxInFlight+2 {
+			t.Errorf("answered %v", answered)
+		}
+	})
+}
+
+func TestStdioLongLines(t *testing.T) {
+	pad := func(n int) string {
+		head, tail := `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"`, `"}}`
+		return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
+	}
+	w := startStdio(t)
+	w.handshake()
+	w.send(pad(server.MaxLineLength + 1))
+	if got, want := w.recvLine(), fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: the line is longer than %d bytes"}}`, server.MaxLineLength); got != want {
+		t.Errorf("too long:\n got %s\nwant %s", got, want)
+	}
+	w.send(pad(server.MaxLineLength))
+	if got, want := w.recvLine(), `{"jsonrpc":"2.0","id":9,"result":{}}`; got != want {
+		t.Errorf("longest line:\n got %s\nwant %s", got, want)
+	}
+}
+
 // Batches are refused whole, in one reply line, whatever came before: the
 // SDK saw none of them, so none can end the session.
 func TestStdioBatches(t *testing.T) {
@@ -479,4 +557,39 @@ func TestStdioBatches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A line past MaxLineLength is skipped as it is read, never held whole.
+func TestStdioDoesNotHoldLongLines(t *testing.T) {
+	const long = 64 << 20
+	srv := newStdioServer(t)
+	in := io.MultiReader(strings.NewReader(initLine+"\n"), &filler{n: long}, strings.NewReader("\n"+ping("2")+"\n"))
+	var out strings.Builder
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := srv.ServeStdio(context.Background(), in, &out); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > long/4 {
+		t.Errorf("allocated %d bytes for a line of %d", n, long)
+	}
+	if got := out.String(); !strings.Contains(got, "longer than") || !strings.Contains(got, `{"jsonrpc":"2.0","id":2,"result":{}}`) {
+		t.Errorf("got %s", got)
+	}
+}
+
+// filler yields n bytes of 'x' without holding them.
+type filler struct{ n int }
+
+func (f *filler) Read(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, io.EOF
+	}
+	p = p[:min(len(p), f.n)]
+	for i := range p {
+		p[i] = 'x'
+	}
+	f.n -= len(p)
+	return len(p), nil
 }
