@@ -6,3 +6,9 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 func AddTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	mcp.AddTool(s.mcp, t, h)
 }
+
+// Shutdown bounds of ServeStdio, for the tests that time it.
+const (
+	DrainTimeout = drainTimeout
+	CloseTimeout = closeTimeout
+)

@@ -40,9 +40,15 @@ const (
 	MaxInFlight = 64
 )
 
-// drainTimeout bounds how long the end of input waits for the answers to
-// requests already read.
-const drainTimeout = 700 * time.Millisecond
+const (
+	// drainTimeout bounds how long the end of input waits for the answers
+	// to requests already read.
+	drainTimeout = 700 * time.Millisecond
+	// closeTimeout bounds how long ServeStdio then waits for the SDK's
+	// session and the writer to finish. With drainTimeout it keeps the
+	// shutdown under a second.
+	closeTimeout = 300 * time.Millisecond
+)
 
 // maxExactID is the largest integer id the SDK echoes exactly: it decodes
 // ids through float64, so v1.8.0 answers 9007199254740993 (2^53+1) as
@@ -59,41 +65,61 @@ const maxExactID = 1<<53 - 1
 // a batch, a message the SDK cannot decode, a request whose id the SDK
 // would not echo exactly or whose id is still in use are answered with
 // -32600; the session goes on. The SDK and the guard share one writer that
-// emits whole lines under a lock, so replies never interleave.
+// emits whole lines, so replies never interleave.
 //
-// Reading in cannot be interrupted: when ctx ends, ServeStdio returns and
-// leaves the reading goroutine blocked until in yields or the process exits.
-// The end of in is seen when the guard reads it: behind MaxInFlight
-// unanswered requests, only as their answers are read.
+// ServeStdio returns within about a second of the end of in or of ctx,
+// whatever the client does. At the end of in it first waits, briefly, for
+// the answers to requests already read (a client may write its requests
+// and close at once). Then writing stops: a line out has not taken by then
+// is abandoned with the goroutine writing it, and the read of in, which
+// cannot be interrupted, is left blocked; both end with the process, or
+// when out or in unblock. The end of in is seen when the guard reads it:
+// behind MaxInFlight unanswered requests, only as their answers are read.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	calls := newCalls()
-	w := &lineWriter{w: out}
+	w := newLineWriter(out)
 	pr, pw := io.Pipe()
 	session, err := s.mcp.Connect(ctx, &stdioTransport{IOTransport: mcp.IOTransport{Reader: pr, Writer: w}, calls: calls}, nil)
 	if err != nil {
+		w.Close()
 		return err
 	}
-	done := make(chan error, 1)
+	ended := make(chan struct{})
+	go func() {
+		session.Wait()
+		close(ended)
+	}()
 	g := &guard{logger: s.logger, calls: calls, sdk: pw, out: w}
-	go func() { done <- g.pump(in) }()
+	read := make(chan error, 1) // buffered: the pump may outlive ServeStdio
+	go func() { read <- g.pump(in) }()
 
+	var readErr error
 	select {
-	case err := <-done:
+	case readErr = <-read:
 		// End of input. The SDK drops the answers to requests still
-		// running once it sees the end, so wait for them first (a client
-		// may write its requests and close at once), but not for long:
-		// the process must end promptly.
+		// running once it sees the end, so wait for them first.
 		calls.drain(ctx, drainTimeout)
-		pw.Close()
-		session.Wait()
-		return err
 	case <-ctx.Done():
-		calls.stop()
-		pw.Close()
-		session.Close()
-		session.Wait()
-		return nil
+	case <-ended:
+		// The SDK ended the session: writing to out failed.
 	}
+
+	// The pump stops waiting for room; lines not yet on out fail, so no
+	// handler stays blocked on a client that does not read; the SDK sees
+	// the end of its input, cancels what still runs and closes.
+	calls.stop()
+	w.Close()
+	pw.Close()
+	timeout := time.NewTimer(closeTimeout)
+	defer timeout.Stop()
+	for _, done := range []<-chan struct{}{ended, w.done} {
+		select {
+		case <-done:
+		case <-timeout.C:
+			return readErr
+		}
+	}
+	return readErr
 }
 
 // guard checks each input line before the SDK sees it. Only the pump
@@ -437,9 +463,6 @@ func (c *calls) stop() {
 	c.wake()
 }
 
-// errClosed fails the work of a session that is shutting down.
-var errClosed = errors.New("stdio session closed")
-
 // stdioTransport is mcp.IOTransport with a view of the SDK's answers.
 type stdioTransport struct {
 	mcp.IOTransport
@@ -480,20 +503,78 @@ func (c *answerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// lineWriter is the one writer of the protocol stream: each Write carries
-// whole lines (the SDK writes one message per call), and the lock keeps
-// the SDK's replies and the guard's from interleaving.
+// errClosed fails the work of a session that is shutting down: its writes
+// and the wait for room.
+var errClosed = errors.New("stdio session closed")
+
+// lineWriter is the one writer of out. Its goroutine writes one line at a
+// time, so the SDK's messages and the guard's replies never interleave.
+// Close fails every write that out has not taken, so no handler stays
+// blocked on a client that does not read; a line out is still taking is
+// abandoned with the goroutine.
 type lineWriter struct {
-	// mu guards w.
-	mu sync.Mutex
-	w  io.Writer
+	lines     chan line
+	closed    chan struct{}
+	closeOnce sync.Once
+	done      chan struct{} // closed when the goroutine has returned
 }
 
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+// line is one Write handed to the goroutine.
+type line struct {
+	data    []byte
+	written chan error // buffered: the goroutine never waits for a writer that gave up
 }
 
-// Close is a no-op: stdout outlives the session.
-func (l *lineWriter) Close() error { return nil }
+var _ io.WriteCloser = (*lineWriter)(nil)
+
+func newLineWriter(out io.Writer) *lineWriter {
+	w := &lineWriter{lines: make(chan line), closed: make(chan struct{}), done: make(chan struct{})}
+	go w.run(out)
+	return w
+}
+
+func (w *lineWriter) run(out io.Writer) {
+	defer close(w.done)
+	for {
+		select {
+		case l := <-w.lines:
+			select {
+			case <-w.closed: // both were ready: nothing starts after Close
+				l.written <- errClosed
+				return
+			default:
+			}
+			_, err := out.Write(l.data)
+			l.written <- err
+		case <-w.closed:
+			return
+		}
+	}
+}
+
+// Write writes p, whole lines, to out. An abandoned line keeps p; the SDK
+// and the guard never reuse a buffer they have written.
+func (w *lineWriter) Write(p []byte) (int, error) {
+	l := line{data: p, written: make(chan error, 1)}
+	select {
+	case w.lines <- l:
+	case <-w.closed:
+		return 0, errClosed
+	}
+	select {
+	case err := <-l.written:
+		if err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	case <-w.closed:
+		return 0, errClosed
+	}
+}
+
+// Close stops the writer; out itself stays open. The SDK closes it with
+// the session, and ServeStdio at shutdown.
+func (w *lineWriter) Close() error {
+	w.closeOnce.Do(func() { close(w.closed) })
+	return nil
+}

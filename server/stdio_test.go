@@ -331,7 +331,8 @@ func TestStdioEndOfInputWaitsForTheSDKsAnswers(t *testing.T) {
 }
 
 // The SDK (v1.8.0) still answers a cancelled request. The id stays in use
-// until it has, but the request stops holding a slot.
+// until it has, but the request stops holding a slot or the end of input,
+// so a session would go on even if an SDK never answered.
 func TestStdioCancelledRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, g := gateServer(t)
@@ -350,7 +351,7 @@ func TestStdioCancelledRequests(t *testing.T) {
 		}
 
 		// Handlers that never return stand for an SDK that would not
-		// answer cancelled requests: those take no slot.
+		// answer cancelled requests.
 		for i := range server.MaxInFlight {
 			w.send(callGate(fmt.Sprint(i), "stuck"))
 			synctest.Wait()
@@ -360,7 +361,13 @@ func TestStdioCancelledRequests(t *testing.T) {
 		if m := w.recv(); m["id"] != "p" || m["result"] == nil {
 			t.Errorf("ping after %d cancelled requests: %v", server.MaxInFlight, m)
 		}
-		g.open("stuck")
+
+		start := time.Now()
+		w.in.Close()
+		w.wait()
+		if waited := time.Since(start); waited >= server.DrainTimeout {
+			t.Errorf("the end of input waited %v for cancelled requests", waited)
+		}
 	})
 }
 
@@ -486,6 +493,57 @@ func TestStdioBackPressure(t *testing.T) {
 			t.Errorf("answered %v", answered)
 		}
 	})
+}
+
+// ServeStdio returns within about a second of a signal or the end of
+// input, even when the client reads none of its answers.
+func TestStdioShutdownWithUnreadAnswers(t *testing.T) {
+	tests := []struct {
+		name     string
+		requests int
+		end      func(cancel context.CancelFunc, in io.Closer)
+		within   time.Duration
+	}{
+		{"signal", 2 * server.MaxInFlight, func(cancel context.CancelFunc, _ io.Closer) { cancel() }, server.CloseTimeout},
+		// The end of input is seen once the guard reads it, so before
+		// MaxInFlight requests hold it.
+		{"end of input", server.MaxInFlight - 4, func(_ context.CancelFunc, in io.Closer) { in.Close() }, server.DrainTimeout + server.CloseTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := newStdioServer(t)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				inR, inW := io.Pipe()
+				outR, outW := io.Pipe() // never read
+				defer outR.Close()
+				defer inW.Close()
+				done := make(chan error, 1)
+				go func() { done <- srv.ServeStdio(ctx, inR, outW) }()
+
+				written := make(chan struct{})
+				go func() {
+					defer close(written)
+					io.WriteString(inW, initLine+"\n")
+					for i := range tt.requests {
+						if _, err := io.WriteString(inW, ping(fmt.Sprint(i+2))+"\n"); err != nil {
+							return // the test closed the input
+						}
+					}
+				}()
+				synctest.Wait()
+				start := time.Now()
+				tt.end(cancel, inW)
+				<-done
+				if took := time.Since(start); took > tt.within {
+					t.Errorf("ServeStdio took %v to return, want at most %v", took, tt.within)
+				}
+				inW.Close()
+				<-written
+			})
+		})
+	}
 }
 
 func TestStdioLongLines(t *testing.T) {
