@@ -208,7 +208,7 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 		if !g.calls.waitRoom() {
 			return errClosed
 		}
-		if !g.calls.add(msg.req.ID) {
+		if !g.calls.add(msg.req.ID, msg.req.Method) {
 			g.logger.Warn("request id still in use; answered with -32600", "id", preview(msg.id))
 			return g.reply(newErrorReply(msg.id, jsonrpc.CodeInvalidRequest,
 				"invalid request: a request with this id is still in progress"))
@@ -359,6 +359,7 @@ type calls struct {
 
 // call is one pending request.
 type call struct {
+	method    string
 	cancelled bool
 }
 
@@ -368,13 +369,13 @@ func newCalls() *calls {
 
 // add records a request handed to the SDK; it reports false when a
 // request with this id is still pending.
-func (c *calls) add(id jsonrpc.ID) bool {
+func (c *calls) add(id jsonrpc.ID, method string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, dup := c.pending[id]; dup {
 		return false
 	}
-	c.pending[id] = call{}
+	c.pending[id] = call{method: method}
 	c.owed++
 	return true
 }
@@ -396,14 +397,14 @@ func (c *calls) cancel(id jsonrpc.ID) {
 
 // answering frees the id of a request the SDK is about to answer: the SDK
 // has forgotten it already, and the client may use it again as soon as it
-// reads the answer. It reports whether the answer is owed, in which case
-// written must follow.
-func (c *calls) answering(id jsonrpc.ID) (owed bool) {
+// reads the answer. It gives the request's method and whether its answer
+// is owed, in which case written must follow.
+func (c *calls) answering(id jsonrpc.ID) (method string, owed bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p, ok := c.pending[id]
 	delete(c.pending, id)
-	return ok && !p.cancelled
+	return p.method, ok && !p.cancelled
 }
 
 // written counts an owed answer out once it is written (or abandoned).
@@ -479,8 +480,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return &answerConn{Connection: conn, calls: t.calls}, nil
 }
 
-// answerConn ends a call when the SDK has written its answer. Wrapping
-// hides the SDK connection's batch
+// answerConn ends a call when the SDK has written its answer, and gives a
+// JSON-RPC code to the errors the SDK makes before the receiving
+// middleware runs (see sdkError). Wrapping hides the SDK connection's batch
 // bookkeeping, which learns the negotiated version through an unexported
 // method; no batch reaches the SDK here, so nothing is lost.
 type answerConn struct {
@@ -495,7 +497,12 @@ func (c *answerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if !ok {
 		return c.Connection.Write(ctx, msg)
 	}
-	owed := c.calls.answering(resp.ID)
+	method, owed := c.calls.answering(resp.ID)
+	if resp.Error != nil {
+		coded := *resp
+		coded.Error = sdkError(method, resp.Error)
+		msg = &coded
+	}
 	err := c.Connection.Write(ctx, msg)
 	if owed {
 		c.calls.written()

@@ -563,6 +563,40 @@ func TestStdioLongLines(t *testing.T) {
 	}
 }
 
+// The SDK answers these with code 0 unless told otherwise.
+func TestStdioErrorCodes(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string // the last one is answered with code
+		code  float64
+	}{
+		{"request before initialize", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}, -32600},
+		{"tool call before initialize", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"skill","arguments":{"name":"pdf"}}}`}, -32600},
+		{"second initialize", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`}, -32600},
+		{"initialize params not an object", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":5}`}, -32602},
+		{"initialize params null", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":null}`}, -32602},
+		{"initialize params of the wrong shape", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":3}}`}, -32602},
+		{"initialize without params", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`}, -32600},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := startStdio(t)
+			for _, l := range tt.lines[:len(tt.lines)-1] {
+				w.send(l)
+				w.recv()
+			}
+			w.send(tt.lines[len(tt.lines)-1])
+			if m := w.recv(); errCode(m) != tt.code {
+				t.Errorf("got %v, want code %v", m, tt.code)
+			}
+			w.send(ping("99"))
+			if m := w.recv(); m["result"] == nil {
+				t.Errorf("ping after the error: %v", m)
+			}
+		})
+	}
+}
+
 // Batches are refused whole, in one reply line, whatever came before: the
 // SDK saw none of them, so none can end the session.
 func TestStdioBatches(t *testing.T) {
