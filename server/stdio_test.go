@@ -65,7 +65,7 @@ func startStdio(t *testing.T) *wire {
 	return serve(t, context.Background(), newStdioServer(t))
 }
 
-func newStdioServer(t *testing.T) *server.Server {
+func newStdioServer(t testing.TB) *server.Server {
 	t.Helper()
 	return server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
 }
