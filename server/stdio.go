@@ -84,7 +84,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		w.Close()
 		return err
 	}
-	ended := make(chan struct{})
+	ended := make(chan struct{}) // closed when the SDK's session is over
 	go func() {
 		session.Wait()
 		close(ended)
