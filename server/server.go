@@ -85,7 +85,7 @@ func New(c Catalog, opts *Options) *Server {
 			Tools: &mcp.ToolCapabilities{ListChanged: true},
 		},
 	})
-	s.mcp.AddReceivingMiddleware(s.recoverPanics, s.sessionViews)
+	s.mcp.AddReceivingMiddleware(s.codedErrors, s.recoverPanics, s.sessionViews)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	s.addSkillTool(s.catalog.Snapshot().ToolDescription(s.budget))
 	return s
