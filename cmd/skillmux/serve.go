@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillmux/skillmux/internal/logwriter"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
 )
@@ -79,7 +80,13 @@ status 2.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			start := time.Now()
-			s, err := newSetup(cmd, e, &f, true)
+			// Logs never stop the server, even when the client does not
+			// read its stderr.
+			lw := logwriter.New(e.stderr, 0)
+			defer lw.Close(time.Second)
+			e := *e
+			e.stderr = lw
+			s, err := newSetup(cmd, &e, &f, true)
 			if err != nil {
 				return err
 			}
@@ -89,7 +96,7 @@ status 2.`,
 			if err != nil {
 				return err
 			}
-			l := &live{cmd: cmd, e: e, f: &f, logger: logger, res: res, s: s, workspaces: []string{e.workdir}}
+			l := &live{cmd: cmd, e: &e, f: &f, logger: logger, res: res, s: s, workspaces: []string{e.workdir}}
 			srv := server.New(res, &server.Options{
 				Version:       version(),
 				Budget:        s.cfg.Catalog.Budget,
