@@ -8,12 +8,12 @@ import (
 	"github.com/skillmux/skillmux/sources/dirtree"
 )
 
-// benchmarkScan lists a folder of n generated skills, as the server does at
-// start. The files are in the page cache: this is the scan's own cost, not
-// the disk's. b.Loop leaves the generation out of the timing.
-func benchmarkScan(b *testing.B, n int) {
+// benchmarkScan lists a folder of n skills written by write, as the server
+// does at start. The files are in the page cache: this is the scan's own
+// cost, not the disk's. b.Loop leaves the writing out of the timing.
+func benchmarkScan(b *testing.B, n int, write func(dir string) error) {
 	dir := b.TempDir()
-	if err := skillgen.Generate(dir, n, nil); err != nil {
+	if err := write(dir); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -29,5 +29,23 @@ func benchmarkScan(b *testing.B, n int) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/skill")
 }
 
-func BenchmarkScan1k(b *testing.B)  { benchmarkScan(b, 1_000) }
-func BenchmarkScan10k(b *testing.B) { benchmarkScan(b, 10_000) }
+// benchmarkSynthetic scans skills from skillgen.Generate: plain
+// "key: value" front matter, a 3 kB body and one reference file each.
+func benchmarkSynthetic(b *testing.B, n int) {
+	benchmarkScan(b, n, func(dir string) error { return skillgen.Generate(dir, n, nil) })
+}
+
+// benchmarkReal scans copies of the shared corpus's real skills
+// (skillgen.Replicate): quoted and block-scalar descriptions, metadata
+// maps, flow lists, real bodies, references and scripts, plugin layouts.
+func benchmarkReal(b *testing.B, n int) {
+	corpus := skillgen.Corpus(b)
+	benchmarkScan(b, n, func(dir string) error {
+		_, err := skillgen.Replicate(dir, corpus, n, nil)
+		return err
+	})
+}
+
+func BenchmarkScan1k(b *testing.B)      { benchmarkSynthetic(b, 1_000) }
+func BenchmarkScan10k(b *testing.B)     { benchmarkSynthetic(b, 10_000) }
+func BenchmarkScanReal10k(b *testing.B) { benchmarkReal(b, 10_000) }
