@@ -252,6 +252,26 @@ func (s *session) checkSkill(name string, res map[string]any) {
 	}
 }
 
+// peakRSS returns the high-water mark of the running server's resident
+// memory, in KiB: VmHWM in /proc/<pid>/status. The Maxrss that wait4
+// reports after exit does not do: at exec, Linux keeps in it the resident
+// size of the process image being replaced, which for a child of the Go
+// runtime (cloned sharing its parent's memory) is the test process's own.
+// A harness holding 50 MB made every server under 50 MB report 50 MB.
+func (s *session) peakRSS() (int64, bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb, err == nil
+		}
+	}
+	return 0, false
+}
+
 // servingLine is the log line serve writes once the catalog is built.
 var servingLine = regexp.MustCompile(`msg="serving MCP on stdio" skills=(\d+)`)
 
