@@ -134,7 +134,7 @@ func (p phase) String() string {
 }
 
 var (
-	_ sources.Watcher = (*Source)(nil)
+	_ sources.Watcher            = (*Source)(nil)
 	_ interface{ Close() error } = (*Source)(nil)
 )
 

@@ -21,9 +21,9 @@ const (
 	chunkSize = 256 << 10
 	// maxPageBytes is the size past which Serve starts a new page of a
 	// listing; maxMessage is the largest message skillmux accepts.
-	maxPageBytes = 1 << 20
+	maxPageBytes  = 1 << 20
 	maxPageSkills = 1000
-	maxMessage   = 8 << 20
+	maxMessage    = 8 << 20
 	// maxProblems bounds the problems kept of one listing, and
 	// maxSkillDiagnostics those a plugin attaches to one skill.
 	maxProblems         = 1000
