@@ -43,8 +43,12 @@ func connect(t *testing.T, name string, srv pluginpb.SkillSourceServer, cacheDir
 	t.Helper()
 	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{pluginName: &grpcPlugin{srv: srv}})
 	t.Cleanup(func() {
-		client.Close()
-		server.Stop()
+		client.Close() // its Shutdown stops the server (a second Stop would race with it)
+		select {
+		case <-server.DoneCh:
+		case <-time.After(5 * time.Second):
+			t.Error("the in-process plugin server did not stop")
+		}
 	})
 	raw, err := client.Dispense(pluginName)
 	if err != nil {

@@ -80,7 +80,6 @@ func Serve(ctx context.Context, src sources.Source, opts *ServeOptions) error {
 		fmt.Fprintf(os.Stderr, "this plugin speaks skillmux plugin protocol version %s; skillmux speaks %s\n", versionList(protocolVersions), offered)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 
 	// mu guards grpcServer and why: the server go-plugin serves, and the
 	// reason Serve stopped it.
@@ -98,7 +97,10 @@ func Serve(ctx context.Context, src sources.Source, opts *ServeOptions) error {
 		}
 	}
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		cancel() // ends the parent check
+		wg.Wait()
+	}()
 	wg.Go(func() {
 		ppid := os.Getppid()
 		t := time.NewTicker(o.ParentCheck)
@@ -140,7 +142,7 @@ func Serve(ctx context.Context, src sources.Source, opts *ServeOptions) error {
 		why = errServed
 	}
 	mu.Unlock()
-	return err // the deferred cancel ends the parent check
+	return err
 }
 
 // errServed marks a Serve that has ended, so that stopping it then
