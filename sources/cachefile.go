@@ -239,7 +239,7 @@ func (r *cacheReader) entry() (string, cached) {
 			Kind:                   e.opts.Kind,
 			Convention:             e.opts.Convention,
 			Diagnostics:            diags,
-			Files:                  localFiles(path, e.opts.Kind),
+			Files:                  localLocation(path, e.opts.Kind).Files,
 		}
 	case 2:
 		e.err = r.diagnostic()

@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillmux/skillmux/config"
+	"github.com/skillmux/skillmux/plugins"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/claudeplugins"
@@ -212,12 +214,30 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 				trees = append(trees, dirtree.New(dir, &o))
 			}
 			src = sources.Concat(name, trees...)
+		case config.TypePlugin:
+			ps, err := plugins.New(name, spec.Command, &plugins.Options{
+				Env: spec.Env, Namespace: spec.Namespace, PlainNames: spec.Namespace == "",
+				Timeout: spec.Timeout, Grace: pluginGrace(spec.Grace), HostVersion: version(), Logger: p.trees.Logger,
+			})
+			if err != nil {
+				continue // config has refused a plugin without a command already
+			}
+			src = ps
 		default:
 			continue // config has refused other types already
 		}
 		out = append(out, sources.Filter(src, spec.Include, spec.Exclude))
 	}
 	return out
+}
+
+// pluginGrace turns a plugin source's grace, where 0 means none, into
+// plugins.Options.Grace, where a negative value does.
+func pluginGrace(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // projectDirs are the repository roots of the workspace folders: where

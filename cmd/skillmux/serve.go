@@ -14,6 +14,7 @@ import (
 	"github.com/skillmux/skillmux/internal/logwriter"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources"
 )
 
 // steadyStateGC sets the collector for the long life of a session, once
@@ -119,7 +120,13 @@ status 2.`,
 			if s.cfg.Refresh.Watch {
 				running.Go(func() { l.watchConfig(runCtx) })
 			}
-			defer func() { stopRun(); running.Wait() }()
+			defer func() {
+				stopRun()
+				running.Wait()
+				for _, src := range res.Sources() { // plugin processes end with the server
+					sources.Close(src)
+				}
+			}()
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			steadyStateGC(logger)
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)
