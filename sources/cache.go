@@ -57,6 +57,23 @@ func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists
 	if o.Kind == "" {
 		o.Kind = KindSkill
 	}
+	if c != nil {
+		// A file the cache knows is checked with one lstat, which follows
+		// no link: a regular file with the same key is the file parsed.
+		// Anything else (a link, a change) takes the careful path below.
+		c.mu.Lock()
+		e, ok := c.m[path]
+		c.mu.Unlock()
+		if ok && e.opts == o {
+			if key, regular := lstatKey(path); regular && key == e.key {
+				c.mu.Lock()
+				e.gen = gen
+				c.m[path] = e
+				c.mu.Unlock()
+				return e.skill, true, e.err
+			}
+		}
+	}
 	f, err := openEntry(filepath.Dir(path), filepath.Base(path))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil

@@ -3,7 +3,7 @@ package sources
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
+	"hash/crc32"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unsafe"
 )
 
 // A Cache can be saved to a file and loaded back, so that a new process
@@ -26,7 +27,7 @@ import (
 
 // cacheMagic starts a saved cache; the version changes with the format or
 // with what Load makes of a file.
-const cacheMagic = "skillmux-cache 1\n"
+const cacheMagic = "skillmux-cache 2\n"
 
 // racyWindow is how close to the save a modification must be for its
 // entry not to be trusted.
@@ -51,7 +52,8 @@ func (c *Cache) SaveFile(path string) error {
 	if err := w.w.Flush(); err != nil {
 		return err
 	}
-	sum := sha256.Sum256(body.Bytes())
+	var sum [4]byte
+	binary.LittleEndian.PutUint32(sum[:], crc32.Checksum(body.Bytes(), castagnoli))
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -84,22 +86,29 @@ func (c *Cache) LoadFile(path string) error {
 		return err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxCacheFile+1))
+	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
-	if len(data) > MaxCacheFile {
+	if fi.Size() > MaxCacheFile {
 		return errors.New("cache file too large")
 	}
-	if !bytes.HasPrefix(data, []byte(cacheMagic)) || len(data) < len(cacheMagic)+sha256.Size {
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return err
+	}
+	if !bytes.HasPrefix(data, []byte(cacheMagic)) || len(data) < len(cacheMagic)+4 {
 		return errors.New("not a cache file of this version")
 	}
 	data = data[len(cacheMagic):]
-	sum, body := data[:sha256.Size], data[sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+	sum, body := binary.LittleEndian.Uint32(data), data[4:]
+	if crc32.Checksum(body, castagnoli) != sum {
 		return errors.New("cache file corrupt")
 	}
-	r := &cacheReader{b: body}
+	// Every string and front matter decoded is a part of data, read once
+	// and never written again: a load makes one allocation per entry, not
+	// one per field, and keeps one copy of the text, not two.
+	r := &cacheReader{b: body, s: unsafe.String(unsafe.SliceData(body), len(body))}
 	saved := int64(r.uvarint())
 	n := r.uvarint()
 	m := make(map[string]cached, min(n, 1<<20))
@@ -119,6 +128,10 @@ func (c *Cache) LoadFile(path string) error {
 	}
 	return nil
 }
+
+// castagnoli is the CRC-32 that checks a saved cache: it catches a torn or
+// damaged file, and the processor computes it at memory speed.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // cacheWriter encodes entries: numbers as varints, strings and bytes with
 // their length first.
@@ -181,7 +194,8 @@ func flag(b bool) uint64 {
 // cacheReader decodes what cacheWriter wrote; the first problem sticks in
 // err and every later read returns zero values.
 type cacheReader struct {
-	b   []byte
+	b   []byte // what is left to read
+	s   string // the whole of it, of which strings are cut
 	err error
 }
 
@@ -207,9 +221,25 @@ func (r *cacheReader) str() string {
 		r.err = errors.New("string past the end")
 		return ""
 	}
-	s := string(r.b[:n])
+	at := len(r.s) - len(r.b)
 	r.b = r.b[n:]
-	return s
+	return r.s[at : at+int(n)]
+}
+
+// bytes is str for bytes: a part of the data read, capacity cut so that
+// nothing can append into the next field.
+func (r *cacheReader) bytes() []byte {
+	n := r.uvarint()
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.err = errors.New("bytes past the end")
+		return nil
+	}
+	b := r.b[:n:n]
+	r.b = r.b[n:]
+	return b
 }
 
 func (r *cacheReader) entry() (string, cached) {
@@ -219,7 +249,7 @@ func (r *cacheReader) entry() (string, cached) {
 	e.opts = LoadOptions{Namespace: r.str(), Source: r.str(), Scope: Scope(r.str()), Kind: Kind(r.str()), Convention: r.str()}
 	switch r.uvarint() {
 	case 1:
-		name, desc, front := r.str(), r.str(), r.str()
+		name, desc, front := r.str(), r.str(), r.bytes()
 		flags := r.uvarint()
 		n := r.uvarint()
 		var diags []Diagnostic
@@ -231,7 +261,7 @@ func (r *cacheReader) entry() (string, cached) {
 			Description:            desc,
 			DisableModelInvocation: flags&1 != 0,
 			UserInvocable:          flags&2 != 0,
-			FrontMatter:            []byte(front),
+			FrontMatter:            front,
 			Path:                   path,
 			Dir:                    filepath.Dir(path),
 			Source:                 e.opts.Source,
