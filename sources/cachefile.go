@@ -3,10 +3,10 @@ package sources
 import (
 	"bufio"
 	"bytes"
-	"hash/crc32"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
