@@ -82,6 +82,7 @@ type setup struct {
 	plan   *plan
 	// hints explain, by absolute path, folders given as relative paths.
 	hints map[string]string
+	res   *resolver.Resolver // once loadCatalog opened it
 }
 
 // newSetup loads the configuration; an invalid one is exit status 2, and
@@ -127,10 +128,19 @@ func loadCatalog(cmd *cobra.Command, e *env, f *catalogFlags, report bool) (*res
 	if err != nil {
 		return nil, nil, err
 	}
+	s.res = res
 	if report {
 		reportProblems(e.stderr, res.Snapshot(), s.hints)
 	}
 	return res.Snapshot(), s, nil
+}
+
+// Close releases what the sources hold (source plugins' processes) once a
+// command is done with the catalog.
+func (s *setup) Close() {
+	if s.res != nil {
+		s.res.SetSources(nil)
+	}
 }
 
 // openCatalog builds the resolver over the planned sources for the
