@@ -27,7 +27,7 @@ import (
 
 // cacheMagic starts a saved cache; the version changes with the format or
 // with what Load makes of a file.
-const cacheMagic = "skillmux-cache 2\n"
+const cacheMagic = "skillmux-cache 3\n"
 
 // racyWindow is how close to the save a modification must be for its
 // entry not to be trusted.
@@ -37,23 +37,21 @@ const racyWindow = 2 * time.Second
 const MaxCacheFile = 512 << 20
 
 // SaveFile writes the cache to path, atomically: a reader sees the old
-// file or the new one, never half of one.
+// file or the new one, never half of one. The entries are streamed to the
+// file, the checksum last, so saving costs no copy of the cache in memory.
 func (c *Cache) SaveFile(path string) error {
-	var body bytes.Buffer
-	w := &cacheWriter{w: bufio.NewWriter(&body)}
+	type saved struct {
+		path string
+		e    cached
+	}
 	c.mu.Lock()
-	w.uvarint(uint64(time.Now().UnixNano()))
-	w.uvarint(uint64(len(c.m)))
+	entries := make([]saved, 0, len(c.m))
 	for p, e := range c.m {
-		w.entry(p, e)
+		entries = append(entries, saved{p, e})
 	}
 	c.changed = false
 	c.mu.Unlock()
-	if err := w.w.Flush(); err != nil {
-		return err
-	}
-	var sum [4]byte
-	binary.LittleEndian.PutUint32(sum[:], crc32.Checksum(body.Bytes(), castagnoli))
+
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -62,12 +60,21 @@ func (c *Cache) SaveFile(path string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // once renamed, there is nothing to remove
-	_, err = tmp.WriteString(cacheMagic)
+	out := bufio.NewWriterSize(tmp, 64<<10)
+	out.WriteString(cacheMagic)
+	sum := crc32.New(castagnoli)
+	w := &cacheWriter{w: bufio.NewWriterSize(io.MultiWriter(out, sum), 64<<10)}
+	w.uvarint(uint64(time.Now().UnixNano()))
+	w.uvarint(uint64(len(entries)))
+	for _, s := range entries {
+		w.entry(s.path, s.e)
+	}
+	err = w.w.Flush()
 	if err == nil {
-		_, err = tmp.Write(sum[:])
+		err = binary.Write(out, binary.LittleEndian, sum.Sum32())
 	}
 	if err == nil {
-		_, err = tmp.Write(body.Bytes())
+		err = out.Flush()
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -100,8 +107,7 @@ func (c *Cache) LoadFile(path string) error {
 	if !bytes.HasPrefix(data, []byte(cacheMagic)) || len(data) < len(cacheMagic)+4 {
 		return errors.New("not a cache file of this version")
 	}
-	data = data[len(cacheMagic):]
-	sum, body := binary.LittleEndian.Uint32(data), data[4:]
+	body, sum := data[len(cacheMagic):len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.Checksum(body, castagnoli) != sum {
 		return errors.New("cache file corrupt")
 	}
