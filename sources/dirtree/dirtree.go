@@ -223,7 +223,7 @@ func (t *Tree) mark(path string) {
 
 // scanAll scans the whole tree into a new state.
 func (t *Tree) scanAll(ctx context.Context, deep bool) error {
-	st := &state{skills: map[string]*entry{}, problems: map[string]sources.Diagnostic{}, deep: deep}
+	st := &state{skills: map[string]*entry{}, problems: map[string]sources.Diagnostic{}, plain: map[string]bool{}, deep: deep}
 	if err := t.check(st); err != nil {
 		return err
 	}

@@ -104,6 +104,9 @@ func TestDeferredScanIsCompletedLater(t *testing.T) {
 	if len(l) != 1 || l["outer"].FileList != nil {
 		t.Fatalf("deferred: %v, file list %v", names(relist(t, tr)), l["outer"].FileList)
 	}
+	// Made after the deferred scan and before the watch: no event will
+	// tell of it, and completing the scan must find it.
+	writeSkill(t, filepath.Join(root, "late/SKILL.md"), skillMD("late"))
 	ctx, cancel := context.WithCancel(context.Background())
 	changed := make(chan struct{}, 1)
 	done := make(chan error)
@@ -115,6 +118,9 @@ func TestDeferredScanIsCompletedLater(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"scripts/x.sh"}, l["nested"].FileList); diff != "" {
 		t.Errorf("nested's files (-want +got):\n%s", diff)
+	}
+	if l["late"] == nil {
+		t.Error("a skill made between the deferred scan and the watch is missing")
 	}
 	cancel()
 	if err := <-done; err != nil {

@@ -2,6 +2,7 @@ package dirtree
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ type state struct {
 	deep     bool   // skill folders have been looked inside
 	skills   map[string]*entry
 	problems map[string]sources.Diagnostic // folder-level problems, by path
+	plain    map[string]bool                // folders walked that are inside no skill
 	bounds   bounds
 	order    []*entry // the entries sorted by path; nil after a change
 }
@@ -74,6 +76,48 @@ func (s *state) forget(path string) {
 			delete(s.problems, k)
 		}
 	}
+	for k := range s.plain {
+		if within(k, path) {
+			delete(s.plain, k)
+		}
+	}
+}
+
+// changedSince returns the paths of the folders (and notes) that appeared
+// in, or went from, the plain folders since they were walked: what a
+// change made between the walk and the start of a watch leaves behind.
+// Each plain folder is listed once; no file is read.
+func (s *state) changedSince(learnedRoot string) []string {
+	known := map[string]bool{} // what the walk found in each plain folder
+	for k := range s.skills {
+		known[k] = true
+	}
+	for k := range s.plain {
+		known[k] = true
+	}
+	var changed []string
+	seen := map[string]bool{}
+	for dir := range s.plain {
+		entries, err := readDir(dir)
+		if err != nil {
+			changed = append(changed, dir)
+			continue
+		}
+		for _, e := range entries {
+			p := join(dir, e.name)
+			seen[p] = true
+			isNote := dir == learnedRoot && strings.EqualFold(filepath.Ext(e.name), ".md")
+			if (e.typ.IsDir() || e.typ&(fs.ModeSymlink|fs.ModeIrregular) != 0 || isNote) && !known[p] && !sources.SkipDir(e.name) {
+				changed = append(changed, p)
+			}
+		}
+	}
+	for k := range known {
+		if parent := filepath.Dir(k); s.plain[parent] && !seen[k] {
+			changed = append(changed, k) // gone
+		}
+	}
+	return changed
 }
 
 // put records an entry under key.

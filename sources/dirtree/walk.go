@@ -102,6 +102,9 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			owner = e
 		}
 	}
+	if owner == nil {
+		w.plain(dir)
+	}
 	for _, e := range entries {
 		name := e.name
 		full := join(dir, name)
@@ -251,6 +254,14 @@ func (w *walk) firstVisit(target, from string) bool {
 	}
 	w.seen[target] = true
 	return true
+}
+
+// plain records a folder outside every skill, whose listing the tree may
+// read again to see what appeared or went (see Tree.complete).
+func (w *walk) plain(dir string) {
+	w.mu.Lock()
+	w.st.plain[dir] = true
+	w.mu.Unlock()
 }
 
 func (w *walk) problem(d sources.Diagnostic) {

@@ -126,6 +126,21 @@ func (t *Tree) complete(ctx context.Context) (bool, error) {
 			return false, err
 		}
 		st.deep = true
+		// What appeared or went outside the skills between the deferred
+		// scan and the watch being set, the watcher never saw.
+		learned := ""
+		if t.opts.Learned {
+			learned = t.root
+		}
+		if changed := st.changedSince(learned); len(changed) > 0 {
+			paths := map[string]bool{}
+			for _, p := range changed {
+				paths[p] = true
+			}
+			if err := t.rescan(ctx, paths); err != nil {
+				return false, err
+			}
+		}
 		t.saveCache()
 	}
 	t.mu.Lock()
