@@ -276,16 +276,21 @@ func (s *session) peakRSS() (int64, bool) {
 var servingLine = regexp.MustCompile(`msg="serving MCP on stdio" skills=(\d+)`)
 
 // servedCount returns the number of skills the server's log says it
-// serves, or -1.
+// serves, or -1. The server's logs go through a queue of their own, so
+// the line may reach the file a moment after initialize was answered: it
+// is awaited for a while.
 func (s *session) servedCount() int {
-	log, err := os.ReadFile(s.stderr)
-	if err != nil {
-		s.t.Fatal(err)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		log, err := os.ReadFile(s.stderr)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if m := servingLine.FindSubmatch(log); m != nil {
+			n, _ := strconv.Atoi(string(m[1]))
+			return n
+		}
+		if time.Now().After(deadline) {
+			return -1
+		}
 	}
-	m := servingLine.FindSubmatch(log)
-	if m == nil {
-		return -1
-	}
-	n, _ := strconv.Atoi(string(m[1]))
-	return n
 }

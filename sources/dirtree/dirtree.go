@@ -26,6 +26,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -120,7 +121,20 @@ type pending struct {
 	current bool            // st is up to date: List needs to scan nothing
 }
 
-var _ sources.Source = (*Tree)(nil)
+var (
+	_ sources.Source = (*Tree)(nil)
+	_ io.Closer      = (*Tree)(nil)
+)
+
+// Close implements io.Closer: it saves the parse cache (Options.CacheDir)
+// if it changed, so that the next process starts from it even when this
+// one did not live to save it after a scan.
+func (t *Tree) Close() error {
+	t.scanning.Lock()
+	defer t.scanning.Unlock()
+	t.saveCache()
+	return nil
+}
 
 // New returns a Tree rooted at root (made absolute). A nil opts means the
 // defaults documented on Options.

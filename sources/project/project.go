@@ -11,6 +11,7 @@ package project
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -189,8 +190,16 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	return s.fixed.(sources.Watcher).Watch(ctx, changed)
 }
 
-// Close implements io.Closer.
-func (s *Source) Close() error { return sources.Close(s.fixed) }
+// Close implements io.Closer: it closes every tree, nested ones included.
+func (s *Source) Close() error {
+	errs := []error{sources.Close(s.fixed)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.nestedTrees {
+		errs = append(errs, t.Close())
+	}
+	return errors.Join(errs...)
+}
 
 // Name implements sources.Source.
 func (s *Source) Name() string { return s.name }
