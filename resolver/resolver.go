@@ -285,8 +285,14 @@ func (r *Resolver) report(ctx context.Context, s *Snapshot, nsrc int, took time.
 			r.logger.Error("source failed; its skills are not served", "source", f.Source, "err", f.Err)
 		}
 	}
+	// Each problem is logged once, the first time a reload finds it. The
+	// warnings of single skills are for `skillmux list --all`; at debug
+	// level they are logged too, and only then are they worth the work.
 	seen := map[string]bool{}
 	log := func(level slog.Level, d sources.Diagnostic) {
+		if !r.logger.Enabled(ctx, level) {
+			return
+		}
 		k := d.String()
 		seen[k] = true
 		if r.reported[k] {
@@ -308,16 +314,20 @@ func (r *Resolver) report(ctx context.Context, s *Snapshot, nsrc int, took time.
 	for _, d := range s.problems {
 		log(slog.LevelWarn, d)
 	}
-	for _, sk := range s.skills {
-		for _, d := range sk.Diagnostics {
-			log(slog.LevelDebug, d)
+	if r.logger.Enabled(ctx, slog.LevelDebug) {
+		for _, sk := range s.skills {
+			for _, d := range sk.Diagnostics {
+				log(slog.LevelDebug, d)
+			}
 		}
 	}
-	for _, sh := range s.shadowed {
-		k := "shadowed " + sh.Skill.Path + " by " + sh.By.Path
-		seen[k] = true
-		if !r.reported[k] {
-			r.logger.Debug("skill shadowed", "name", sh.Skill.Ref.String(), "path", sh.Skill.Path, "by", sh.By.Path, "alias", sh.Alias.String())
+	if r.logger.Enabled(ctx, slog.LevelDebug) {
+		for _, sh := range s.shadowed {
+			k := "shadowed " + sh.Skill.Path + " by " + sh.By.Path
+			seen[k] = true
+			if !r.reported[k] {
+				r.logger.Debug("skill shadowed", "name", sh.Skill.Ref.String(), "path", sh.Skill.Path, "by", sh.By.Path, "alias", sh.Alias.String())
+			}
 		}
 	}
 	r.reported = seen
