@@ -111,6 +111,10 @@ func (u SkillURI) File(name string) string {
 	return b.String()
 }
 
+// reservedChars are the reserved characters of RFC 3986, which a URI may
+// hold as they are.
+const reservedChars = ":/?#[]@!$&'()*+,;="
+
 // unreserved reports whether c is an unreserved character of RFC 3986.
 func unreserved(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
@@ -174,8 +178,9 @@ var errNotSkillURI = fmt.Errorf("%w: not a %s URI", sources.ErrNotFound, uriPref
 
 // ParseURI takes a skill URI apart without looking anything up. Each
 // segment is percent-decoded once and must then be a plain name: not
-// empty, "." or "..", with no NUL byte, no encoded '/' or '\', no raw
-// backslash or control character; a URI has no query or fragment.
+// empty, "." or "..", with no NUL byte, no encoded '/' or '\'. A URI
+// holds no raw backslash, control character or other character RFC 3986
+// wants encoded (a space, a non-ASCII letter), and no query or fragment.
 // Resolve then holds the file path to the rules of sources.CheckPath. The
 // error is a *URIError.
 func ParseURI(uri string) (ParsedURI, error) {
@@ -200,6 +205,8 @@ func ParseURI(uri string) (ParsedURI, error) {
 			return rule(sources.RuleControl)
 		case c == '?' || c == '#':
 			return fail(fmt.Errorf("%w: a skill URI has no query or fragment", sources.ErrNotFound))
+		case !unreserved(c) && !strings.ContainsRune(reservedChars, rune(c)) && c != '%':
+			return rule(sources.RuleRaw)
 		}
 	}
 	var p ParsedURI

@@ -39,6 +39,7 @@ const (
 	RuleOutside     PathRule = "outside-skill"        // a symlink leads out of the skill folder
 	RuleNotAllowed  PathRule = "not-allowed"          // outside the folders a configuration allows
 	RuleControl     PathRule = "control-character"    // in a URI: a raw control character
+	RuleRaw         PathRule = "raw-character"        // in a URI: a character RFC 3986 does not allow unencoded
 	RuleBadEncoding PathRule = "bad-percent-encoding" // in a URI: '%' not followed by two hex digits
 )
 
@@ -54,6 +55,7 @@ var ruleText = map[PathRule]string{
 	RuleOutside:     "the path leads out of the skill folder (through a symlink); only files inside it are served",
 	RuleNotAllowed:  "the configuration (resources.allow_dirs) does not serve this part of the skill folder",
 	RuleControl:     "a URI may not hold a raw control character; percent-encode it",
+	RuleRaw:         "a URI holds only letters, digits, -._~ and the reserved characters of RFC 3986 as they are; percent-encode the others (a space is %20)",
 	RuleBadEncoding: "'%' must be followed by two hexadecimal digits",
 }
 
