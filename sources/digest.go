@@ -129,6 +129,11 @@ func WalkFiles(fsys fs.FS, opts *WalkOptions) (files []WalkedFile, truncated boo
 	return files, truncated, nil
 }
 
+// KeyOf returns the FileKey of a file's FileInfo: identity, size and
+// times where the system gives them (Ino is 0 where it does not, as for
+// files that are not on a local file system).
+func KeyOf(info fs.FileInfo) FileKey { return keyOf(info) }
+
 func containsKey(keys []FileKey, k FileKey) bool {
 	for _, a := range keys {
 		if a.Dev == k.Dev && a.Ino == k.Ino {
