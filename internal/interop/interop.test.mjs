@@ -76,12 +76,11 @@ test('initialize: server info, capabilities, instructions', async () => {
   }
 });
 
-test('tools/list: one skill tool with the catalog in its description', async () => {
+test('tools/list: the skill tool with the catalog in its description, and skill_resource', async () => {
   const client = await connect([fixtures]);
   try {
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 1);
-    assert.equal(tools[0].name, 'skill');
+    assert.deepEqual(tools.map((t) => t.name), ['skill', 'skill_resource']);
     assert.equal(
       tools[0].description,
       'Load a skill by name to get specialized instructions.\n\nAvailable skills:\n' +
