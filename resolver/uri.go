@@ -3,6 +3,7 @@ package resolver
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,7 +39,9 @@ import (
 // resource.
 //
 // Parsing is the inverse: segments are decoded once and looked up as the
-// qualified name they spell, case-sensitively. When a URI can be split
+// qualified name they spell, case-sensitively. An encoded '/' or '\' may
+// appear in a skill path (a source's name can hold one), never in a file
+// path. When a URI can be split
 // into skill path and file path in several ways (a skill "pdf" with a
 // folder forms/ and a plugin skill "pdf:forms"), the longest skill path
 // wins: skill://pdf/forms/SKILL.md is the SKILL.md of pdf:forms, and
@@ -150,6 +153,9 @@ type ParsedURI struct {
 	// Slash is true when the URI ends with '/' after at least one
 	// segment: the collection of the files under it.
 	Slash bool
+	// separators marks the segments that held an encoded '/' or '\',
+	// which only a skill path may (the name of a source can hold one).
+	separators []bool
 }
 
 // URIError says why a URI names nothing served. It matches
@@ -218,7 +224,7 @@ func ParseURI(uri string) (ParsedURI, error) {
 		rest = rest[:len(rest)-1]
 	}
 	for seg := range strings.SplitSeq(rest, "/") {
-		d, r := unescape(seg)
+		d, r, sep := unescape(seg)
 		switch {
 		case r != "":
 		case d == "":
@@ -234,15 +240,17 @@ func ParseURI(uri string) (ParsedURI, error) {
 			return rule(r)
 		}
 		p.Segments = append(p.Segments, d)
+		p.separators = append(p.separators, sep)
 	}
 	return p, nil
 }
 
-// unescape decodes %XX sequences. It refuses a bad sequence, and an
-// encoded NUL, '/' or '\', which would make one segment two.
-func unescape(s string) (string, sources.PathRule) {
+// unescape decodes %XX sequences. It refuses a bad sequence, an encoded
+// NUL and an encoded dot segment, and reports an encoded '/' or '\',
+// which Resolve refuses in a file path.
+func unescape(s string) (d string, r sources.PathRule, sep bool) {
 	if strings.IndexByte(s, '%') < 0 {
-		return s, ""
+		return s, "", false
 	}
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
@@ -251,22 +259,22 @@ func unescape(s string) (string, sources.PathRule) {
 			continue
 		}
 		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
-			return "", sources.RuleBadEncoding
+			return "", sources.RuleBadEncoding, false
 		}
 		c := unhex(s[i+1])<<4 | unhex(s[i+2])
 		switch c {
 		case 0:
-			return "", sources.RuleNUL
+			return "", sources.RuleNUL, false
 		case '/', '\\':
-			return "", sources.RuleEncoded
+			sep = true
 		}
 		b = append(b, c)
 		i += 2
 	}
 	if d := string(b); d == "." || d == ".." {
-		return "", sources.RuleEncoded
+		return "", sources.RuleEncoded, false
 	}
-	return string(b), ""
+	return string(b), "", sep
 }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
@@ -321,6 +329,9 @@ func (s *Snapshot) Resolve(uri string) (Address, error) {
 		if !ok {
 			continue
 		}
+		if slices.Contains(p.separators[k:], true) {
+			return Address{}, &URIError{URI: uri, Err: &sources.PathError{Path: uri, Rule: sources.RuleEncoded}}
+		}
 		a := Address{Match: m, URI: u, File: strings.Join(segs[k:], "/"), Slash: p.Slash}
 		if a.File != "" {
 			// The rules of paths in a skill folder, which a skill path
@@ -339,6 +350,9 @@ func (s *Snapshot) Resolve(uri string) (Address, error) {
 	}
 	if len(segs) == 0 {
 		return Address{Slash: p.Slash}, nil
+	}
+	if slices.Contains(p.separators, true) {
+		return Address{}, &URIError{URI: uri, Err: &sources.PathError{Path: uri, Rule: sources.RuleEncoded}}
 	}
 	enc := make([]string, len(segs))
 	for i, seg := range segs {

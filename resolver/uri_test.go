@@ -51,7 +51,9 @@ func uriCatalog(t *testing.T) *resolver.Snapshot {
 		t.Fatal(err)
 	}
 	notes := resolver.Input{Source: "notes", Listing: &sources.Listing{Skills: []*sources.Skill{sk}}}
-	return resolver.Build([]resolver.Input{listing(user), listing(project), listing(plugins), listing(plugins2), listing(forms), notes})
+	// A source named as a library names a folder tree by default.
+	odd := &sourcetest.Fake{SourceName: `dir:/tmp/a b\c`, Skills: []sourcetest.FakeSkill{{Name: "pdf", Description: "A third pdf."}}}
+	return resolver.Build([]resolver.Input{listing(user), listing(project), listing(plugins), listing(plugins2), listing(forms), notes, listing(odd)})
 }
 
 // Every skill's URIs resolve back to the skill, under the name that
@@ -86,6 +88,7 @@ func TestURIsRoundTrip(t *testing.T) {
 		"skill://caf%C3%A9/SKILL.md",
 		"skill://claude-plugins/example-skills/pdf/SKILL.md", // shadowed, namespaced
 		"skill://deploy-tips/SKILL.md",                       // a learned note
+		"skill://dir/%2Ftmp%2Fa%20b%5Cc/pdf/SKILL.md",        // shadowed, its source's name holding '/', ' ' and '\\'
 		"skill://example-skills/pdf/SKILL.md",
 		"skill://my%20skill/SKILL.md",
 		"skill://pdf/SKILL.md",
@@ -132,7 +135,7 @@ func TestURIFoldersAboveSkills(t *testing.T) {
 	if diff := cmp.Diff([]string{"pdf"}, snap.Children("claude-plugins/example-skills")); diff != "" {
 		t.Error(diff)
 	}
-	want := []string{"%252e%252e", "100%25", "Mixed~Case_1.0", "caf%C3%A9", "claude-plugins", "deploy-tips", "example-skills", "my%20skill", "pdf", "project"}
+	want := []string{"%252e%252e", "100%25", "Mixed~Case_1.0", "caf%C3%A9", "claude-plugins", "deploy-tips", "dir", "example-skills", "my%20skill", "pdf", "project"}
 	if diff := cmp.Diff(want, snap.Children("")); diff != "" {
 		t.Errorf("children of skill:// (-want +got):\n%s", diff)
 	}
