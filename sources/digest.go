@@ -70,6 +70,11 @@ func WalkFiles(fsys fs.FS, opts *WalkOptions) (files []WalkedFile, truncated boo
 		}
 		return []WalkedFile{{Path: n.name, Size: info.Size(), Key: keyOf(info)}}, false, nil
 	}
+	if d, ok := fsys.(dirFS); ok {
+		pinned, done := Pin(d)
+		defer done()
+		fsys = pinned
+	}
 	root, err := fs.Stat(fsys, ".")
 	if err != nil {
 		return nil, false, err
@@ -83,35 +88,33 @@ func WalkFiles(fsys fs.FS, opts *WalkOptions) (files []WalkedFile, truncated boo
 		if dirs++; dirs > maxWalkDirs {
 			return true // a bound on pathological trees, not on files
 		}
-		entries, err := fs.ReadDir(fsys, dir)
+		entries, err := readDirStat(fsys, dir)
 		if err != nil {
 			return true // unreadable: skipped, as ListFiles does
 		}
 		ancestors = append(ancestors, key)
 		defer func() { ancestors = ancestors[:len(ancestors)-1] }()
 		for _, e := range entries {
-			p := e.Name()
+			p := e.name
 			if dir != "." {
 				p = dir + "/" + p
 			}
-			t := e.Type()
-			if t&fs.ModeSymlink == 0 && !t.IsDir() && !t.IsRegular() {
-				continue // a FIFO, a socket, a device
-			}
-			info, err := fs.Stat(fsys, p) // follows a symlink inside the folder only
-			if err != nil {
-				continue
-			}
-			switch {
-			case info.IsDir():
-				k := keyOf(info)
-				if SkipDir(e.Name()) || !allow(p, true) || (k.Ino != 0 && containsKey(ancestors, k)) {
+			if e.mode&fs.ModeSymlink != 0 {
+				info, err := fs.Stat(fsys, p) // follows the link only inside the folder
+				if err != nil {
 					continue
 				}
-				if !walk(p, k) {
+				e.mode, e.size, e.key = info.Mode(), info.Size(), keyOf(info)
+			}
+			switch {
+			case e.mode.IsDir():
+				if SkipDir(e.name) || !allow(p, true) || (e.key.Ino != 0 && containsKey(ancestors, e.key)) {
+					continue
+				}
+				if !walk(p, e.key) {
 					return false
 				}
-			case info.Mode().IsRegular():
+			case e.mode.IsRegular():
 				if !allow(p, false) {
 					continue
 				}
@@ -119,7 +122,7 @@ func WalkFiles(fsys fs.FS, opts *WalkOptions) (files []WalkedFile, truncated boo
 					truncated = true
 					return false
 				}
-				files = append(files, WalkedFile{Path: p, Size: info.Size(), Key: keyOf(info)})
+				files = append(files, WalkedFile{Path: p, Size: e.size, Key: e.key})
 			}
 		}
 		return true
@@ -127,6 +130,45 @@ func WalkFiles(fsys fs.FS, opts *WalkOptions) (files []WalkedFile, truncated boo
 	walk(".", keyOf(root))
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, truncated, nil
+}
+
+// statEntry is one entry of a folder with what a stat of it (not
+// following a symlink) says.
+type statEntry struct {
+	name string
+	mode fs.FileMode
+	size int64
+	key  FileKey
+}
+
+// readDirStat lists the folder dir of fsys, sorted by name, with each
+// entry stated without following a symlink. A skill folder held open
+// (rootFS) is read with one system call per entry where the system
+// allows (readDirAt); any other file system through fs.ReadDir and
+// DirEntry.Info.
+func readDirStat(fsys fs.FS, dir string) ([]statEntry, error) {
+	if r, ok := fsys.(rootFS); ok {
+		if out, ok, err := r.readDirAt(dir); ok {
+			return out, err
+		}
+	}
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]statEntry, 0, len(entries))
+	for _, e := range entries {
+		se := statEntry{name: e.Name(), mode: e.Type()}
+		if se.mode&fs.ModeSymlink == 0 {
+			info, err := e.Info()
+			if err != nil {
+				continue
+			}
+			se.mode, se.size, se.key = info.Mode(), info.Size(), keyOf(info)
+		}
+		out = append(out, se)
+	}
+	return out, nil
 }
 
 // KeyOf returns the FileKey of a file's FileInfo: identity, size and
