@@ -65,6 +65,7 @@ type Server struct {
 	allowDirs     []string // slash paths, without a trailing '/'
 	pageSize      int
 	digests       sources.Digests
+	fronts        frontCache // front matter as JSON (skillsext.go)
 	resRefresh    sync.Mutex // serializes refreshResources
 
 	// mu guards the fields below.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -180,7 +181,7 @@ func (s *Server) getSkill(ctx context.Context, ss *mcp.ServerSession, p *getSkil
 // has none. Digests come from the cache for files that did not change.
 func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEntry, string) {
 	sk := a.Match.Skill
-	raw, fields, err := sources.FrontMatterJSON(sk.FrontMatter)
+	raw, fields, err := s.fronts.get(sk.FrontMatter)
 	if err != nil {
 		return nil, fmt.Sprintf("its front matter cannot be published as JSON as written: %v", err)
 	}
@@ -237,6 +238,41 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 		e.Resources = append(e.Resources, skillResource{URI: uri, Digest: sum.String(), Size: size})
 	}
 	return e, ""
+}
+
+// frontCache remembers front matter rendered as JSON, by the front
+// matter's text: a listing renders each skill's once, not at every call.
+// The zero value is ready.
+type frontCache struct {
+	// mu guards m.
+	mu sync.Mutex
+	m  map[string]*frontJSON
+}
+
+type frontJSON struct {
+	raw    json.RawMessage
+	fields map[string]any // not modified once rendered
+	err    error
+}
+
+// maxFronts bounds the cache; past it the cache starts afresh.
+const maxFronts = 1 << 15
+
+func (c *frontCache) get(front []byte) (json.RawMessage, map[string]any, error) {
+	c.mu.Lock()
+	e, ok := c.m[string(front)]
+	c.mu.Unlock()
+	if !ok {
+		e = &frontJSON{}
+		e.raw, e.fields, e.err = sources.FrontMatterJSON(front)
+		c.mu.Lock()
+		if c.m == nil || len(c.m) >= maxFronts {
+			c.m = map[string]*frontJSON{}
+		}
+		c.m[string(front)] = e
+		c.mu.Unlock()
+	}
+	return e.raw, e.fields, e.err
 }
 
 // readDirectory lists the direct children of a folder: a skill's folder
