@@ -1,0 +1,229 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/internal/corpus"
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// BenchmarkSkillsList pages through skills/list over a whole catalog,
+// through the SDK's in-memory transport, the SDK on both sides:
+//   - corpus: the shared corpus served as one folder tree (62 skills and
+//     7 shadowed ones, 389 files, 4 MB);
+//   - 10k: 10,000 real-shaped skills, the corpus's 62 skill folders of
+//     distinct names copied over and over (each copy renamed in its
+//     SKILL.md, its other files hard links), about 600 MB of files.
+//
+// cold is a new server, whose digest cache is empty, for each listing (the
+// files are in the page cache: they were just written); warm is one
+// server listing again, each file's digest taken from the cache after a
+// stat.
+func BenchmarkSkillsList(b *testing.B) {
+	catalogs := []struct {
+		name string
+		dir  func(b *testing.B) string
+	}{
+		{"corpus", func(b *testing.B) string { return corpus.Dir(b) }},
+		{"10k", replicatedCorpus},
+	}
+	for _, c := range catalogs {
+		b.Run(c.name, func(b *testing.B) {
+			dir := c.dir(b)
+			r := resolver.New([]sources.Source{dirtree.New(dir, nil)}, nil)
+			if _, err := r.Reload(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.Run("cold", func(b *testing.B) {
+				skills, files := 0, 0
+				for b.Loop() {
+					b.StopTimer()
+					cs := benchExtClient(b, server.New(r, nil))
+					b.StartTimer()
+					skills, files = listAll(b, cs)
+					b.StopTimer()
+					cs.Close()
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(skills), "skills")
+				b.ReportMetric(float64(files), "files")
+			})
+			b.Run("warm", func(b *testing.B) {
+				cs := benchExtClient(b, server.New(r, nil))
+				listAll(b, cs)
+				for b.Loop() {
+					listAll(b, cs)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkResourceRead reads a 200 kB skill file with resources/read,
+// next to a ping in the same run: the round trip of the SDK and the
+// in-memory transport alone.
+func BenchmarkResourceRead(b *testing.B) {
+	dir := b.TempDir()
+	sourcetest.WriteFile(b, filepath.Join(dir, "big", "SKILL.md"), "---\nname: big\ndescription: A skill with a large reference.\n---\n")
+	var ref strings.Builder
+	for i := 0; ref.Len() < 200_000; i++ {
+		fmt.Fprintf(&ref, "Line %d of a long reference, in markdown, with some words that repeat.\n", i)
+	}
+	sourcetest.WriteFile(b, filepath.Join(dir, "big", "references", "long.md"), ref.String())
+	r := resolver.New([]sources.Source{dirtree.New(dir, nil)}, nil)
+	if _, err := r.Reload(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	cs := benchExtClient(b, server.New(r, nil))
+	b.Run("read-200kB", func(b *testing.B) {
+		b.SetBytes(int64(ref.Len()))
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://big/references/long.md"})
+			if err != nil || len(res.Contents[0].Text) != ref.Len() {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ping", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := cs.Ping(context.Background(), nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func benchExtClient(b *testing.B, srv *server.Server) *mcp.ClientSession {
+	b.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	if err := mcp.AddSendingCustomMethod[*listSkillsParams, *listSkillsResult](client, "skills/list"); err != nil {
+		b.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ss.Close() })
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// listAll pages through skills/list and counts skills and files.
+func listAll(b *testing.B, cs *mcp.ClientSession) (skills, files int) {
+	cursor := ""
+	for {
+		res, err := mcp.CallCustomMethod[*listSkillsParams, *listSkillsResult](context.Background(), cs, "skills/list", &listSkillsParams{Cursor: cursor})
+		if err != nil {
+			b.Fatal(err)
+		}
+		skills += len(res.Skills)
+		for _, s := range res.Skills {
+			files += len(s.Resources)
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			return skills, files
+		}
+	}
+}
+
+var frontName = regexp.MustCompile(`(?m)^name:[ \t]*.*$`)
+
+// replicatedCorpus writes 10,000 skills made of the corpus's skill
+// folders, copy after copy: each copy's SKILL.md names it <name>-<copy>,
+// and its other files are hard links to the corpus's (copies where links
+// cannot be made).
+func replicatedCorpus(b *testing.B) string {
+	b.Helper()
+	src := corpus.Dir(b)
+	l, err := dirtree.New(src, nil).List(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var skills []*sources.Skill // one of each name: access is in three plugins
+	seen := map[string]bool{}
+	for _, sk := range l.Skills {
+		if !seen[sk.Ref.Name] {
+			seen[sk.Ref.Name] = true
+			skills = append(skills, sk)
+		}
+	}
+	dir := b.TempDir()
+	const want = 10_000
+	n := 0
+	for k := 0; n < want; k++ {
+		for _, sk := range skills {
+			if n == want {
+				break
+			}
+			name := fmt.Sprintf("%s-%d", sk.Ref.Name, k)
+			dst := filepath.Join(dir, fmt.Sprintf("copy-%03d", k), name)
+			replicate(b, sk.Dir, dst, name)
+			n++
+		}
+	}
+	return dir
+}
+
+func replicate(b *testing.B, from, to, name string) {
+	b.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		target := filepath.Join(to, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case rel == sources.SkillFile:
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			data = frontName.ReplaceAll(data, []byte("name: "+name))
+			return os.WriteFile(target, data, 0o644)
+		case d.Type().IsRegular():
+			if os.Link(p, target) == nil {
+				return nil
+			}
+			in, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			out, err := os.Create(target)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, in); err != nil {
+				out.Close()
+				return err
+			}
+			return out.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
