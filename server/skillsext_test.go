@@ -140,7 +140,7 @@ func TestSkillsListPagesAndGet(t *testing.T) {
 		src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: fmt.Sprintf("skill-%d", i), Description: "One of seven.", Files: map[string]string{"a.md": "a", "b/c.md": "c"}})
 	}
 	srv := server.New(newResolver(t, src), &server.Options{PageSize: 3})
-	for version, cached := range map[string]bool{"2025-11-25": false, "2026-07-28": true} {
+	for version, cached := range map[string]bool{"2024-11-05": false, "2025-11-25": false, "2026-07-28": true} {
 		cs := extClient(t, srv, version, nil)
 		first := listSkills(t, cs, "")
 		if len(first.Skills) != 3 || first.NextCursor == "" || first.ResultType != "complete" {

@@ -10,7 +10,11 @@
 //
 // The package also holds the SKILL.md parser ([ParseFrontMatter],
 // [ReadFrontMatter]), the lenient checks applied when serving ([Load]) and
-// the strict checks of the Agent Skills specification ([Validate]).
+// the strict checks of the Agent Skills specification ([Validate]), and
+// what serving a skill's files needs: the rules a path inside a skill
+// folder keeps ([CheckPath]), a walk of every file of a skill
+// ([WalkFiles]), their SHA-256 digests, cached by [FileKey] ([Digests]),
+// and the front matter as JSON ([FrontMatterJSON]).
 //
 // This package is the public contract for source plugin authors: it imports
 // no MCP, configuration or RPC types.
