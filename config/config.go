@@ -347,6 +347,15 @@ func UserFile(home string, env []string) string {
 	return filepath.Join(home, ".config", "skillmux", "config.yaml")
 }
 
+// CacheDir is the folder where skillmux keeps what it can compute again:
+// $XDG_CACHE_HOME/skillmux, else ~/.cache/skillmux.
+func CacheDir(home string, env []string) string {
+	if x := lookup(env, "XDG_CACHE_HOME"); x != "" {
+		return filepath.Join(x, "skillmux")
+	}
+	return filepath.Join(home, ".cache", "skillmux")
+}
+
 // WorkspaceFileName is the name of the workspace configuration file.
 const WorkspaceFileName = ".skillmux.yaml"
 

@@ -37,6 +37,7 @@ type Resolver struct {
 	dirty     map[sources.Source]bool             // sources to list again at the next refresh
 	onSwap    []func(old, new *Snapshot)
 	reported  map[string]bool // diagnostics already logged, so a reload logs only new ones
+	summary   string          // the counts last logged at info level
 	notifying bool            // a goroutine is running the callbacks
 	notified  *Snapshot       // the snapshot the callbacks last saw
 	changed   chan struct{}   // signals Run that sources were marked dirty or replaced
@@ -315,7 +316,13 @@ func (r *Resolver) report(ctx context.Context, s *Snapshot, nsrc int, took time.
 		}
 	}
 	r.reported = seen
-	r.logger.Info("catalog built", "skills", len(s.skills), "shadowed", len(s.shadowed), "skipped", countErrors(s.problems), "sources", nsrc, "took", took.Round(time.Microsecond))
+	// A refresh that changes nothing worth a line (a watcher starting, a
+	// periodic rescan) is logged at debug level.
+	level := slog.LevelDebug
+	if sum := fmt.Sprint(len(s.skills), len(s.shadowed), countErrors(s.problems), nsrc); sum != r.summary {
+		level, r.summary = slog.LevelInfo, sum
+	}
+	r.logger.Log(ctx, level, "catalog built", "skills", len(s.skills), "shadowed", len(s.shadowed), "skipped", countErrors(s.problems), "sources", nsrc, "took", took.Round(time.Microsecond))
 }
 
 func countErrors(ds []sources.Diagnostic) int {

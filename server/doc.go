@@ -5,18 +5,32 @@
 //
 // The server reads the catalog through a [Catalog] (in practice a
 // *resolver.Resolver) on every request, so a request sees the snapshot that
-// was current when it started. When the resolver swaps in a new snapshot,
-// [Server.Refresh] updates the tool description, which makes the SDK send
-// notifications/tools/list_changed.
+// was current when it started. Each session sees a view of that snapshot
+// made for its client: the skill folders a client loads natively (by its
+// clientInfo name) are left out of its catalog. When the resolver swaps in
+// a new snapshot, [Server.Refresh] compares each session's view with what
+// the session last saw and announces a change only to the sessions it
+// concerns.
 //
-// One file per tool or concern: skill.go (the skill tool and the text it
-// returns), session.go (instructions and panic recovery), roots.go (the
-// client's workspace folders), stdio.go (line framing: -32700 for
-// malformed lines, batches, one writer for every reply); and for skill
-// files: resources.go (resources/list, the templates, resources/read and
-// its collections, the errors of URIs), skillsext.go (the Skills
-// extension: skills/list, skills/get, resources/directory/read),
-// skill_resource.go (the tool of that name), subscribe.go (subscriptions
-// and the resource notifications after a refresh), complete.go
-// (completion of the templates' arguments), mimetype.go (types of files).
+// One file per tool or concern:
+//   - skill.go: the skill tool and the text it returns;
+//   - session.go: per-session views, their instructions and tool
+//     description, the filtering of list_changed, panic recovery;
+//   - clients.go: which client loads which skill folders itself;
+//   - changes.go: the note a skill answer carries after the catalog changed;
+//   - roots.go: following the client's workspace folders;
+//   - errors.go: JSON-RPC codes for the errors the SDK would send as 0;
+//   - resources.go: every skill file as a skill:// resource:
+//     resources/list, the templates, resources/read and its collections,
+//     the errors of URIs;
+//   - skillsext.go: the Skills extension (skills/list, skills/get,
+//     resources/directory/read);
+//   - skill_resource.go: the tool that reads a skill's files;
+//   - subscribe.go: subscriptions, and the resource notifications after a
+//     refresh;
+//   - complete.go: completion of the resource templates' arguments;
+//   - mimetype.go: the MIME types of skill files;
+//   - stdio.go: line framing (-32700 for malformed lines, batches refused,
+//     ids echoed exactly, back-pressure, bounded lines, one writer, a
+//     shutdown bounded in time whatever the client does).
 package server

@@ -122,8 +122,9 @@ func New(c Catalog, opts *Options) *Server {
 		CompletionHandler:       s.complete,
 		Capabilities:            caps,
 	})
-	// recoverPanics comes first, so that it covers everything after it.
-	s.mcp.AddReceivingMiddleware(s.recoverPanics, s.sessionViews, s.resourceMethods)
+	// recoverPanics covers every handler after it, the resource
+	// methods included.
+	s.mcp.AddReceivingMiddleware(s.codedErrors, s.recoverPanics, s.sessionViews, s.resourceMethods)
 	s.mcp.AddSendingMiddleware(s.filterListChanged, s.filterResourceNotes)
 	s.addSkillTool(s.catalog.Snapshot().ToolDescription(s.budget))
 	s.addSkillResourceTool()

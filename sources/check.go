@@ -71,17 +71,17 @@ func (c *checker) problem(field, rule, format string, args ...any) {
 
 // checkName checks the name against the specification and the folder name.
 // folder is empty for learned notes, which have no folder of their own.
-func (c *checker) checkName(fm map[string]any, folder string) {
-	v, ok := fm["name"]
-	if !ok || v == nil {
+func (c *checker) checkName(v fieldValue, folder string) {
+	switch v.kind {
+	case absentValue, nullValue:
 		c.problem("name", "name-required", "missing; add `name: %s`", suggestName(folder))
 		return
-	}
-	name, ok := v.(string)
-	if !ok {
-		c.problem("name", "name-type", "must be a string, got %s", yamlType(v))
+	case stringValue:
+	default:
+		c.problem("name", "name-type", "must be a string, got %s", v.typeName())
 		return
 	}
+	name := v.text
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
 		c.problem("name", "name-required", "is empty; use 1-%d lowercase letters, digits and hyphens", MaxNameLen)
@@ -99,21 +99,19 @@ func (c *checker) checkName(fm map[string]any, folder string) {
 
 // checkDescription returns the description and whether the skill can be
 // served at all.
-func (c *checker) checkDescription(fm map[string]any) (string, bool) {
-	v, ok := fm["description"]
-	if !ok || v == nil {
+func (c *checker) checkDescription(v fieldValue) (string, bool) {
+	var desc string
+	switch v.kind {
+	case absentValue, nullValue:
 		c.add(Error, "description", "description-required", "missing; add a `description:` saying what the skill does and when to use it")
 		return "", false
-	}
-	var desc string
-	switch v := v.(type) {
-	case string:
-		desc = strings.TrimSpace(v)
-	case bool, int, int64, uint64, float64:
-		desc = fmt.Sprint(v)
-		c.problem("description", "description-type", "should be a string, got %s", yamlType(v))
+	case stringValue:
+		desc = strings.TrimSpace(v.text)
+	case boolValue, intValue, floatValue:
+		desc = v.text
+		c.problem("description", "description-type", "should be a string, got %s", v.typeName())
 	default:
-		c.add(Error, "description", "description-type", "must be a string, got %s", yamlType(v))
+		c.add(Error, "description", "description-type", "must be a string, got %s", v.typeName())
 		return "", false
 	}
 	if desc == "" {
@@ -135,8 +133,8 @@ func (c *checker) strictOnly(field, rule, format string, args ...any) {
 	}
 }
 
-// checkFields checks the optional keys and reports unknown ones.
-func (c *checker) checkFields(fm map[string]any) {
+// checkFieldTypes checks the types of the optional keys: strict only.
+func (c *checker) checkFieldTypes(fm map[string]any) {
 	if v, ok := fm["compatibility"]; ok {
 		if s, ok := v.(string); !ok {
 			c.strictOnly("compatibility", "compatibility-type", "must be a string, got %s", yamlType(v))
@@ -165,7 +163,12 @@ func (c *checker) checkFields(fm map[string]any) {
 			c.strictOnly("allowed-tools", "allowed-tools-type", "should be a space-separated string, got %s", yamlType(v))
 		}
 	}
-	for _, k := range sortedKeys(fm) {
+}
+
+// checkKeys reports the keys outside the specification, sorted: unknown
+// ones always, client extensions when strict.
+func (c *checker) checkKeys(keys []string) {
+	for _, k := range keys {
 		switch {
 		case slices.Contains(specFields, k):
 		case slices.Contains(extensionFields, k):

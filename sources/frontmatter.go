@@ -119,9 +119,6 @@ func isDelimiter(line []byte) bool {
 // parsed a second time with those values quoted, and the second answer is
 // taken only if it parses.
 func ParseFrontMatter(front []byte) (map[string]any, error) {
-	if m, ok := parseSimple(front); ok {
-		return m, nil
-	}
 	m, err := unmarshalMap(front)
 	if err == nil {
 		return m, nil

@@ -3,6 +3,7 @@ package sources
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,10 +43,20 @@ func Load(path string, o LoadOptions) (*Skill, error) {
 }
 
 func newSkill(path string, front []byte, o LoadOptions) (*Skill, error) {
-	fm, err := ParseFrontMatter(front)
-	if err != nil {
-		return nil, yamlDiagnostic(path, front, err)
+	sum, ok := scanFrontMatter(front)
+	if !ok {
+		fm, err := ParseFrontMatter(front)
+		if err != nil {
+			return nil, yamlDiagnostic(path, front, err)
+		}
+		sum = summarize(fm)
 	}
+	return skillOf(path, front, sum, o)
+}
+
+// skillOf judges a skill by the summary of its front matter, with the
+// lenient checks of serving.
+func skillOf(path string, front []byte, sum frontSummary, o LoadOptions) (*Skill, error) {
 	if o.Kind == "" {
 		o.Kind = KindSkill
 	}
@@ -57,24 +68,22 @@ func newSkill(path string, front []byte, o LoadOptions) (*Skill, error) {
 		fallback = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	c := &checker{path: path}
-	desc, ok := c.checkDescription(fm)
+	desc, ok := c.checkDescription(sum.description)
 	if !ok {
 		return nil, c.diags[len(c.diags)-1]
 	}
-	if o.Kind == KindLearned {
-		if _, has := fm["name"]; has {
-			c.checkName(fm, folder)
-		}
-	} else {
-		c.checkName(fm, folder)
+	if o.Kind != KindLearned || sum.name.kind != absentValue {
+		c.checkName(sum.name, folder)
 	}
-	c.checkFields(fm)
+	c.checkKeys(sum.keys)
 
 	name := strings.TrimSpace(fallback)
-	if s, ok := fm["name"].(string); ok && UsableName(s) {
-		name = strings.TrimSpace(s)
-	} else if ok {
-		c.add(Warning, "name", "name-unusable", "%q cannot be served as a name; serving it as %q", clipValue(s), fallback)
+	if sum.name.kind == stringValue {
+		if s := sum.name.text; UsableName(s) {
+			name = strings.TrimSpace(s)
+		} else {
+			c.add(Warning, "name", "name-unusable", "%q cannot be served as a name; serving it as %q", clipValue(s), fallback)
+		}
 	}
 	if !UsableName(name) {
 		what := "folder"
@@ -84,23 +93,31 @@ func newSkill(path string, front []byte, o LoadOptions) (*Skill, error) {
 		return nil, Diagnostic{Severity: Error, Path: path, Field: "name", Rule: "name-unusable",
 			Message: fmt.Sprintf("no usable name: the %s name %q %s; set `name:` to 1-%d lowercase letters, digits and hyphens", what, fallback, whyUnusable(fallback), MaxNameLen)}
 	}
-	files := DirFS(dir)
-	if o.Kind == KindLearned {
+	return &Skill{
+		Ref:                    Ref{Namespace: o.Namespace, Name: name},
+		Description:            desc,
+		DisableModelInvocation: sum.disableModelInvocation,
+		UserInvocable:          sum.userInvocable,
+		FrontMatter:            front,
+		Path:                   path,
+		Dir:                    dir,
+		Source:                 o.Source,
+		Scope:                  o.Scope,
+		Kind:                   o.Kind,
+		Convention:             o.Convention,
+		Diagnostics:            c.diags,
+		Files:                  localFiles(path, o.Kind),
+	}, nil
+}
+
+// localFiles is the file system of a skill loaded from path: its folder,
+// or for a learned note, the note alone.
+func localFiles(path string, kind Kind) fs.FS {
+	files := DirFS(filepath.Dir(path))
+	if kind == KindLearned {
 		files = noteFS{dir: files, name: filepath.Base(path)}
 	}
-	return &Skill{
-		Ref:         Ref{Namespace: o.Namespace, Name: name},
-		Description: desc,
-		FrontMatter: front,
-		Path:        path,
-		Dir:         dir,
-		Source:      o.Source,
-		Scope:       o.Scope,
-		Kind:        o.Kind,
-		Convention:  o.Convention,
-		Diagnostics: c.diags,
-		Files:       files,
-	}, nil
+	return files
 }
 
 // MaxNameBytes bounds a name that can be served, well past the

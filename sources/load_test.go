@@ -279,3 +279,29 @@ func TestRef(t *testing.T) {
 		t.Error("keys are not case-insensitive")
 	}
 }
+
+func TestLoadInvocationFlags(t *testing.T) {
+	tests := []struct {
+		name, extra          string
+		wantDisable, wantUse bool
+	}{
+		{"absent: the defaults", "", false, true},
+		{"disable-model-invocation: true", "disable-model-invocation: true\n", true, true},
+		{"user-invocable: false", "user-invocable: false\n", false, false},
+		{"both, spelled as YAML allows", "disable-model-invocation: True\nuser-invocable: FALSE\n", true, false},
+		{"strings are not booleans", "disable-model-invocation: \"true\"\nuser-invocable: 'false'\n", false, true},
+		{"yes and no are strings", "disable-model-invocation: yes\nuser-invocable: no\n", false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeSkill(t, "flags", "---\nname: flags\ndescription: Flags.\n"+tt.extra+"---\n")
+			sk, err := sources.Load(p, sources.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sk.DisableModelInvocation != tt.wantDisable || sk.UserInvocable != tt.wantUse {
+				t.Errorf("DisableModelInvocation, UserInvocable = %v, %v; want %v, %v", sk.DisableModelInvocation, sk.UserInvocable, tt.wantDisable, tt.wantUse)
+			}
+		})
+	}
+}

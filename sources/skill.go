@@ -67,6 +67,15 @@ type Skill struct {
 	Ref Ref
 	// Description is the front matter's description, trimmed.
 	Description string
+	// DisableModelInvocation is true when the front matter says
+	// `disable-model-invocation: true` (a YAML boolean): the skill is for
+	// the user to invoke, and a client should not offer it to the model.
+	DisableModelInvocation bool
+	// UserInvocable is false when the front matter says
+	// `user-invocable: false` (a YAML boolean): the skill is for the model
+	// only, and a client should not offer it to the user. It defaults to
+	// true: whoever builds a Skill other than through Load must set it.
+	UserInvocable bool
 	// FrontMatter is the front matter block as written, without its "---"
 	// lines and with CRLF turned into LF; Fields parses it. The raw bytes
 	// are kept rather than a parsed map: they cost less, and they are what

@@ -8,8 +8,10 @@ import (
 // Source lists skills from one place.
 //
 // List is called whenever the catalog is rebuilt, possibly concurrently with
-// reads of skills from an earlier call, so a Source must return fresh Skill
-// values rather than mutate old ones. List returns an error only when the
+// reads of skills from an earlier call, so a Skill is immutable once List
+// returned it: a Source may return the same *Skill again while nothing
+// about it changed (which spares the catalog work), but never changes one
+// it returned. List returns an error only when the
 // source as a whole cannot be read (its folder vanished, a plugin is down);
 // one bad skill is a Diagnostic in the Listing, never an error, so it cannot
 // take the others down.

@@ -56,8 +56,10 @@ func Validate(path string) []Diagnostic {
 		d.Message += " (skillmux reads it with the value quoted, other clients may not)"
 		c.diags = append(c.diags, d)
 	}
-	c.checkName(fm, filepath.Base(dir))
-	c.checkDescription(fm)
-	c.checkFields(fm)
+	sum := summarize(fm)
+	c.checkName(sum.name, filepath.Base(dir))
+	c.checkDescription(sum.description)
+	c.checkFieldTypes(fm)
+	c.checkKeys(sum.keys)
 	return c.diags
 }

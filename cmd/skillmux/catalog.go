@@ -102,7 +102,7 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, serving bool) (*setup
 	if serving {
 		// A watched tree answers its first listing without looking inside
 		// skill folders, and its watcher completes the picture.
-		p.trees = dirtree.Options{Defer: cfg.Refresh.Watch, Debounce: cfg.Refresh.Debounce}
+		p.trees = dirtree.Options{Defer: cfg.Refresh.Watch, Debounce: cfg.Refresh.Debounce, Logger: logger, CacheDir: config.CacheDir(e.home(), e.environ)}
 	}
 	for _, r := range given {
 		p.roots = append(p.roots, absFrom(e.workdir, expandHome(r, e.home())))
@@ -201,9 +201,9 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 		case config.TypeProject:
 			src = project.New(workspaces, &project.Options{Name: name, Home: p.home, Trees: p.trees})
 		case config.TypeClaudePlugins:
-			src = claudeplugins.Installed(p.home, &claudeplugins.Options{Name: name, ProjectDirs: projects})
+			src = claudeplugins.Installed(p.home, &claudeplugins.Options{Name: name, ProjectDirs: projects, Debounce: p.trees.Debounce, Logger: p.trees.Logger})
 		case config.TypePluginDir:
-			src = claudeplugins.Dirs(spec.AllPaths(), &claudeplugins.Options{Name: name, ProjectDirs: projects})
+			src = claudeplugins.Dirs(spec.AllPaths(), &claudeplugins.Options{Name: name, ProjectDirs: projects, Debounce: p.trees.Debounce, Logger: p.trees.Logger})
 		case config.TypeDir:
 			var trees []sources.Source
 			for _, dir := range spec.AllPaths() {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillmux/skillmux/config"
+	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/resolver"
 )
 
@@ -28,6 +29,25 @@ type live struct {
 	mu         sync.Mutex
 	s          *setup   // the configuration in force
 	workspaces []string // the workspace folders: the working folder, or the client's roots
+	repoll     func()   // makes watchConfig look at the files to watch again
+}
+
+// watchConfig follows the configuration files until ctx is done: an edit,
+// a new file or a removed one is applied as configChanged says. The files
+// to watch change with the workspace, so each change starts the watch
+// over on the files of the configuration then in force.
+func (l *live) watchConfig(ctx context.Context) {
+	for ctx.Err() == nil {
+		pctx, cancel := context.WithCancel(ctx)
+		l.mu.Lock()
+		l.repoll = cancel
+		l.mu.Unlock()
+		watch.PollFiles(pctx, l.configFiles(), 0, func(changed []string) {
+			l.logger.Info("configuration file changed", "files", changed)
+			l.configChanged(ctx)
+		})
+		cancel()
+	}
 }
 
 // setWorkspaces follows the client's roots: the workspace configuration
@@ -65,6 +85,9 @@ func (l *live) apply(ctx context.Context, why string) {
 		l.logger.Warn("some of the changed settings (catalog, log, defaults.native, refresh, resources) apply only after a restart; the sources follow now")
 	}
 	l.s = s
+	if l.repoll != nil {
+		l.repoll() // the files to watch may be others now
+	}
 	l.res.SetSources(s.plan.sources(l.workspaces))
 	if _, err := l.res.Reload(ctx); err != nil {
 		l.logger.Warn("reload failed; keeping the catalog", "why", why, "err", err)

@@ -6,10 +6,12 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillmux/skillmux/internal/logwriter"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
 )
@@ -78,7 +80,13 @@ status 2.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			start := time.Now()
-			s, err := newSetup(cmd, e, &f, true)
+			// Logs never stop the server, even when the client does not
+			// read its stderr.
+			lw := logwriter.New(e.stderr, 0)
+			defer lw.Close(time.Second)
+			e := *e
+			e.stderr = lw
+			s, err := newSetup(cmd, &e, &f, true)
 			if err != nil {
 				return err
 			}
@@ -88,7 +96,7 @@ status 2.`,
 			if err != nil {
 				return err
 			}
-			l := &live{cmd: cmd, e: e, f: &f, logger: logger, res: res, s: s, workspaces: []string{e.workdir}}
+			l := &live{cmd: cmd, e: &e, f: &f, logger: logger, res: res, s: s, workspaces: []string{e.workdir}}
 			srv := server.New(res, &server.Options{
 				Version:       version(),
 				Budget:        s.cfg.Catalog.Budget,
@@ -103,14 +111,17 @@ status 2.`,
 			if n := res.Snapshot().Len(); n == 0 {
 				logger.Warn("no skills found; run `skillmux list --all` with the same arguments to see where skillmux looked")
 			}
-			// Keep the catalog current until the session ends.
+			// Keep the catalog, and with it the sources, current until the
+			// session ends.
 			runCtx, stopRun := context.WithCancel(ctx)
-			running := make(chan struct{})
-			go func() {
-				defer close(running)
+			var running sync.WaitGroup
+			running.Go(func() {
 				res.Run(runCtx, &resolver.RunOptions{Interval: interval(s.cfg.Refresh.Interval), NoWatch: !s.cfg.Refresh.Watch})
-			}()
-			defer func() { stopRun(); <-running }()
+			})
+			if s.cfg.Refresh.Watch {
+				running.Go(func() { l.watchConfig(runCtx) })
+			}
+			defer func() { stopRun(); running.Wait() }()
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			steadyStateGC(logger)
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)

@@ -209,3 +209,46 @@ test('raw: a malformed line gets -32700 and the session goes on', async () => {
     assert.equal(msg.jsonrpc, '2.0', `stdout carries JSON-RPC only: ${line}`);
   }
 });
+
+test('live refresh: a new skill is announced with tools/list_changed and then listed', async () => {
+  const live = fs.mkdtempSync(path.join(tmp, 'live-'));
+  fs.mkdirSync(path.join(live, 'first'));
+  fs.writeFileSync(path.join(live, 'first', 'SKILL.md'), '---\nname: first\ndescription: There from the start.\n---\n');
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ['serve', '--root', live],
+    env: { ...serverEnv(), SKILLMUX_REFRESH__DEBOUNCE: '50ms' },
+    cwd: tmp,
+    stderr: 'pipe',
+  });
+  let log = '';
+  transport.stderr?.on('data', (d) => { log += d; });
+  let changed;
+  const announced = new Promise((resolve) => { changed = resolve; });
+  const client = new Client({ name: 'interop', version: '1.0.0' }, {
+    listChanged: { tools: { onChanged: () => changed() } },
+  });
+  await client.connect(transport);
+  try {
+    const before = (await client.listTools()).tools[0].description;
+    assert.match(before, /- first: There from the start\./);
+    // The watcher starts just after the handshake: write until the
+    // announcement comes, each time a new skill.
+    let n = 0;
+    const writer = setInterval(() => {
+      n++;
+      const dir = path.join(live, `added-${n}`);
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'SKILL.md'), `---\nname: added-${n}\ndescription: Added while serving.\n---\n`);
+    }, 200);
+    try {
+      await Promise.race([announced, new Promise((_, reject) => setTimeout(() => reject(new Error('no tools/list_changed within 15 s; server log:\n' + log)), 15000))]);
+    } finally {
+      clearInterval(writer);
+    }
+    const after = (await client.listTools()).tools[0].description;
+    assert.match(after, /- added-1: Added while serving\./);
+  } finally {
+    await client.close();
+  }
+});

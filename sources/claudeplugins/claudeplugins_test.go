@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -313,4 +314,52 @@ func TestMalformedSettingsNameTheLine(t *testing.T) {
 	if len(l.Skills) != 0 || l.Packages[0].State != sources.PackageDisabled {
 		t.Errorf("skills %v, packages %v", names(l), l.Packages)
 	}
+}
+
+// Watch reports a new skill in a plugin's folder, and a plugin enabled in
+// Claude Code's settings.
+func TestWatch(t *testing.T) {
+	h := newHome(t)
+	dir := h.plugin("one@m", "one", true, nil, "a")
+	h.plugin("two@m", "two", false, nil, "b")
+	h.save()
+	src := claudeplugins.Installed(h.home, &claudeplugins.Options{Debounce: 20 * time.Millisecond})
+	list(t, src)
+	changed := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		done <- src.Watch(ctx, func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	until := func(what string, want []string) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case <-changed:
+			case <-deadline:
+				t.Fatalf("%s: no change reported; listing %v", what, names(list(t, src)))
+			}
+			if cmp.Equal(want, names(list(t, src))) {
+				return
+			}
+		}
+	}
+	// The watch starts in the background: make changes until one shows.
+	skill(t, filepath.Join(dir, "skills", "c"), "c")
+	until("a new skill in a plugin", []string{"one:a", "one:c"})
+	h.userEnabled["two@m"] = true
+	h.save()
+	until("a plugin enabled in the settings", []string{"one:a", "one:c", "two:b"})
 }

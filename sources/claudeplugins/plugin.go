@@ -286,8 +286,9 @@ func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
 }
 
 // listPlugins loads the skills of plugins, sorted by namespace, and counts
-// each plugin's skills in its Package.
-func listPlugins(plugins []plugin, sourceName, convention string, pkgs []sources.Package) *sources.Listing {
+// each plugin's skills in its Package. A SKILL.md that did not change since
+// the last listing is not parsed again.
+func (s *Source) listPlugins(plugins []plugin, pkgs []sources.Package) *sources.Listing {
 	sort.SliceStable(plugins, func(i, j int) bool { return plugins[i].namespace < plugins[j].namespace })
 	l := &sources.Listing{}
 	for _, p := range plugins {
@@ -295,7 +296,7 @@ func listPlugins(plugins []plugin, sourceName, convention string, pkgs []sources
 		l.Problems = append(l.Problems, probs...)
 		var skills []*sources.Skill
 		for _, f := range files {
-			sk, err := sources.Load(f, sources.LoadOptions{Namespace: p.namespace, Source: sourceName, Scope: sources.ScopePlugin, Convention: convention})
+			sk, err := s.cache.Load(f, sources.LoadOptions{Namespace: p.namespace, Source: s.name, Scope: sources.ScopePlugin, Convention: s.convention})
 			if err != nil {
 				l.Problems = append(l.Problems, sources.AsDiagnostic(f, err))
 				continue

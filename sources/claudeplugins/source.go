@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/sources"
 )
 
@@ -22,6 +26,11 @@ type Options struct {
 	// and .claude/settings.local.json can enable plugins, and plugins
 	// installed for a project are served only in that project.
 	ProjectDirs []string
+	// Debounce is the quiet time Watch waits after a change in a plugin's
+	// folder before it reports one; default 200 ms.
+	Debounce time.Duration
+	// Logger receives the watcher's warnings; default discards.
+	Logger *slog.Logger
 }
 
 // Source lists the skills of Claude Code plugins.
@@ -31,9 +40,20 @@ type Source struct {
 	dirs       []string // for Dirs
 	projects   []string
 	convention string // sources.ConventionClaudePlugins for Installed
+	debounce   time.Duration
+	logger     *slog.Logger
+	cache      sources.Cache
+
+	// mu guards the fields below.
+	mu      sync.Mutex
+	roots   []string       // the folders of the plugins of the last listing
+	watcher *watch.Watcher // while Watch runs
 }
 
-var _ sources.Source = (*Source)(nil)
+var (
+	_ sources.Source  = (*Source)(nil)
+	_ sources.Watcher = (*Source)(nil)
+)
 
 // Installed returns the Source of the plugins installed in the Claude Code
 // of the home folder home (~/.claude/plugins/installed_plugins.json) and
@@ -60,10 +80,14 @@ func Dirs(dirs []string, opts *Options) *Source {
 }
 
 func newSource(name string, opts *Options) *Source {
-	s := &Source{name: name}
+	s := &Source{name: name, logger: slog.New(slog.DiscardHandler)}
 	if opts != nil {
 		if opts.Name != "" {
 			s.name = opts.Name
+		}
+		s.debounce = opts.Debounce
+		if opts.Logger != nil {
+			s.logger = opts.Logger
 		}
 		for _, p := range opts.ProjectDirs {
 			if abs, err := filepath.Abs(p); err == nil {
@@ -110,10 +134,83 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l := listPlugins(plugins, s.name, s.convention, pkgs)
+	l := s.listPlugins(plugins, pkgs)
 	l.Problems = append(probs, l.Problems...)
 	l.Packages = pkgs
+	s.follow(plugins)
 	return l, nil
+}
+
+// files are the files whose edits change what is served: Claude Code's
+// install records and settings, and the folders given explicitly.
+func (s *Source) files() []string {
+	var out []string
+	if s.home != "" {
+		out = append(out, InstalledFile(s.home), filepath.Join(s.home, ".claude", "settings.json"))
+		for _, p := range s.projects {
+			out = append(out, filepath.Join(p, ".claude", "settings.json"), filepath.Join(p, ".claude", "settings.local.json"))
+		}
+	}
+	for _, d := range s.dirs {
+		out = append(out, filepath.Join(d, pluginFile), filepath.Join(d, marketplaceFile))
+	}
+	return out
+}
+
+// follow records the plugin folders of a listing and, while Watch runs,
+// watches the new ones.
+func (s *Source) follow(plugins []plugin) {
+	var roots []string
+	for _, p := range plugins {
+		roots = append(roots, p.root)
+	}
+	slices.Sort(roots)
+	roots = slices.Compact(roots)
+	s.mu.Lock()
+	s.roots = roots
+	w := s.watcher
+	s.mu.Unlock()
+	for _, r := range roots {
+		if w != nil {
+			w.Add(r) // a folder watched already costs nothing
+		}
+	}
+}
+
+// Watch implements sources.Watcher: it watches the folders of the plugins
+// served, and looks every second at the files that decide which plugins
+// are served (install records, settings, manifests), until ctx is done.
+func (s *Source) Watch(ctx context.Context, changed func()) error {
+	w, err := watch.New(&watch.Options{Debounce: s.debounce, Logger: s.logger.With("source", s.name)})
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	s.mu.Lock()
+	s.watcher = w
+	roots := s.roots
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.watcher = nil
+		s.mu.Unlock()
+	}()
+	for _, r := range roots {
+		w.Add(r)
+	}
+	poll := watch.NewFilePoll(s.files())
+	// What changed between the last listing and the watches being set is
+	// seen by the listing this asks for.
+	changed()
+	var polling sync.WaitGroup
+	defer polling.Wait()
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	polling.Go(func() {
+		poll.Run(pctx, 0, func([]string) { changed() })
+	})
+	w.Run(ctx, func(watch.Batch) { changed() })
+	return nil
 }
 
 // installRecord is one entry of installed_plugins.json.

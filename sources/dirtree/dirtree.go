@@ -22,9 +22,12 @@ package dirtree
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,6 +35,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillmux/skillmux/internal/pseudofs"
+	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/sources"
 )
 
@@ -73,6 +78,14 @@ type Options struct {
 	Skip []string
 	// Convention is recorded on every skill (see sources.Skill).
 	Convention string
+	// Logger receives the watcher's warnings (a limit of the system
+	// reached); default discards.
+	Logger *slog.Logger
+	// CacheDir, when set, is a folder where the tree keeps what it parsed
+	// for the next process (see sources.Cache): a start with the files
+	// unchanged reads no front matter. A missing, stale or corrupt copy
+	// costs time, never correctness.
+	CacheDir string
 	// Debounce is the quiet time Watch waits after a change before it
 	// reports one; default 200 ms. A long burst of changes is reported
 	// within 2 s anyway.
@@ -94,9 +107,10 @@ type Tree struct {
 	scanning sync.Mutex
 	st       *state // nil until the first List
 
-	// mu guards pending.
+	// mu guards the fields below.
 	mu      sync.Mutex
 	pending pending
+	watcher *watch.Watcher // while Watch runs
 }
 
 // pending is what happened since the last List.
@@ -106,10 +120,7 @@ type pending struct {
 	current bool            // st is up to date: List needs to scan nothing
 }
 
-var (
-	_ sources.Source  = (*Tree)(nil)
-	_ sources.Watcher = (*Tree)(nil)
-)
+var _ sources.Source = (*Tree)(nil)
 
 // New returns a Tree rooted at root (made absolute). A nil opts means the
 // defaults documented on Options.
@@ -163,6 +174,7 @@ func (t *Tree) List(ctx context.Context) (*sources.Listing, error) {
 	var err error
 	switch {
 	case t.st == nil:
+		t.loadCache()
 		err = t.scanAll(ctx, !t.opts.Defer)
 	case p.full:
 		err = t.scanAll(ctx, true)
@@ -227,7 +239,42 @@ func (t *Tree) scanAll(ctx context.Context, deep bool) error {
 	st.gen = gen
 	t.cache.Prune(gen)
 	t.st = st
+	if st.rootReal != "" {
+		t.addWatch()
+	}
+	if deep {
+		t.saveCache()
+	}
 	return nil
+}
+
+// cacheFile is where the tree keeps its parse cache between processes:
+// one file for each root and what decides how its skills are loaded.
+func (t *Tree) cacheFile() string {
+	if t.opts.CacheDir == "" {
+		return ""
+	}
+	o := t.opts
+	h := sha256.Sum256([]byte(strings.Join([]string{t.root, o.Name, o.Namespace, string(o.Scope), o.Convention, fmt.Sprint(o.Learned), strings.Join(o.Skip, "\x00")}, "\x00")))
+	return filepath.Join(o.CacheDir, "trees", hex.EncodeToString(h[:8])+".cache")
+}
+
+func (t *Tree) loadCache() {
+	if f := t.cacheFile(); f != "" {
+		if err := t.cache.LoadFile(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.logDebug("parse cache not used", "file", f, "err", err)
+		}
+	}
+}
+
+// saveCache writes the parse cache when it changed; a failure costs the
+// next start some time, and is only logged.
+func (t *Tree) saveCache() {
+	if f := t.cacheFile(); f != "" && t.cache.Changed() {
+		if err := t.cache.SaveFile(f); err != nil {
+			t.logDebug("parse cache not saved", "file", f, "err", err)
+		}
+	}
 }
 
 // check looks at the root: a missing root, a file or a kernel file system
@@ -252,7 +299,7 @@ func (t *Tree) check(st *state) error {
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", t.root, err)
 	}
-	if why := pseudoFS(real); why != "" {
+	if why := pseudofs.Reason(real); why != "" {
 		st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "pseudo-fs",
 			Message: "is " + why + ", where skills never live; not searched"}
 		return nil
@@ -341,7 +388,7 @@ func (t *Tree) rescanOne(ctx context.Context, st *state, path string, gen uint64
 		return w.wait()
 	}
 	real, err := filepath.EvalSymlinks(path)
-	if err != nil || depth > t.opts.MaxDepth || t.skipped(path) || pseudoFS(real) != "" || hasSkipDirAbove(t.root, path) {
+	if err != nil || depth > t.opts.MaxDepth || t.skipped(path) || pseudofs.Reason(real) != "" || hasSkipDirAbove(t.root, path) {
 		return nil
 	}
 	linked := real != filepath.Join(st.rootReal, rel)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/skillmux/skillmux/internal/pseudofs"
 	"github.com/skillmux/skillmux/sources"
 )
 
@@ -129,7 +130,7 @@ func (w *walk) folder(dir, real, full, name string, depth int, linked, isLink bo
 		if sub, err = filepath.EvalSymlinks(full); err != nil || !w.firstVisit(sub, real) {
 			return
 		}
-		if why := pseudoFS(sub); why != "" {
+		if why := pseudofs.Reason(sub); why != "" {
 			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "pseudo-fs", Message: "not searched: the link points to " + sub + ", " + why})
 			return
 		}

@@ -2,32 +2,111 @@ package dirtree
 
 import (
 	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/skillmux/skillmux/internal/watch"
+	"github.com/skillmux/skillmux/sources"
 )
 
-// watch completes a deferred scan, then follows the tree's changes.
+// watch completes a deferred scan, then follows the tree's changes until
+// ctx is done: the watcher's batches of changed paths become the next
+// List's rescans, and a batch that says events were lost, a full scan.
+// A root that does not exist yet is watched from the first full scan that
+// finds it (the periodic rescans run List).
 func (t *Tree) watch(ctx context.Context, changed func()) error {
-	if err := t.complete(ctx); err != nil {
+	logger := t.opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	w, err := watch.New(&watch.Options{Debounce: t.opts.Debounce, Logger: logger.With("root", t.root)})
+	if err != nil {
 		return err
 	}
+	defer w.Close()
+	t.mu.Lock()
+	t.watcher = w
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.watcher = nil
+		t.mu.Unlock()
+	}()
+	t.addWatch()
+
+	// Whatever changed between the last scan and the watch being added is
+	// seen by a scan that starts now: the deferred deep scan, or a full
+	// rescan (parsing only what changed).
+	completed, err := t.complete(ctx)
+	if err != nil {
+		return ignoreDone(ctx, err)
+	}
+	if !completed {
+		t.mu.Lock()
+		t.pending.full = true
+		t.mu.Unlock()
+	}
 	changed()
-	<-ctx.Done()
-	return nil
+	err = w.Run(ctx, func(b watch.Batch) {
+		t.mu.Lock()
+		if b.Rescan {
+			t.pending.full = true
+		}
+		for _, p := range b.Paths {
+			t.mark(p)
+		}
+		t.mu.Unlock()
+		changed()
+	})
+	return ignoreDone(ctx, err)
+}
+
+// addWatch starts watching the root, if it is a folder and a watch runs.
+// Adding a root already watched costs next to nothing, so each full scan
+// calls it, and a root created after the start is watched from then on.
+func (t *Tree) addWatch() {
+	t.mu.Lock()
+	w := t.watcher
+	t.mu.Unlock()
+	if w == nil {
+		return
+	}
+	if err := w.Add(t.root); err != nil && !errors.Is(err, watch.ErrClosed) {
+		t.logDebug("not watched for now", "root", t.root, "err", err)
+	}
+}
+
+func (t *Tree) logDebug(msg string, args ...any) {
+	if t.opts.Logger != nil {
+		t.opts.Logger.Debug(msg, args...)
+	}
+}
+
+// ignoreDone turns the error of a watch that ended with its context into
+// nil, as sources.Watcher asks.
+func ignoreDone(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // complete runs the deep scan that Defer postponed: the skills nested in
 // other skills and each skill's file list. The next List returns its
-// result without scanning.
-func (t *Tree) complete(ctx context.Context) error {
+// result without scanning. It reports whether it scanned.
+func (t *Tree) complete(ctx context.Context) (bool, error) {
 	t.scanning.Lock()
 	defer t.scanning.Unlock()
 	if t.st != nil && t.st.deep {
-		return nil
+		return false, nil
 	}
 	if err := t.scanAll(ctx, true); err != nil {
-		return err
+		return false, err
 	}
 	t.mu.Lock()
 	t.pending.current = true
 	t.mu.Unlock()
-	return nil
+	return true, nil
 }
+
+var _ sources.Watcher = (*Tree)(nil)

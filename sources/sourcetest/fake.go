@@ -55,16 +55,17 @@ func (f *Fake) List(ctx context.Context) (*sources.Listing, error) {
 		}
 		dir := "/fake/" + f.SourceName + "/" + fs.Name
 		l.Skills = append(l.Skills, &sources.Skill{
-			Ref:         sources.Ref{Namespace: f.Namespace, Name: fs.Name},
-			Description: fs.Description,
-			FrontMatter: []byte(front),
-			Path:        dir + "/" + sources.SkillFile,
-			Dir:         dir,
-			Source:      f.SourceName,
-			Scope:       scope,
-			Kind:        sources.KindSkill,
-			Convention:  f.Convention,
-			Files:       m,
+			Ref:           sources.Ref{Namespace: f.Namespace, Name: fs.Name},
+			Description:   fs.Description,
+			UserInvocable: true,
+			FrontMatter:   []byte(front),
+			Path:          dir + "/" + sources.SkillFile,
+			Dir:           dir,
+			Source:        f.SourceName,
+			Scope:         scope,
+			Kind:          sources.KindSkill,
+			Convention:    f.Convention,
+			Files:         m,
 		})
 	}
 	return l, nil

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +47,11 @@ func Run(t testing.TB, src sources.Source) {
 			t.Errorf("%s: problem %+v names no file or says nothing", src.Name(), d)
 		}
 	}
+	// Every Skill is immutable once returned: keep copies to compare.
+	before := make([]sources.Skill, len(first.Skills))
+	for i, sk := range first.Skills {
+		before[i] = *sk
+	}
 	second, err := src.List(ctx)
 	if err != nil {
 		t.Fatalf("%s: second List: %v", src.Name(), err)
@@ -53,8 +59,10 @@ func Run(t testing.TB, src sources.Source) {
 	if a, b := refs(first), refs(second); strings.Join(a, ",") != strings.Join(b, ",") {
 		t.Errorf("%s: two listings differ:\n%v\n%v", src.Name(), a, b)
 	}
-	if len(first.Skills) > 0 && len(second.Skills) > 0 && first.Skills[0] == second.Skills[0] {
-		t.Errorf("%s: List returned the same *Skill twice; return fresh values", src.Name())
+	for i, sk := range first.Skills {
+		if !sameSkill(before[i], *sk) {
+			t.Errorf("%s: a second List changed the Skill %s the first returned; return a new *Skill instead", src.Name(), sk.Ref)
+		}
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
@@ -130,8 +138,18 @@ func checkSkill(t testing.TB, src sources.Source, sk *sources.Skill) {
 	}
 	if fm, err := sk.Fields(); err != nil {
 		t.Errorf("%s: front matter does not parse: %v", id, err)
-	} else if fm["description"] == nil {
-		t.Errorf("%s: front matter has no description", id)
+	} else {
+		if fm["description"] == nil {
+			t.Errorf("%s: front matter has no description", id)
+		}
+		// The invocation flags are YAML booleans; anything else leaves
+		// the defaults (false, true).
+		if want := fm["disable-model-invocation"] == true; sk.DisableModelInvocation != want {
+			t.Errorf("%s: DisableModelInvocation = %v, want %v", id, sk.DisableModelInvocation, want)
+		}
+		if want := fm["user-invocable"] != false; sk.UserInvocable != want {
+			t.Errorf("%s: UserInvocable = %v, want %v", id, sk.UserInvocable, want)
+		}
 	}
 	if sk.Files == nil {
 		t.Errorf("%s: Files is nil", id)
@@ -143,4 +161,13 @@ func checkSkill(t testing.TB, src sources.Source, sk *sources.Skill) {
 			t.Errorf("%s: diagnostic %+v names no file or says nothing", id, d)
 		}
 	}
+}
+
+// sameSkill compares two Skill values field by field, but for the file
+// system, which need not be comparable.
+func sameSkill(a, b sources.Skill) bool {
+	return a.Ref == b.Ref && a.Description == b.Description && string(a.FrontMatter) == string(b.FrontMatter) &&
+		a.Path == b.Path && a.Dir == b.Dir && a.Source == b.Source && a.Scope == b.Scope && a.Kind == b.Kind &&
+		a.Convention == b.Convention && len(a.Diagnostics) == len(b.Diagnostics) &&
+		slices.Equal(a.FileList, b.FileList) && a.FileListTruncated == b.FileListTruncated
 }

@@ -1,4 +1,4 @@
-package dirtree
+package pseudofs
 
 import "golang.org/x/sys/unix"
 

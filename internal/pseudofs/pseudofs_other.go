@@ -1,5 +1,5 @@
 //go:build !linux
 
-package dirtree
+package pseudofs
 
 func pseudoMount(string) string { return "" }

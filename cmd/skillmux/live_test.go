@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// session is a running `skillmux serve` spoken to over its pipes.
+type session struct {
+	t      *testing.T
+	stdin  io.WriteCloser
+	lines  chan map[string]any
+	stderr *syncBuffer
+	cmd    *exec.Cmd
+}
+
+func startServe(t *testing.T, environ []string, dir string, args ...string) *session {
+	t.Helper()
+	cmd := exec.Command(buildBinary(t), append([]string{"serve"}, args...)...)
+	cmd.Env, cmd.Dir = environ, dir
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	s := &session{t: t, stdin: stdin, lines: make(chan map[string]any, 64), stderr: &syncBuffer{}, cmd: cmd}
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+	})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Errorf("stdout is not JSON-RPC: %q", sc.Text())
+			}
+			s.lines <- m
+		}
+		close(s.lines)
+	}()
+	return s
+}
+
+func (s *session) send(line string) { io.WriteString(s.stdin, line+"\n") }
+
+// next returns the next message for which ok holds, skipping others.
+func (s *session) next(what string, ok func(map[string]any) bool) map[string]any {
+	s.t.Helper()
+	deadline := time.After(15 * time.Second)
+	for {
+		select {
+		case m, open := <-s.lines:
+			if !open {
+				s.t.Fatalf("server ended while waiting for %s:\n%s", what, s.stderr.String())
+			}
+			if ok(m) {
+				return m
+			}
+		case <-deadline:
+			s.t.Fatalf("no %s:\n%s", what, s.stderr.String())
+		}
+	}
+}
+
+func isMethod(method string) func(map[string]any) bool {
+	return func(m map[string]any) bool { return m["method"] == method }
+}
+
+func isID(id float64) func(map[string]any) bool {
+	return func(m map[string]any) bool { return m["id"] == id }
+}
+
+func (s *session) handshake() {
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	s.next("initialize result", isID(1))
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func (s *session) toolDescription(id int) string {
+	s.send(`{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/list"}`)
+	m := s.next("tools/list", isID(float64(id)))
+	return m["result"].(map[string]any)["tools"].([]any)[0].(map[string]any)["description"].(string)
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// The real binary follows new skills and configuration edits while it
+// serves, and tells its client.
+func TestBinaryLiveRefresh(t *testing.T) {
+	home := t.TempDir()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "first/SKILL.md"), skillMD("first", "The first skill."))
+	work := t.TempDir()
+	env := append(isolatedEnv(t), "HOME="+home, "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+	s := startServe(t, env, work, "--root", root)
+	s.handshake()
+	if d := s.toolDescription(2); !strings.Contains(d, "- first:") {
+		t.Fatalf("description: %s", d)
+	}
+
+	writeFile(t, filepath.Join(root, "second/SKILL.md"), skillMD("second", "Added while serving."))
+	s.next("tools/list_changed after a new skill", isMethod("notifications/tools/list_changed"))
+	if d := s.toolDescription(3); !strings.Contains(d, "- second: Added while serving.") {
+		t.Errorf("the new skill is not in the description:\n%s", d)
+	}
+
+	// A workspace configuration that appears adds its source.
+	team := t.TempDir()
+	writeFile(t, filepath.Join(team, "team-skill/SKILL.md"), skillMD("team-skill", "From the team's folder."))
+	writeFile(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+team+"\n")
+	s.next("tools/list_changed after a configuration edit", isMethod("notifications/tools/list_changed"))
+	if d := s.toolDescription(4); !strings.Contains(d, "- team-skill:") || !strings.Contains(d, "- second:") {
+		t.Errorf("the configured source is not served:\n%s", d)
+	}
+
+	// An invalid edit is logged, and the configuration in force stays.
+	writeFile(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dri\n")
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(s.stderr.String(), "configuration not applied") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(s.stderr.String(), `is not a source type`) {
+		t.Errorf("the invalid configuration is not logged:\n%s", s.stderr.String())
+	}
+	s.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"skill","arguments":{"name":"team-skill"}}}`)
+	if m := s.next("tools/call", isID(5)); m["result"].(map[string]any)["isError"] == true {
+		t.Errorf("the configuration in force was dropped: %v", m)
+	}
+}
+
+// A client that never reads the server's stderr cannot stop it: logs are
+// dropped, not waited for.
+func TestBinaryWithUnreadStderr(t *testing.T) {
+	cmd := exec.Command(buildBinary(t), "serve", "--root", examples(t))
+	cmd.Env, cmd.Dir = isolatedEnv(t), t.TempDir()
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe() // never read
+	defer stderr.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stdout)
+	go func() {
+		// Every malformed line is logged: far more than a pipe holds.
+		for range 3000 {
+			io.WriteString(stdin, "{not json, and logged as such}\n")
+		}
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":"last","method":"ping"}`+"\n")
+	}()
+	done := make(chan bool)
+	go func() {
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), `"id":"last"`) {
+				done <- true
+				return
+			}
+		}
+		done <- false
+	}()
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Fatal("the server ended")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server stopped answering while nobody read its stderr")
+	}
+}

@@ -1,0 +1,128 @@
+package watch
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// maxPending bounds the paths one batch collects. A storm beyond it (a
+// checkout of a huge tree) is cheaper to handle as one rescan than as a
+// list, and the bound keeps memory flat however long the storm lasts.
+const maxPending = 50_000
+
+// debouncer merges changes into batches: a batch is due once no change has
+// arrived for quiet, or max after its first change, whichever comes first.
+// Producers call add, which never blocks; one consumer calls next. It knows
+// nothing of files, so a test drives it on a fake clock (testing/synctest).
+type debouncer struct {
+	quiet, max time.Duration
+	wake       chan struct{} // one-slot: something was added since next last looked
+
+	// mu guards the pending batch below.
+	mu     sync.Mutex
+	paths  map[string]struct{}
+	rescan bool
+	first  time.Time // when the pending batch's first change arrived
+	last   time.Time // when its latest change arrived
+}
+
+func newDebouncer(quiet, max time.Duration) *debouncer {
+	return &debouncer{quiet: quiet, max: max, wake: make(chan struct{}, 1), paths: map[string]struct{}{}}
+}
+
+// add records changed paths, and a possible loss of events (rescan).
+func (d *debouncer) add(rescan bool, paths ...string) {
+	if !rescan && len(paths) == 0 {
+		return
+	}
+	now := time.Now()
+	d.mu.Lock()
+	if len(d.paths) == 0 && !d.rescan {
+		d.first = now
+	}
+	d.last = now
+	if rescan {
+		d.setRescan()
+	}
+	for _, p := range paths {
+		if d.rescan {
+			break // a rescan covers every path; collecting more is waste
+		}
+		if len(d.paths) >= maxPending {
+			d.setRescan()
+			break
+		}
+		d.paths[p] = struct{}{}
+	}
+	d.mu.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// setRescan marks the pending batch as a rescan, whose paths are dropped:
+// they would be read again anyway. d.mu is held.
+func (d *debouncer) setRescan() {
+	d.rescan = true
+	if len(d.paths) > 0 {
+		d.paths = map[string]struct{}{} // a fresh map: a cleared one keeps its storm-sized memory
+	}
+}
+
+// next waits until a batch is due and returns it, or returns false once ctx
+// is done or stop is closed.
+func (d *debouncer) next(ctx context.Context, stop <-chan struct{}) (Batch, bool) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		d.mu.Lock()
+		pending := len(d.paths) > 0 || d.rescan
+		var wait time.Duration
+		if pending {
+			due := d.last.Add(d.quiet)
+			if limit := d.first.Add(d.max); limit.Before(due) {
+				due = limit
+			}
+			if wait = time.Until(due); wait <= 0 {
+				b := d.take()
+				d.mu.Unlock()
+				return b, true
+			}
+		}
+		d.mu.Unlock()
+		var fire <-chan time.Time
+		if pending {
+			timer.Reset(wait)
+			fire = timer.C
+		}
+		select {
+		case <-ctx.Done():
+			return Batch{}, false
+		case <-stop:
+			return Batch{}, false
+		case <-d.wake:
+		case <-fire:
+		}
+	}
+}
+
+// take empties the pending batch into a Batch. d.mu is held.
+func (d *debouncer) take() Batch {
+	b := Batch{Rescan: d.rescan}
+	if !d.rescan {
+		b.Paths = make([]string, 0, len(d.paths))
+		for p := range d.paths {
+			b.Paths = append(b.Paths, p)
+		}
+		slices.Sort(b.Paths)
+	}
+	if len(d.paths) > 0 {
+		d.paths = map[string]struct{}{}
+	}
+	d.rescan = false
+	return b
+}

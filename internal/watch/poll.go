@@ -1,0 +1,84 @@
+package watch
+
+import (
+	"context"
+	"os"
+	"time"
+)
+
+// DefaultPollInterval is how often PollFiles looks at its files.
+const DefaultPollInterval = time.Second
+
+// PollFiles calls changed with the paths, among paths, of the files that
+// were created, removed or changed (another file, size or modification
+// time) since it last looked, looking every interval (DefaultPollInterval
+// when 0), until ctx is done. changed runs on the calling goroutine.
+//
+// It is for a handful of single files, such as configuration files: they
+// may not exist yet, and their folders (a repository's root, ~/.claude)
+// are ones a recursive watch should not take on for one file. A few stat
+// calls a second cost nothing.
+func PollFiles(ctx context.Context, paths []string, interval time.Duration, changed func([]string)) {
+	NewFilePoll(paths).Run(ctx, interval, changed)
+}
+
+// FilePoll is PollFiles in two steps, for a caller that must know when
+// the files were first looked at: NewFilePoll looks at them, and Run
+// reports what changed since.
+type FilePoll struct {
+	paths []string
+	last  []fileState
+}
+
+// NewFilePoll looks at the files at paths now.
+func NewFilePoll(paths []string) *FilePoll {
+	p := &FilePoll{paths: paths, last: make([]fileState, len(paths))}
+	for i, path := range paths {
+		p.last[i] = stateOf(path)
+	}
+	return p
+}
+
+// Run is PollFiles from the look NewFilePoll took.
+func (fp *FilePoll) Run(ctx context.Context, interval time.Duration, changed func([]string)) {
+	if interval <= 0 {
+		interval = DefaultPollInterval
+	}
+	paths, last := fp.paths, fp.last
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var diff []string
+		for i, p := range paths {
+			if now := stateOf(p); now != last[i] {
+				last[i] = now
+				diff = append(diff, p)
+			}
+		}
+		if len(diff) > 0 {
+			changed(diff)
+		}
+	}
+}
+
+// fileState is what a stat says of a file that changes when it does.
+type fileState struct {
+	exists bool
+	id     fileID
+	size   int64
+	mtime  time.Time
+}
+
+func stateOf(path string) fileState {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileState{}
+	}
+	id, _ := idOf(path, fi)
+	return fileState{exists: true, id: id, size: fi.Size(), mtime: fi.ModTime()}
+}

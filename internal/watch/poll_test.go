@@ -1,0 +1,50 @@
+package watch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestPollFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "later", "b.yaml")
+	if err := os.WriteFile(a, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		got := make(chan []string, 10)
+		go PollFiles(ctx, []string{a, b}, time.Second, func(p []string) { got <- p })
+		next := func() []string {
+			time.Sleep(time.Second) // fake time
+			synctest.Wait()
+			select {
+			case p := <-got:
+				return p
+			default:
+				return nil
+			}
+		}
+		if p := next(); p != nil {
+			t.Errorf("nothing changed, got %v", p)
+		}
+		os.WriteFile(a, []byte("two, longer"), 0o644)
+		if p := next(); len(p) != 1 || p[0] != a {
+			t.Errorf("an edit: %v", p)
+		}
+		os.MkdirAll(filepath.Dir(b), 0o755)
+		os.WriteFile(b, []byte("new"), 0o644)
+		if p := next(); len(p) != 1 || p[0] != b {
+			t.Errorf("a new file: %v", p)
+		}
+		os.Remove(a)
+		if p := next(); len(p) != 1 || p[0] != a {
+			t.Errorf("a removed file: %v", p)
+		}
+		cancel()
+	})
+}

@@ -1,0 +1,324 @@
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/skillmux/skillmux/internal/pseudofs"
+)
+
+// errAbort stops a walk: a limit is reached, or no watch can be added at all.
+var errAbort = errors.New("watch: no more watches")
+
+// The methods in this file change the watch set: w.mu is held.
+
+// watchTree watches the folder at top and every folder below it, adding the
+// watches that are missing (it walks through folders watched already: after
+// lost events, what is missing may lie below them). link says top may be a
+// symbolic link (or a root), whose target is checked. If report is not nil, every file and folder found is passed to
+// it: the folder is new, and what was made in it before its watch existed
+// produced no event. watchTree reports whether some folder could not be
+// watched, so events there will be missed.
+func (w *Watcher) watchTree(top string, link bool, report func(string)) (incomplete bool) {
+	type item struct {
+		path string
+		link bool
+	}
+	stack := []item{{top, link}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		fi, err := os.Stat(it.path)
+		if err != nil || !fi.IsDir() {
+			continue // gone already (its removal is an event of its own), or a file
+		}
+		if it.link {
+			real, err := filepath.EvalSymlinks(it.path)
+			if err != nil {
+				continue
+			}
+			if pseudofs.Reason(real) != "" {
+				w.log.Debug("watch: not following a link into a pseudo file system", "path", it.path, "target", real)
+				continue
+			}
+		}
+		id, ok := idOf(it.path, fi)
+		if !ok {
+			continue // gone between Stat and here
+		}
+		if at, seen := w.ids[id]; seen && at != it.path {
+			if under(it.path, at) {
+				w.log.Debug("watch: not following a link to an ancestor", "path", it.path, "target", at)
+			} else {
+				w.addAlias(it.path, at)
+			}
+			continue
+		} else if !seen {
+			switch err := w.watchDir(it.path, id); {
+			case err == nil:
+			case errors.Is(err, errAbort):
+				return true
+			case errors.Is(err, fs.ErrNotExist):
+				continue
+			default:
+				incomplete = true
+				continue
+			}
+		}
+		// Also when it was watched already: a root kept while the root
+		// above it was removed and added again must be found below it
+		// again, or moving that root's folder would leave it watched.
+		if parent := w.dirs[filepath.Dir(it.path)]; parent != nil && it.path != filepath.Dir(it.path) {
+			if parent.kids == nil {
+				parent.kids = map[string]struct{}{}
+			}
+			parent.kids[it.path] = struct{}{}
+		}
+		// Listed after the watch is added: whatever is made from now on is an
+		// event, whatever was made before is in the listing.
+		entries, err := os.ReadDir(it.path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			incomplete = true
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if w.skip(name) {
+				continue
+			}
+			full := filepath.Join(it.path, name)
+			if report != nil {
+				report(full)
+			}
+			switch {
+			case e.IsDir():
+				stack = append(stack, item{full, false})
+			case e.Type()&fs.ModeSymlink != 0:
+				stack = append(stack, item{full, true})
+			}
+		}
+	}
+	return incomplete
+}
+
+// watchDir adds a watch on the folder at path, whose identity is id. Past a
+// limit it warns once and returns errAbort.
+func (w *Watcher) watchDir(path string, id fileID) error {
+	if len(w.dirs) >= w.maxDirs {
+		w.warnLimit(fmt.Sprintf("the watcher's folder limit (%d, Options.MaxDirs) is reached", w.maxDirs), nil)
+		return errAbort
+	}
+	err := w.addWatch(path)
+	switch {
+	case err == nil:
+	case errors.Is(err, errAbort), errors.Is(err, fsnotify.ErrClosed):
+		return errAbort
+	case errors.Is(err, fs.ErrNotExist):
+		return err
+	default:
+		if hint, ok := limitHint(err); ok {
+			w.warnLimit(hint, err)
+			return errAbort
+		}
+		// Most likely permissions: one warning says what is going on, the
+		// rest would only repeat it.
+		const msg = "watch: cannot watch a folder; changes in it are seen only by periodic rescans"
+		if w.failed {
+			w.log.Debug(msg, "path", path, "err", err)
+		} else {
+			w.failed = true
+			w.log.Warn(msg+" (more such folders are logged at debug level)", "path", path, "err", err)
+		}
+		return err
+	}
+	w.dirs[path] = &dir{id: id}
+	w.ids[id] = path
+	return nil
+}
+
+// warnLimit logs, once per Watcher, that a limit keeps folders unwatched.
+func (w *Watcher) warnLimit(hint string, err error) {
+	if w.warned {
+		return
+	}
+	w.warned = true
+	args := []any{"watched", len(w.dirs)}
+	if err != nil {
+		args = append(args, "err", err)
+	}
+	w.log.Warn("watch: not every folder can be watched: "+hint+
+		"; folders already watched stay watched, changes elsewhere are seen only by periodic rescans", args...)
+}
+
+// drop removes the watches on the folder at path and every folder below it,
+// and the other paths reaching into it; with keepRoots, it leaves alone the
+// roots below path and what they cover. It returns the other paths whose
+// folder it dropped: one of them may still reach an existing folder, which
+// must then be watched through it (see adopt).
+func (w *Watcher) drop(path string, keepRoots bool) (orphans []string) {
+	if target, ok := w.aliases[path]; ok {
+		w.removeAlias(path, target)
+	}
+	if d := w.dirs[path]; d == nil {
+		return nil
+	}
+	if parent := w.dirs[filepath.Dir(path)]; parent != nil {
+		delete(parent.kids, path)
+	}
+	stack := []string{path}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		d := w.dirs[p]
+		if d == nil || (keepRoots && p != path && w.roots[p]) {
+			continue
+		}
+		for k := range d.kids {
+			stack = append(stack, k)
+		}
+		delete(w.dirs, p)
+		if w.ids[d.id] == p {
+			delete(w.ids, d.id)
+		}
+		// ErrNonExistentWatch when the system has dropped it already
+		// (a removed folder, or a root moved away): nothing to undo.
+		_ = w.rmWatch(p)
+	}
+	for link, target := range w.aliases {
+		switch {
+		case under(link, path) && !(keepRoots && w.covered(link)):
+			w.removeAlias(link, target)
+		case w.dirs[target] == nil:
+			w.removeAlias(link, target)
+			orphans = append(orphans, link)
+		}
+	}
+	slices.Sort(orphans) // adopted in a stable order: the first becomes the watched path
+	return orphans
+}
+
+// adopt watches, through the paths in orphans that still lie in a root, the
+// folders they reach, whose watches were just dropped with another path.
+// Events between the drop and the new watch came under the other path, or not
+// at all, so what is found is reported, as for a new folder.
+func (w *Watcher) adopt(orphans []string, paths []string) ([]string, bool) {
+	incomplete := false
+	for _, link := range orphans {
+		if w.covered(link) {
+			paths = w.expand(link, paths)
+			incomplete = w.watchTree(link, true, func(p string) { paths = w.expand(p, paths) }) || incomplete
+		}
+	}
+	return paths, incomplete
+}
+
+// resync brings the watch set back in line with the folders on disk after
+// events were lost. Lost events leave folders made meanwhile unwatched, and
+// worse, leave folders renamed meanwhile watched under their old names; so
+// every recorded folder is checked and the stale ones dropped, then every
+// root is walked again, which adds what is missing. The caller is told to
+// rescan anyway, so nothing found is reported.
+func (w *Watcher) resync() (incomplete bool) {
+	var stale []string
+	for p, d := range w.dirs {
+		if !w.still(p, d.id) {
+			stale = append(stale, p)
+		}
+	}
+	slices.Sort(stale) // parents first: dropping one drops its sub-folders
+	for _, p := range stale {
+		w.drop(p, false) // what the dropped links reached, the walk finds again
+	}
+	for link, target := range w.aliases {
+		if d := w.dirs[target]; d == nil || !w.still(link, d.id) {
+			w.removeAlias(link, target)
+		}
+	}
+	for r := range w.roots {
+		incomplete = w.watchTree(r, true, nil) || incomplete
+	}
+	return incomplete
+}
+
+// still reports whether path is still the folder with identity id.
+func (w *Watcher) still(path string, id fileID) bool {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	now, ok := idOf(path, fi)
+	return ok && now == id
+}
+
+// addAlias records that link reaches the watched folder at target.
+func (w *Watcher) addAlias(link, target string) {
+	if w.aliases[link] == target {
+		return
+	}
+	w.aliases[link] = target
+	w.targets[target] = append(w.targets[target], link)
+}
+
+func (w *Watcher) removeAlias(link, target string) {
+	delete(w.aliases, link)
+	links := slices.DeleteFunc(w.targets[target], func(l string) bool { return l == link })
+	if len(links) == 0 {
+		delete(w.targets, target)
+	} else {
+		w.targets[target] = links
+	}
+}
+
+// expand appends path, and path as seen through every other path that
+// reaches a folder above it, to out.
+func (w *Watcher) expand(path string, out []string) []string {
+	out = append(out, path)
+	if len(w.targets) == 0 {
+		return out
+	}
+	for a := path; ; {
+		for _, link := range w.targets[a] {
+			out = append(out, link+path[len(a):])
+		}
+		parent := filepath.Dir(a)
+		if parent == a {
+			return out
+		}
+		a = parent
+	}
+}
+
+// covered reports whether path is a root or lies below one.
+func (w *Watcher) covered(path string) bool {
+	for a := path; ; {
+		if w.roots[a] {
+			return true
+		}
+		parent := filepath.Dir(a)
+		if parent == a {
+			return false
+		}
+		a = parent
+	}
+}
+
+func (w *Watcher) skip(name string) bool {
+	return ignoredName(name) || (w.ignore != nil && w.ignore(name))
+}
+
+// under reports whether path is dir or lies below it.
+func under(path, dir string) bool {
+	if path == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, dir)
+}

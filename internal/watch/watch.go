@@ -1,0 +1,429 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/skillmux/skillmux/internal/pseudofs"
+)
+
+// Defaults for the zero fields of Options.
+const (
+	DefaultDebounce = 200 * time.Millisecond
+	DefaultMaxDelay = 2 * time.Second
+	DefaultMaxDirs  = 100_000
+)
+
+// Errors returned by the Watcher's methods.
+var (
+	// ErrClosed is returned by Add, Remove and Run after Close.
+	ErrClosed = errors.New("watch: watcher closed")
+	// ErrRunning is returned by Run while another Run of the same Watcher
+	// is under way: batches have one consumer.
+	ErrRunning = errors.New("watch: Run already running")
+)
+
+// Options configure a Watcher. A nil *Options, and each zero field, means
+// the default.
+type Options struct {
+	// Debounce is how long events must pause before a batch is delivered.
+	// Default DefaultDebounce.
+	Debounce time.Duration
+	// MaxDelay bounds how long after its first event a batch is delivered
+	// while events keep coming. Default DefaultMaxDelay.
+	MaxDelay time.Duration
+	// MaxDirs bounds how many folders the Watcher watches, over all its
+	// roots; past it, it warns and reports Rescan as when the system's
+	// limit is reached. Default DefaultMaxDirs.
+	MaxDirs int
+	// Ignore reports whether a file or folder with this base name is
+	// neither reported nor, for a folder, watched. It extends a built-in
+	// list: editors' swap, backup and lock files (*.swp, *.swo, *.swx, *~,
+	// .#*, #*#, vim's 4913), .DS_Store, and the folders .git, .hg, .svn and
+	// node_modules. It runs under the Watcher's lock: it must be quick and
+	// must not call the Watcher.
+	Ignore func(name string) bool
+	// Logger receives one warning when a limit is reached, and debug lines.
+	// Default: nothing is logged.
+	Logger *slog.Logger
+}
+
+// Batch is one delivery of changes.
+type Batch struct {
+	// Paths are the files and folders that changed (created, written,
+	// removed, renamed from or to, attributes changed), each once, sorted,
+	// absolute and under the path of a root as it was given to Add. A
+	// folder moved out of a root, removed, or reached through a new link
+	// is reported as the folder alone: a folder path means anything below
+	// it may have changed. Paths is nil when Rescan is set.
+	Paths []string
+	// Rescan reports that events may have been lost (the kernel's queue
+	// overflowed, or a folder could not be watched): the caller must read
+	// every root again rather than trust Paths.
+	Rescan bool
+}
+
+// Watcher reports changes below its roots. Make one with New, give it roots
+// with Add, consume its batches with Run, and release it with Close.
+//
+// Its methods are safe for concurrent use. Two goroutines, started by New
+// and stopped by Close, read the system's events and keep the watches up to
+// date whether or not Run is being called; Run hands their batches to a
+// callback on the goroutine that called Run.
+type Watcher struct {
+	log      *slog.Logger
+	ignore   func(string) bool
+	maxDirs  int
+	debounce *debouncer
+
+	fsw *fsnotify.Watcher // nil when none could be made: every root is then left to rescans
+	// addWatch and rmWatch are fsw's Add and Remove; tests replace addWatch
+	// to reach limits that a test machine cannot.
+	addWatch func(path string) error
+	rmWatch  func(path string) error
+
+	queue     *eventQueue    // from pump to apply
+	done      chan struct{}  // closed by Close
+	wg        sync.WaitGroup // pump and apply
+	closeOnce sync.Once
+	closeErr  error
+	running   atomic.Bool // a Run is under way
+
+	// mu guards the watch set below. The apply goroutine holds it while it
+	// applies events, Add and Remove while they walk; no callback runs
+	// under it except Options.Ignore.
+	mu      sync.Mutex
+	closed  bool
+	roots   map[string]bool   // as given to Add: absolute and clean
+	dirs    map[string]*dir   // watched folder's path → its node
+	ids     map[fileID]string // watched folder's identity → its path in dirs
+	aliases map[string]string // another path reaching a watched folder → its path in dirs
+	targets map[string][]string
+	warned  bool // the limit warning was logged: it is logged once
+	failed  bool // a failure other than a limit was logged at Warn: later ones go to Debug
+}
+
+// dir is a watched folder.
+type dir struct {
+	id   fileID
+	kids map[string]struct{} // watched sub-folders' paths, for dropping a subtree without a scan
+}
+
+// New returns a Watcher with no roots. It fails only on invalid options: if
+// the system cannot watch files at all, New logs one warning and returns a
+// Watcher whose batches say Rescan.
+func New(opts *Options) (*Watcher, error) {
+	return newWatcher(opts, fsnotify.NewWatcher)
+}
+
+// newWatcher is New with the making of the fsnotify watcher given, so that a
+// test can fail it as a system out of inotify instances does.
+func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watcher, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Debounce < 0 || o.MaxDelay < 0 || o.MaxDirs < 0 {
+		return nil, fmt.Errorf("watch: negative option (Debounce %v, MaxDelay %v, MaxDirs %d)", o.Debounce, o.MaxDelay, o.MaxDirs)
+	}
+	if o.Debounce == 0 {
+		o.Debounce = DefaultDebounce
+	}
+	if o.MaxDelay == 0 {
+		o.MaxDelay = DefaultMaxDelay
+	}
+	if o.MaxDirs == 0 {
+		o.MaxDirs = DefaultMaxDirs
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	w := &Watcher{
+		log:      o.Logger,
+		ignore:   o.Ignore,
+		maxDirs:  o.MaxDirs,
+		debounce: newDebouncer(o.Debounce, o.MaxDelay),
+		queue:    newEventQueue(),
+		done:     make(chan struct{}),
+		roots:    map[string]bool{},
+		dirs:     map[string]*dir{},
+		ids:      map[fileID]string{},
+		aliases:  map[string]string{},
+		targets:  map[string][]string{},
+	}
+	fsw, err := newFS()
+	if err != nil {
+		// Out of inotify instances, or a system fsnotify does not support:
+		// serve from periodic rescans rather than not at all.
+		if hint, ok := limitHint(err); ok {
+			w.warnLimit(hint, err)
+		} else {
+			w.warned = true
+			w.log.Warn("watch: file watching is unavailable; changes are seen only by periodic rescans", "err", err)
+		}
+		w.addWatch = func(string) error { return errAbort }
+		w.rmWatch = func(string) error { return nil }
+		return w, nil
+	}
+	w.fsw = fsw
+	w.addWatch, w.rmWatch = fsw.Add, fsw.Remove
+	w.wg.Add(2)
+	go w.pump()
+	go w.applyLoop()
+	return w, nil
+}
+
+// Add watches root and every folder below it, recursively, now and as
+// folders appear. root is made absolute; batches name paths under it. Adding
+// a root already watched is cheap and does nothing. Add fails if root is not
+// a folder or lies in a pseudo file system; reaching a watch limit is not an
+// error (see Batch.Rescan). Add may be called before or during Run.
+func (w *Watcher) Add(root string) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", root, err)
+	}
+	fi, err := os.Stat(root)
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", root, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("watch %s: not a folder", root)
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil && pseudofs.Reason(real) != "" {
+		return fmt.Errorf("watch %s: %s is a pseudo file system, which holds no skills", root, real)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	w.roots[root] = true
+	if w.dirs[root] != nil || w.aliases[root] != "" {
+		return nil
+	}
+	// A root is checked as a link is: it may be one.
+	if w.watchTree(root, true, nil) {
+		w.debounce.add(true)
+	}
+	return nil
+}
+
+// Remove stops watching root and every folder below it, except those that
+// another root still covers. Removing a root that was never added does
+// nothing.
+func (w *Watcher) Remove(root string) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return fmt.Errorf("unwatch %s: %w", root, err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	if !w.roots[root] {
+		return nil
+	}
+	delete(w.roots, root)
+	if w.covered(root) {
+		return nil // inside another root, which still wants every watch
+	}
+	// Roots inside this one keep their watches; other paths into it take
+	// over the folders they reach.
+	paths, rescan := w.adopt(w.drop(root, true), nil)
+	w.debounce.add(rescan, paths...)
+	return nil
+}
+
+// Run calls fn with each batch, one call at a time, on the calling
+// goroutine, until ctx is done (it returns ctx.Err()) or the Watcher is
+// closed (ErrClosed). fn runs under no lock of the Watcher, so it may call
+// Add and Remove. Changes made while fn runs are in the next batch; changes
+// made while no Run is under way wait for the next Run.
+func (w *Watcher) Run(ctx context.Context, fn func(Batch)) error {
+	if !w.running.CompareAndSwap(false, true) {
+		return ErrRunning
+	}
+	defer w.running.Store(false)
+	for {
+		b, ok := w.debounce.next(ctx, w.done)
+		if !ok {
+			select {
+			case <-w.done:
+				return ErrClosed
+			default:
+				return ctx.Err()
+			}
+		}
+		fn(b)
+	}
+}
+
+// Close stops watching, waits for the Watcher's goroutines to end, and
+// makes Run return. It may be called more than once, and from fn.
+func (w *Watcher) Close() error {
+	w.closeOnce.Do(func() {
+		w.mu.Lock()
+		w.closed = true
+		w.mu.Unlock()
+		close(w.done)
+		if w.fsw != nil {
+			w.closeErr = w.fsw.Close()
+		}
+		w.wg.Wait()
+	})
+	return w.closeErr
+}
+
+// pump moves events from fsnotify into the queue and does nothing else, so
+// that fsnotify is never kept waiting: not by a long walk, not by a slow
+// callback, and not by our own Add, which on Windows is carried out by the
+// very goroutine that would be blocked sending us an event.
+func (w *Watcher) pump() {
+	defer w.wg.Done()
+	for {
+		select {
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return
+			}
+			w.queue.push(ev)
+		case err, ok := <-w.fsw.Errors:
+			if !ok {
+				return
+			}
+			w.queue.fail(err)
+		case <-w.done:
+			return
+		}
+	}
+}
+
+// applyLoop applies queued events to the watch set and hands the changed
+// paths to the debouncer.
+func (w *Watcher) applyLoop() {
+	defer w.wg.Done()
+	for {
+		select {
+		case <-w.done:
+			return
+		case <-w.queue.wake:
+		}
+		events, errs, lost := w.queue.take()
+		for _, err := range errs {
+			// An overflow is expected in a big enough storm; anything else
+			// fsnotify reports is as rare as it is unexplained. Both mean
+			// events may be lost, which Rescan tells the caller.
+			w.log.Debug("watch: events may have been lost", "err", err)
+		}
+		paths, rescan := w.apply(events)
+		if lost || len(errs) > 0 {
+			w.mu.Lock()
+			if !w.closed {
+				w.resync()
+			}
+			w.mu.Unlock()
+			rescan = true
+		}
+		w.debounce.add(rescan, paths...)
+	}
+}
+
+// apply brings the watch set up to date with events and returns the paths
+// they changed (including every other path that reaches them) and whether
+// events may have been lost.
+func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil, false
+	}
+	for _, ev := range events {
+		p := filepath.Clean(ev.Name)
+		if w.skip(filepath.Base(p)) || !w.covered(p) {
+			// Not covered: a late event from a root removed since.
+			continue
+		}
+		paths = w.expand(p, paths)
+		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			// The folder's watches would live on under its old name (inotify
+			// keeps a moved folder's watch; Windows keeps any): drop the
+			// subtree now, before a Create of its new name re-adds it.
+			var incomplete bool
+			paths, incomplete = w.adopt(w.drop(p, false), paths)
+			rescan = rescan || incomplete
+		}
+		if ev.Has(fsnotify.Create) {
+			fi, err := os.Lstat(p)
+			if err == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
+				rescan = w.watchTree(p, fi.Mode()&fs.ModeSymlink != 0, func(q string) {
+					paths = w.expand(q, paths)
+				}) || rescan
+			}
+		}
+	}
+	return paths, rescan
+}
+
+// eventQueue holds events between pump and apply. It is bounded: past
+// maxQueued events, the rest are dropped and the loss reported, as the
+// kernel does with its own queue.
+type eventQueue struct {
+	wake chan struct{} // one slot: something was queued
+
+	// mu guards the fields below.
+	mu     sync.Mutex
+	events []fsnotify.Event
+	errs   []error
+	lost   bool
+}
+
+const maxQueued = 1 << 16
+
+func newEventQueue() *eventQueue { return &eventQueue{wake: make(chan struct{}, 1)} }
+
+func (q *eventQueue) push(ev fsnotify.Event) {
+	q.mu.Lock()
+	if len(q.events) < maxQueued {
+		q.events = append(q.events, ev)
+	} else {
+		q.lost = true
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *eventQueue) fail(err error) {
+	q.mu.Lock()
+	if len(q.errs) < 8 { // they say one thing: events were lost
+		q.errs = append(q.errs, err)
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *eventQueue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *eventQueue) take() ([]fsnotify.Event, []error, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	events, errs, lost := q.events, q.errs, q.lost
+	q.events, q.errs, q.lost = nil, nil, false
+	return events, errs, lost
+}

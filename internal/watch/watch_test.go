@@ -1,0 +1,772 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/google/go-cmp/cmp"
+)
+
+// These tests use real files and the system's watcher. Their time-outs only
+// detect a hang; that something was NOT reported is shown by a later change
+// that was, since events arrive in order.
+
+const hang = 10 * time.Second
+
+// fast keeps tests quick; debouncing itself is tested on a fake clock.
+var fast = Options{Debounce: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}
+
+type harness struct {
+	t       *testing.T
+	w       *Watcher
+	batches chan Batch
+	seen    map[string]bool // every path reported so far
+	rescans int             // batches that said Rescan
+}
+
+// start makes a Watcher with opts (fast if nil), adds roots, and runs it
+// until the test ends.
+func start(t *testing.T, opts *Options, roots ...string) *harness {
+	t.Helper()
+	if opts == nil {
+		o := fast
+		opts = &o
+	}
+	w, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run(t, w, roots...)
+}
+
+func run(t *testing.T, w *Watcher, roots ...string) *harness {
+	t.Helper()
+	for _, r := range roots {
+		if err := w.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := &harness{t: t, w: w, batches: make(chan Batch, 1000), seen: map[string]bool{}}
+	ctx, cancel := context.WithCancel(t.Context())
+	ran := make(chan error, 1)
+	go func() { ran <- w.Run(ctx, func(b Batch) { h.batches <- b }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-ran; !errors.Is(err, context.Canceled) {
+			t.Errorf("Run returned %v; want context.Canceled", err)
+		}
+		if err := w.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return h
+}
+
+// reset forgets what was reported, so that the next waitFor waits for new
+// reports of paths reported before.
+func (h *harness) reset() {
+	h.seen = map[string]bool{}
+	h.rescans = 0
+}
+
+// waitFor reads batches until every path in want has been reported.
+func (h *harness) waitFor(want ...string) {
+	h.t.Helper()
+	deadline := time.After(hang)
+	for {
+		missing := slices.DeleteFunc(slices.Clone(want), func(p string) bool { return h.seen[p] })
+		if len(missing) == 0 {
+			return
+		}
+		select {
+		case b := <-h.batches:
+			for _, p := range b.Paths {
+				h.seen[p] = true
+			}
+			if b.Rescan {
+				h.rescans++
+			}
+		case <-deadline:
+			h.t.Fatalf("no report of %q after %v; reported: %q", missing, hang, sortedKeys(h.seen))
+		}
+	}
+}
+
+// waitRescan reads batches until one says Rescan.
+func (h *harness) waitRescan() {
+	h.t.Helper()
+	deadline := time.After(hang)
+	for h.rescans == 0 {
+		select {
+		case b := <-h.batches:
+			for _, p := range b.Paths {
+				h.seen[p] = true
+			}
+			if b.Rescan {
+				h.rescans++
+			}
+		case <-deadline:
+			h.t.Fatalf("no Rescan after %v", hang)
+		}
+	}
+}
+
+// notSeen fails for each path in paths reported so far.
+func (h *harness) notSeen(paths ...string) {
+	h.t.Helper()
+	for _, p := range paths {
+		if h.seen[p] {
+			h.t.Errorf("%s was reported", p)
+		}
+	}
+}
+
+// watched returns the watched folders, relative to base, sorted, after
+// checking that the Watcher's own record agrees with fsnotify's.
+func (h *harness) watched(base string) []string {
+	h.t.Helper()
+	h.w.mu.Lock()
+	defer h.w.mu.Unlock()
+	var ours []string
+	for p := range h.w.dirs {
+		ours = append(ours, p)
+	}
+	slices.Sort(ours)
+	if n := kernelWatches(h.t); n >= 0 && n != len(ours) {
+		h.t.Errorf("the kernel holds %d watches; %d folders are recorded", n, len(ours))
+	}
+	if h.w.fsw != nil {
+		theirs := h.w.fsw.WatchList()
+		slices.Sort(theirs)
+		if diff := cmp.Diff(ours, theirs); diff != "" {
+			h.t.Errorf("fsnotify watches other folders than recorded (-ours +fsnotify):\n%s", diff)
+		}
+	}
+	return rel(base, ours)
+}
+
+func rel(base string, paths []string) []string {
+	out := []string{}
+	for _, p := range paths {
+		r, err := filepath.Rel(base, p)
+		if err != nil || strings.HasPrefix(r, "..") {
+			r = p
+		}
+		out = append(out, filepath.ToSlash(r))
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// write writes a file, making its folders.
+func write(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mkdirs(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRecursive(t *testing.T) {
+	root := t.TempDir()
+	mkdirs(t, filepath.Join(root, "a", "b", "c"), filepath.Join(root, "d"))
+	h := start(t, nil, root)
+	if diff := cmp.Diff([]string{".", "a", "a/b", "a/b/c", "d"}, h.watched(root)); diff != "" {
+		t.Errorf("watched (-want +got):\n%s", diff)
+	}
+	f := filepath.Join(root, "a", "b", "c", "SKILL.md")
+	write(t, f)
+	h.waitFor(f)
+}
+
+// Folders made after the watcher started are watched, and what was made in
+// them before their watch existed is reported too: mkdir -p and a file at
+// once leave no time to add the watches first.
+func TestNewFolders(t *testing.T) {
+	root := t.TempDir()
+	h := start(t, nil, root)
+	var want []string
+	for i := range 20 {
+		top := filepath.Join(root, fmt.Sprintf("s%d", i))
+		f := filepath.Join(top, "x", "y", "SKILL.md")
+		write(t, f)
+		want = append(want, top, filepath.Join(top, "x"), filepath.Join(top, "x", "y"), f)
+	}
+	h.waitFor(want...)
+	// And they are watched now.
+	later := filepath.Join(root, "s19", "x", "y", "later.md")
+	write(t, later)
+	h.waitFor(later)
+	if got := len(h.watched(root)); got != 1+20*3 {
+		t.Errorf("%d folders watched; want %d", got, 1+20*3)
+	}
+}
+
+// A renamed folder's watches are dropped with its whole subtree, and its new
+// place is watched under the new names; moved out, it is no longer watched;
+// moved in, it is watched and its contents are reported.
+func TestRenameFolder(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	mkdirs(t, filepath.Join(root, "a", "sub", "deep"), filepath.Join(root, "keep"))
+	h := start(t, nil, root)
+
+	must(t, os.Rename(filepath.Join(root, "a"), filepath.Join(root, "b")))
+	h.waitFor(filepath.Join(root, "a"), filepath.Join(root, "b"))
+	f := filepath.Join(root, "b", "sub", "deep", "f")
+	write(t, f)
+	h.waitFor(f)
+	h.notSeen(filepath.Join(root, "a", "sub", "deep", "f"))
+	if diff := cmp.Diff([]string{".", "b", "b/sub", "b/sub/deep", "keep"}, h.watched(root)); diff != "" {
+		t.Errorf("watched after rename (-want +got):\n%s", diff)
+	}
+
+	// Out of the root: its events stop (shown by a later one that comes).
+	h.reset()
+	must(t, os.Rename(filepath.Join(root, "b"), filepath.Join(outside, "b")))
+	h.waitFor(filepath.Join(root, "b"))
+	write(t, filepath.Join(outside, "b", "sub", "deep", "g"))
+	marker := filepath.Join(root, "keep", "marker")
+	write(t, marker)
+	h.waitFor(marker)
+	h.notSeen(filepath.Join(root, "b", "sub", "deep", "g"), filepath.Join(outside, "b", "sub", "deep", "g"))
+	if diff := cmp.Diff([]string{".", "keep"}, h.watched(root)); diff != "" {
+		t.Errorf("watched after moving out (-want +got):\n%s", diff)
+	}
+
+	// Back in, under another name: contents reported, and watched.
+	h.reset()
+	c := filepath.Join(root, "c")
+	must(t, os.Rename(filepath.Join(outside, "b"), c))
+	h.waitFor(c, filepath.Join(c, "sub"), filepath.Join(c, "sub", "deep"), filepath.Join(c, "sub", "deep", "f"), filepath.Join(c, "sub", "deep", "g"))
+	f3 := filepath.Join(c, "sub", "deep", "f3")
+	write(t, f3)
+	h.waitFor(f3)
+	if diff := cmp.Diff([]string{".", "c", "c/sub", "c/sub/deep", "keep"}, h.watched(root)); diff != "" {
+		t.Errorf("watched after moving in (-want +got):\n%s", diff)
+	}
+}
+
+func TestRemoveFolder(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "a")
+	write(t, filepath.Join(a, "sub", "SKILL.md"))
+	h := start(t, nil, root)
+	must(t, os.RemoveAll(a))
+	h.waitFor(a, filepath.Join(a, "sub", "SKILL.md"))
+	if diff := cmp.Diff([]string{"."}, h.watched(root)); diff != "" {
+		t.Errorf("watched after removal (-want +got):\n%s", diff)
+	}
+	// The same names again are new folders, watched afresh.
+	f := filepath.Join(a, "sub", "SKILL.md")
+	write(t, f)
+	h.waitFor(f)
+	g := filepath.Join(a, "sub", "g")
+	write(t, g)
+	h.waitFor(g)
+}
+
+// An editor's atomic save (write a temporary file, rename it over the
+// original) is a change of the original.
+func TestAtomicSave(t *testing.T) {
+	root := t.TempDir()
+	skill := filepath.Join(root, "s", "SKILL.md")
+	write(t, skill)
+	h := start(t, nil, root)
+	tmp := filepath.Join(root, "s", ".SKILL.md.tmp123")
+	must(t, os.WriteFile(tmp, []byte("new"), 0o644))
+	must(t, os.Rename(tmp, skill))
+	h.waitFor(skill)
+}
+
+func TestIgnored(t *testing.T) {
+	root := t.TempDir()
+	mkdirs(t, filepath.Join(root, ".git", "objects"), filepath.Join(root, "node_modules", "pkg"))
+	opts := fast
+	opts.Ignore = func(name string) bool { return name == "build" }
+	h := start(t, &opts, root)
+	if diff := cmp.Diff([]string{"."}, h.watched(root)); diff != "" {
+		t.Errorf("watched (-want +got):\n%s", diff)
+	}
+	s := filepath.Join(root, "s")
+	var ignored []string
+	for _, name := range []string{".SKILL.md.swp", ".SKILL.md.swx", ".SKILL.md.swo", "SKILL.md~", "4913", ".#SKILL.md", "#SKILL.md#", ".DS_Store", "build"} {
+		ignored = append(ignored, filepath.Join(s, name))
+	}
+	ignored = append(ignored,
+		filepath.Join(root, ".git", "objects", "ab"), filepath.Join(root, ".git", "index"),
+		filepath.Join(root, "node_modules", "pkg", "index.js"), filepath.Join(root, "hg", ".hg"))
+	mkdirs(t, s)
+	for _, p := range ignored {
+		write(t, p)
+	}
+	mkdirs(t, filepath.Join(root, "new", ".svn", "x"))
+	marker := filepath.Join(s, "SKILL.md")
+	write(t, marker)
+	h.waitFor(marker, filepath.Join(root, "new"))
+	h.notSeen(ignored...)
+	h.notSeen(filepath.Join(root, "new", ".svn"), filepath.Join(root, "new", ".svn", "x"))
+	if diff := cmp.Diff([]string{".", "hg", "new", "s"}, h.watched(root)); diff != "" {
+		t.Errorf("watched (-want +got):\n%s", diff)
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+}
+
+// A linked folder is watched at its target and reported under the link.
+func TestSymlinkedFolder(t *testing.T) {
+	root, target := t.TempDir(), t.TempDir()
+	mkdirs(t, filepath.Join(target, "sub"))
+	symlink(t, target, filepath.Join(root, "link"))
+	h := start(t, nil, root)
+	if diff := cmp.Diff([]string{".", "link", "link/sub"}, h.watched(root)); diff != "" {
+		t.Errorf("watched (-want +got):\n%s", diff)
+	}
+	write(t, filepath.Join(target, "sub", "SKILL.md"))
+	h.waitFor(filepath.Join(root, "link", "sub", "SKILL.md"))
+
+	// A link made later is followed too.
+	other := t.TempDir()
+	symlink(t, other, filepath.Join(root, "later"))
+	h.waitFor(filepath.Join(root, "later"))
+	write(t, filepath.Join(other, "f"))
+	h.waitFor(filepath.Join(root, "later", "f"))
+
+	// Removing the link drops the watch on its target.
+	must(t, os.Remove(filepath.Join(root, "link")))
+	h.waitFor(filepath.Join(root, "link"))
+	if diff := cmp.Diff([]string{".", "later"}, h.watched(root)); diff != "" {
+		t.Errorf("watched after removing the link (-want +got):\n%s", diff)
+	}
+}
+
+// Links to an ancestor are not followed, and nothing in /proc, /sys or /dev
+// is ever watched.
+func TestSymlinkLoopsAndPseudo(t *testing.T) {
+	root := t.TempDir()
+	mkdirs(t, filepath.Join(root, "a", "b"))
+	symlink(t, root, filepath.Join(root, "a", "b", "up"))
+	symlink(t, filepath.Join(root, "a"), filepath.Join(root, "a", "self"))
+	pseudo := runtime.GOOS == "linux"
+	if pseudo {
+		symlink(t, "/proc", filepath.Join(root, "proc"))
+		symlink(t, "/sys/kernel", filepath.Join(root, "sys"))
+	}
+	h := start(t, nil, root)
+	if diff := cmp.Diff([]string{".", "a", "a/b"}, h.watched(root)); diff != "" {
+		t.Errorf("watched (-want +got):\n%s", diff)
+	}
+	f := filepath.Join(root, "a", "f")
+	write(t, f)
+	h.waitFor(f)
+	h.notSeen(filepath.Join(root, "a", "b", "up", "a", "f"), filepath.Join(root, "a", "self", "f"))
+	if pseudo {
+		if err := h.w.Add("/proc"); err == nil {
+			t.Error("Add(/proc) succeeded")
+		}
+		if err := h.w.Add("/proc/self/"); err == nil {
+			t.Error("Add(/proc/self/) succeeded")
+		}
+	}
+}
+
+// One folder reached through two roots (a skill linked from one client's
+// folder into another's) is watched once and reported under both, whichever
+// root came first, and stays watched when the path it was watched by goes.
+func TestSharedFolder(t *testing.T) {
+	for _, linkFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("link root added first %v", linkFirst), func(t *testing.T) {
+			realRoot, linkRoot := t.TempDir(), t.TempDir()
+			mkdirs(t, filepath.Join(realRoot, "skill", "refs"))
+			symlink(t, filepath.Join(realRoot, "skill"), filepath.Join(linkRoot, "skill"))
+			roots := []string{realRoot, linkRoot}
+			if linkFirst {
+				roots = []string{linkRoot, realRoot}
+			}
+			h := start(t, nil, roots...)
+			if got := len(h.watched("/")); got != 4 {
+				t.Errorf("%d folders watched; want 4: two roots, skill, skill/refs", got)
+			}
+			f := filepath.Join(realRoot, "skill", "refs", "guide.md")
+			write(t, f)
+			h.waitFor(f, filepath.Join(linkRoot, "skill", "refs", "guide.md"))
+
+			// Whichever path the folder was watched by, the other one takes
+			// over when that one goes.
+			if linkFirst {
+				must(t, os.Remove(filepath.Join(linkRoot, "skill")))
+				g := filepath.Join(realRoot, "skill", "refs", "g")
+				write(t, g)
+				h.waitFor(g)
+			} else {
+				must(t, h.w.Remove(realRoot))
+				g := filepath.Join(realRoot, "skill", "refs", "g")
+				write(t, g)
+				h.waitFor(filepath.Join(linkRoot, "skill", "refs", "g"))
+				h.notSeen(g)
+			}
+		})
+	}
+}
+
+func TestRemoveRoot(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	nested := filepath.Join(a, "x", "n")
+	mkdirs(t, filepath.Join(nested, "y"))
+	h := start(t, nil, a, nested, b)
+	must(t, h.w.Remove(a))
+	must(t, h.w.Remove(a)) // again: nothing to do
+	want := []string{b, nested, filepath.Join(nested, "y")}
+	slices.Sort(want)
+	if diff := cmp.Diff(rel("/", want), h.watched("/")); diff != "" {
+		t.Errorf("watched (-want +got):\n%s", diff)
+	}
+	write(t, filepath.Join(a, "x", "f"))
+	marker, inNested := filepath.Join(b, "marker"), filepath.Join(nested, "y", "f")
+	write(t, inNested)
+	write(t, marker)
+	h.waitFor(marker, inNested)
+	h.notSeen(filepath.Join(a, "x", "f"))
+
+	// Adding it back watches it again; adding twice is harmless.
+	must(t, h.w.Add(a))
+	must(t, h.w.Add(a))
+	g := filepath.Join(a, "x", "g")
+	write(t, g)
+	h.waitFor(g)
+
+	// The nested root, kept all along, is part of the tree again: moving a
+	// folder above it drops its watches too.
+	must(t, os.Rename(filepath.Join(a, "x"), filepath.Join(a, "z")))
+	h.waitFor(filepath.Join(a, "z", "n", "y"))
+	if diff := cmp.Diff([]string{".", "z", "z/n", "z/n/y"}, h.watched(a)[:4]); diff != "" {
+		t.Errorf("watched after moving the nested root (-want +got):\n%s", diff)
+	}
+	if got := len(h.watched(a)); got != 5 { // and b
+		t.Errorf("%d folders watched; want 5: %q", got, h.watched(a))
+	}
+}
+
+func TestAddErrors(t *testing.T) {
+	w, err := New(nil)
+	must(t, err)
+	defer w.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	write(t, file)
+	for _, p := range []string{filepath.Join(dir, "missing"), file} {
+		if err := w.Add(p); err == nil {
+			t.Errorf("Add(%s) succeeded", p)
+		}
+	}
+	if _, err := New(&Options{Debounce: -1}); err == nil {
+		t.Error("New with a negative Debounce succeeded")
+	}
+}
+
+// logBuffer collects log lines from several goroutines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) lines(level string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for line := range strings.Lines(l.buf.String()) {
+		if strings.Contains(line, "level="+level) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// Past the system's limit on watches, one warning says which limit and how
+// to raise it; the watcher keeps what it has, reports Rescan, and goes on
+// reporting changes where it watches.
+func TestWatchLimit(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a", "b", "c", "d", "e"} {
+		mkdirs(t, filepath.Join(root, d))
+	}
+	var log logBuffer
+	opts := fast
+	opts.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	w, err := New(&opts)
+	must(t, err)
+	w.mu.Lock()
+	added, limit := 0, 3
+	w.addWatch = func(p string) error {
+		if added >= limit {
+			return syscall.ENOSPC // as inotify_add_watch says it
+		}
+		added++
+		return w.fsw.Add(p)
+	}
+	w.mu.Unlock()
+	h := run(t, w, root)
+	h.waitRescan()
+	if got := len(h.watched(root)); got != limit {
+		t.Errorf("%d folders watched; want the %d that fit", got, limit)
+	}
+	// More folders, more failures: still one warning, and Rescan again.
+	h.rescans = 0
+	mkdirs(t, filepath.Join(root, "f"), filepath.Join(root, "g"))
+	h.waitRescan()
+	watched := h.watched(root)
+	f := filepath.Join(root, watched[len(watched)-1], "SKILL.md")
+	write(t, f)
+	h.waitFor(f)
+
+	warnings := log.lines("WARN")
+	if len(warnings) != 1 {
+		t.Fatalf("%d warnings; want 1:\n%s", len(warnings), strings.Join(warnings, ""))
+	}
+	if runtime.GOOS == "linux" {
+		for _, want := range []string{"/proc/sys/fs/inotify/max_user_watches", "sudo sysctl fs.inotify.max_user_watches=524288"} {
+			if !strings.Contains(warnings[0], want) {
+				t.Errorf("the warning does not say %q:\n%s", want, warnings[0])
+			}
+		}
+	}
+}
+
+func TestMaxDirs(t *testing.T) {
+	root := t.TempDir()
+	mkdirs(t, filepath.Join(root, "a"), filepath.Join(root, "b"), filepath.Join(root, "c"))
+	var log logBuffer
+	opts := fast
+	opts.MaxDirs = 2
+	opts.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	h := start(t, &opts, root)
+	h.waitRescan()
+	if got := len(h.watched(root)); got != 2 {
+		t.Errorf("%d folders watched; want 2", got)
+	}
+	mkdirs(t, filepath.Join(root, "d"))
+	h.rescans = 0
+	h.waitRescan()
+	if w := log.lines("WARN"); len(w) != 1 || !strings.Contains(w[0], "MaxDirs") {
+		t.Errorf("warnings: %q; want one naming MaxDirs", w)
+	}
+}
+
+// With no watcher to be had (inotify instances used up), New still returns
+// a Watcher: one warning, and Rescan for every root added.
+func TestNoWatcher(t *testing.T) {
+	root := t.TempDir()
+	var log logBuffer
+	opts := fast
+	opts.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	w, err := newWatcher(&opts, func() (*fsnotify.Watcher, error) { return nil, syscall.EMFILE })
+	must(t, err)
+	h := run(t, w, root)
+	h.waitRescan()
+	warnings := log.lines("WARN")
+	if len(warnings) != 1 {
+		t.Fatalf("%d warnings; want 1: %q", len(warnings), warnings)
+	}
+	if runtime.GOOS == "linux" && !strings.Contains(warnings[0], "max_user_instances") {
+		t.Errorf("the warning does not name max_user_instances: %s", warnings[0])
+	}
+}
+
+// An overflow of the kernel's queue is a Rescan, and the watch set is made
+// right again: folders made while events were lost are watched, folders
+// renamed then are watched under their new names only.
+func TestOverflow(t *testing.T) {
+	limit, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
+	var max int
+	if err == nil {
+		_, err = fmt.Sscan(string(limit), &max)
+	}
+	if err != nil || max > 1<<16 {
+		t.Skipf("needs inotify with a small queue (max_queued_events %d, %v)", max, err)
+	}
+	root := t.TempDir()
+	mkdirs(t, filepath.Join(root, "a", "sub"), filepath.Join(root, "c"))
+	x, y := filepath.Join(root, "c", "x"), filepath.Join(root, "c", "y")
+	write(t, x)
+	write(t, y)
+	h := start(t, nil, root)
+
+	// With the Watcher's queue held, its pump stops and so does fsnotify's
+	// reader, which holds at most 4096 events: the kernel's queue fills.
+	// Changing the mode of two files by turns makes an event each time (the
+	// kernel merges only repeats of the last event).
+	q := h.w.queue
+	q.mu.Lock()
+	for i := range max + 4096 + 1000 {
+		mode := os.FileMode(0o644)
+		if i%4 >= 2 {
+			mode = 0o600
+		}
+		if err := os.Chmod([]string{x, y}[i%2], mode); err != nil {
+			q.mu.Unlock()
+			t.Fatal(err)
+		}
+	}
+	mkdirs(t, filepath.Join(root, "new", "sub"))
+	must(t, os.Rename(filepath.Join(root, "a"), filepath.Join(root, "b")))
+	q.mu.Unlock()
+
+	h.waitRescan()
+	if diff := cmp.Diff([]string{".", "b", "b/sub", "c", "new", "new/sub"}, h.watched(root)); diff != "" {
+		t.Errorf("watched (-want +got):\n%s", diff)
+	}
+	f, g := filepath.Join(root, "new", "sub", "f"), filepath.Join(root, "b", "sub", "g")
+	write(t, f)
+	write(t, g)
+	h.waitFor(f, g)
+	h.notSeen(filepath.Join(root, "a", "sub", "g"))
+}
+
+// The Watcher's own queue is bounded too, and says when it dropped events.
+func TestQueueBound(t *testing.T) {
+	q := newEventQueue()
+	q.events = make([]fsnotify.Event, maxQueued-1) // as if pushed, without the cost
+	q.push(fsnotify.Event{Name: "/r/f", Op: fsnotify.Write})
+	q.push(fsnotify.Event{Name: "/r/g", Op: fsnotify.Write})
+	events, _, lost := q.take()
+	if len(events) != maxQueued || !lost {
+		t.Errorf("took %d events, lost %v; want %d, true", len(events), lost, maxQueued)
+	}
+	if events, _, lost := q.take(); len(events) != 0 || lost {
+		t.Errorf("then took %d events, lost %v; want none", len(events), lost)
+	}
+}
+
+// goroutinesOf returns the stacks of goroutines running code of this package
+// or of fsnotify, other than the test's own.
+func goroutinesOf() []string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		if strings.Contains(g, "internal/watch.Test") || strings.Contains(g, "testing.tRunner") {
+			continue
+		}
+		if strings.Contains(g, "internal/watch.") || strings.Contains(g, "fsnotify") {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Every goroutine stops: Run on ctx or Close, the Watcher's own on Close,
+// which waits for them; Close is idempotent and callable from the callback.
+func TestLifecycle(t *testing.T) {
+	root := t.TempDir()
+	w, err := New(&fast)
+	must(t, err)
+	must(t, w.Add(root))
+	ctx, cancel := context.WithCancel(t.Context())
+	got := make(chan Batch, 10)
+	ran := make(chan error, 1)
+	go func() { ran <- w.Run(ctx, func(b Batch) { got <- b }) }()
+	write(t, filepath.Join(root, "f"))
+	select {
+	case <-got:
+	case <-time.After(hang):
+		t.Fatal("no batch")
+	}
+	if err := w.Run(ctx, func(Batch) {}); !errors.Is(err, ErrRunning) {
+		t.Errorf("a second Run: %v; want ErrRunning", err)
+	}
+	cancel()
+	if err := <-ran; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run after cancel: %v", err)
+	}
+
+	// Run again; Close from the callback ends it.
+	write(t, filepath.Join(root, "g"))
+	if err := w.Run(t.Context(), func(Batch) { w.Close() }); !errors.Is(err, ErrClosed) {
+		t.Errorf("Run after Close: %v; want ErrClosed", err)
+	}
+	must(t, w.Close())
+	if err := w.Add(root); !errors.Is(err, ErrClosed) {
+		t.Errorf("Add after Close: %v", err)
+	}
+	if err := w.Run(t.Context(), func(Batch) {}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Run after Close: %v", err)
+	}
+	// Close has waited for the Watcher's goroutines, but fsnotify's reader
+	// may take a moment to see its file closed.
+	deadline := time.Now().Add(hang)
+	for {
+		left := goroutinesOf()
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines left after Close:\n%s", strings.Join(left, "\n\n"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A checkout-like storm: every file arrives, in few batches.
+func TestStorm(t *testing.T) {
+	root := t.TempDir()
+	opts := Options{Debounce: 50 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+	h := start(t, &opts, root)
+	var want []string
+	for i := range 50 {
+		for j := range 20 {
+			f := filepath.Join(root, fmt.Sprintf("d%d", i), fmt.Sprintf("f%d", j))
+			write(t, f)
+			want = append(want, f)
+		}
+	}
+	h.waitFor(want...)
+}
