@@ -3,16 +3,14 @@ package server_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillmux/skillmux/internal/corpus"
+	"github.com/skillmux/skillmux/internal/skillgen"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources"
@@ -24,9 +22,9 @@ import (
 // through the SDK's in-memory transport, the SDK on both sides:
 //   - corpus: the shared corpus served as one folder tree (62 skills and
 //     7 shadowed ones, 389 files, 4 MB);
-//   - 10k: 10,000 real-shaped skills, the corpus's 62 skill folders of
-//     distinct names copied over and over (each copy renamed in its
-//     SKILL.md, its other files hard links), about 600 MB of files.
+//   - 10k: 10,000 real-shaped skills, the corpus's 69 skill folders copied
+//     over and over by skillgen.Replicate (each copy renamed, its
+//     description varied, its other files hard links), about 600 MB.
 //
 // cold is a new server, whose digest cache is empty, for each listing (the
 // files are in the page cache: they were just written); warm is one
@@ -146,84 +144,14 @@ func listAll(b *testing.B, cs *mcp.ClientSession) (skills, files int) {
 	}
 }
 
-var frontName = regexp.MustCompile(`(?m)^name:[ \t]*.*$`)
-
-// replicatedCorpus writes 10,000 skills made of the corpus's skill
-// folders, copy after copy: each copy's SKILL.md names it <name>-<copy>,
-// and its other files are hard links to the corpus's (copies where links
-// cannot be made).
+// replicatedCorpus writes 10,000 skills shaped like the corpus's
+// (skillgen.Replicate: each copy renamed, its description varied, its
+// other files hard links).
 func replicatedCorpus(b *testing.B) string {
 	b.Helper()
-	src := corpus.Dir(b)
-	l, err := dirtree.New(src, nil).List(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	var skills []*sources.Skill // one of each name: access is in three plugins
-	seen := map[string]bool{}
-	for _, sk := range l.Skills {
-		if !seen[sk.Ref.Name] {
-			seen[sk.Ref.Name] = true
-			skills = append(skills, sk)
-		}
-	}
 	dir := b.TempDir()
-	const want = 10_000
-	n := 0
-	for k := 0; n < want; k++ {
-		for _, sk := range skills {
-			if n == want {
-				break
-			}
-			name := fmt.Sprintf("%s-%d", sk.Ref.Name, k)
-			dst := filepath.Join(dir, fmt.Sprintf("copy-%03d", k), name)
-			replicate(b, sk.Dir, dst, name)
-			n++
-		}
+	if _, err := skillgen.Replicate(dir, corpus.Dir(b), 10_000, nil); err != nil {
+		b.Fatal(err)
 	}
 	return dir
-}
-
-func replicate(b *testing.B, from, to, name string) {
-	b.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		target := filepath.Join(to, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case rel == sources.SkillFile:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			data = frontName.ReplaceAll(data, []byte("name: "+name))
-			return os.WriteFile(target, data, 0o644)
-		case d.Type().IsRegular():
-			if os.Link(p, target) == nil {
-				return nil
-			}
-			in, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			out, err := os.Create(target)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(out, in); err != nil {
-				out.Close()
-				return err
-			}
-			return out.Close()
-		}
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
 }
