@@ -1,8 +1,10 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,6 +104,62 @@ func BenchmarkResourceRead(b *testing.B) {
 			if err := cs.Ping(context.Background(), nil); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// BenchmarkResourceReadStdio is the same over ServeStdio on a pipe, with
+// raw JSON lines on the client's side: the server's whole cost, framing
+// included, without the SDK's client decoding the answer.
+func BenchmarkResourceReadStdio(b *testing.B) {
+	dir := b.TempDir()
+	sourcetest.WriteFile(b, filepath.Join(dir, "big", "SKILL.md"), "---\nname: big\ndescription: A skill with a large reference.\n---\n")
+	var ref strings.Builder
+	for i := 0; ref.Len() < 200_000; i++ {
+		fmt.Fprintf(&ref, "Line %d of a long reference, in markdown, with some words that repeat.\n", i)
+	}
+	sourcetest.WriteFile(b, filepath.Join(dir, "big", "references", "long.md"), ref.String())
+	r := resolver.New([]sources.Source{dirtree.New(dir, nil)}, nil)
+	if _, err := r.Reload(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		server.New(r, nil).ServeStdio(ctx, inR, outW)
+	}()
+	b.Cleanup(func() { cancel(); inW.Close(); outR.Close(); <-done })
+	out := bufio.NewReaderSize(outR, 1<<20)
+	id := 0
+	call := func(method, params string) string {
+		id++
+		if _, err := fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params); err != nil {
+			b.Fatal(err)
+		}
+		line, err := out.ReadString('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		return line
+	}
+	call("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("read-200kB", func(b *testing.B) {
+		b.SetBytes(int64(ref.Len()))
+		for b.Loop() {
+			if line := call("resources/read", `{"uri":"skill://big/references/long.md"}`); len(line) < ref.Len() {
+				b.Fatal(line)
+			}
+		}
+	})
+	b.Run("ping", func(b *testing.B) {
+		for b.Loop() {
+			call("ping", `{}`)
 		}
 	})
 }
