@@ -218,6 +218,10 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 	for _, f := range files {
 		total += f.Size
 		hasEntry = hasEntry || f.Path == sk.EntryFile()
+		if f.Size > s.maxFileSize {
+			// A host must be able to read every file its entry lists.
+			return nil, fmt.Sprintf("its file %s is %d bytes, over the %d bytes resources/read serves (resources.max_file_size)", f.Path, f.Size, s.maxFileSize)
+		}
 	}
 	switch {
 	case total > maxSkillBytes:

@@ -209,6 +209,15 @@ func TestSkillsListLimits(t *testing.T) {
 	if _, err := read(cs, "skill://many-files/data/f000.txt"); err != nil {
 		t.Error(err)
 	}
+	// An entry lists only files a host can read: none over the cap.
+	capped := extClient(t, server.New(newResolver(t, dirtree.New(dir, nil)), &server.Options{Logger: logs.logger(), MaxFileSize: 4096}), "2025-11-25", nil)
+	if _, err := getSkill(capped, "skill://just-enough/SKILL.md"); err != nil {
+		t.Errorf("just-enough, whose files are small: %v", err)
+	}
+	sourcetest.WriteFile(t, filepath.Join(dir, "just-enough", "data", "f000.txt"), strings.Repeat("x", 5000))
+	if _, err := getSkill(capped, "skill://just-enough/SKILL.md"); rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "resources.max_file_size") {
+		t.Errorf("a file over the cap: %v", err)
+	}
 }
 
 // Skills that cannot be given a verifiable entry: a name the front matter
