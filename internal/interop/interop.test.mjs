@@ -226,7 +226,9 @@ test('live refresh: a new skill is announced with tools/list_changed and then li
   let changed;
   const announced = new Promise((resolve) => { changed = resolve; });
   const client = new Client({ name: 'interop', version: '1.0.0' }, {
-    listChanged: { tools: { onChanged: () => changed() } },
+    // No debounce in the client: the test writes a skill every 200 ms, and
+    // the SDK's default 300 ms would restart at each announcement.
+    listChanged: { tools: { onChanged: () => changed(), debounceMs: 0 } },
   });
   await client.connect(transport);
   try {
