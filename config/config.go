@@ -34,11 +34,12 @@ var SourceTypes = []string{TypeUser, TypeProject, TypeDir, TypeClaudePlugins, Ty
 // of configuration is a new Load.
 type Config struct {
 	// Sources are the skill sources in precedence order.
-	Sources  []Source `koanf:"sources"`
-	Defaults Defaults `koanf:"defaults"`
-	Catalog  Catalog  `koanf:"catalog"`
-	Refresh  Refresh  `koanf:"refresh"`
-	Log      Log      `koanf:"log"`
+	Sources   []Source  `koanf:"sources"`
+	Defaults  Defaults  `koanf:"defaults"`
+	Catalog   Catalog   `koanf:"catalog"`
+	Refresh   Refresh   `koanf:"refresh"`
+	Resources Resources `koanf:"resources"`
+	Log       Log       `koanf:"log"`
 
 	origins map[string]Origin
 	files   []string
@@ -134,6 +135,22 @@ type Refresh struct {
 	Interval time.Duration `koanf:"interval"`
 }
 
+// Resources configures how the files of skills are served: as MCP
+// resources (skill://), through the Skills extension and through the
+// skill_resource tool.
+type Resources struct {
+	// MaxFileSize is the largest file served, in bytes; a larger one is
+	// refused with an error that says so.
+	MaxFileSize int `koanf:"max_file_size"`
+	// AllowDirs, when set, limits the files served to those in these
+	// folders of each skill (such as "scripts", "references", "assets"),
+	// besides SKILL.md; by default every file of the skill folder is.
+	AllowDirs []string `koanf:"allow_dirs"`
+}
+
+// DefaultMaxFileSize is the default of resources.max_file_size: 10 MiB.
+const DefaultMaxFileSize = 10 << 20
+
 // Catalog configures the text that lists skills to agents.
 type Catalog struct {
 	// Budget bounds the tool description and the instructions, in
@@ -187,14 +204,15 @@ type Options struct {
 
 // Defaults of the built-in layer.
 var defaults = map[string]any{
-	"defaults.builtin": true,
-	"defaults.native":  NativeExclude,
-	"catalog.budget":   2048,
-	"refresh.watch":    true,
-	"refresh.debounce": "200ms",
-	"refresh.interval": "30s",
-	"log.level":        "info",
-	"log.format":       "text",
+	"defaults.builtin":        true,
+	"defaults.native":         NativeExclude,
+	"catalog.budget":          2048,
+	"refresh.watch":           true,
+	"refresh.debounce":        "200ms",
+	"refresh.interval":        "30s",
+	"resources.max_file_size": DefaultMaxFileSize,
+	"log.level":               "info",
+	"log.format":              "text",
 }
 
 // Load reads every layer, checks each alone, merges them and decodes the
@@ -472,6 +490,11 @@ func (c *Config) Describe() string {
 	line("  ", fmt.Sprintf("watch: %v", c.Refresh.Watch), "refresh.watch")
 	line("  ", "debounce: "+c.Refresh.Debounce.String(), "refresh.debounce")
 	line("  ", "interval: "+c.Refresh.Interval.String(), "refresh.interval")
+	b.WriteString("resources:\n")
+	line("  ", fmt.Sprintf("max_file_size: %d", c.Resources.MaxFileSize), "resources.max_file_size")
+	if len(c.Resources.AllowDirs) > 0 {
+		line("  ", "allow_dirs: "+showList(c.Resources.AllowDirs), "resources.allow_dirs")
+	}
 	b.WriteString("log:\n")
 	line("  ", "level: "+c.Log.Level, "log.level")
 	line("  ", "format: "+c.Log.Format, "log.format")

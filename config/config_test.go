@@ -489,7 +489,7 @@ func TestOneDocument(t *testing.T) {
 }
 
 // knownVars is the list an unknown SKILLMUX_ variable is answered with.
-const knownVars = "SKILLMUX_CATALOG__BUDGET, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_DEFAULTS__NATIVE, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL, SKILLMUX_REFRESH__DEBOUNCE, SKILLMUX_REFRESH__INTERVAL, SKILLMUX_REFRESH__WATCH"
+const knownVars = "SKILLMUX_CATALOG__BUDGET, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_DEFAULTS__NATIVE, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL, SKILLMUX_REFRESH__DEBOUNCE, SKILLMUX_REFRESH__INTERVAL, SKILLMUX_REFRESH__WATCH, SKILLMUX_RESOURCES__MAX_FILE_SIZE"
 
 // TestValuesInMessages: a value echoed in a message is short and on one
 // line, whatever it holds, so that each problem stays one
@@ -507,7 +507,7 @@ func TestValuesInMessages(t *testing.T) {
 		{name: "huge value in a file", file: "log:\n  level: " + huge + "\n",
 			want: "D/.skillmux.yaml:2: log.level: " + clipped + " is not a level; use debug, info, warn or error"},
 		{name: "huge key in a file", file: "? " + huge + "\n: 1\n", // an implicit key is at most 1024 characters
-			want: "D/.skillmux.yaml:1: " + clipped + ": unknown key; known keys here: catalog, defaults, log, refresh, sources"},
+			want: "D/.skillmux.yaml:1: " + clipped + ": unknown key; known keys here: catalog, defaults, log, refresh, resources, sources"},
 		{name: "huge value in the environment", env: []string{"SKILLMUX_CATALOG__BUDGET=" + huge},
 			want: "SKILLMUX_CATALOG__BUDGET: catalog.budget: must be an integer, got " + clipped},
 		{name: "huge flag value", flags: []config.FlagValue{{Key: "log.format", Flag: "--log-format", Value: huge}},
@@ -519,7 +519,7 @@ func TestValuesInMessages(t *testing.T) {
 		{name: "newlines in a block value", file: "sources:\n  - type: |\n      dir\n      user\n",
 			want: `D/.skillmux.yaml:2: sources[0].type: "dir\nuser\n" is not a source type; use one of user, project, dir, claude-plugins, plugin-dir or plugin`},
 		{name: "newline in a key", file: "\"lo\\ng\": 1\n",
-			want: `D/.skillmux.yaml:1: "lo\ng": unknown key (did you mean "log"?); known keys here: catalog, defaults, log, refresh, sources`},
+			want: `D/.skillmux.yaml:1: "lo\ng": unknown key (did you mean "log"?); known keys here: catalog, defaults, log, refresh, resources, sources`},
 		{name: "newline in an environment value", env: []string{"SKILLMUX_LOG__LEVEL=de\nbug"},
 			want: `SKILLMUX_LOG__LEVEL: log.level: "de\nbug" is not a level (did you mean "debug"?); use debug, info, warn or error`},
 		{name: "newline in a variable name", env: []string{"SKILLMUX_LOG\n__LEVEL=debug"},
@@ -669,5 +669,50 @@ func TestRefresh(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
+	}
+}
+
+func TestResources(t *testing.T) {
+	f := newFixture(t)
+	c, err := f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Resources.MaxFileSize != 10<<20 || c.Resources.AllowDirs != nil {
+		t.Errorf("defaults: %+v", c.Resources)
+	}
+	ws := write(t, filepath.Join(f.repo, config.WorkspaceFileName), "resources:\n  max_file_size: 2097152\n  allow_dirs: [scripts, references/, assets/fonts]\n")
+	c, err = f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(config.Resources{MaxFileSize: 2 << 20, AllowDirs: []string{"scripts", "references/", "assets/fonts"}}, c.Resources); diff != "" {
+		t.Errorf("from the file (-want +got):\n%s", diff)
+	}
+	if d := c.Describe(); !strings.Contains(d, "allow_dirs: [scripts, references/, assets/fonts]") || !strings.Contains(d, ws+":3") {
+		t.Errorf("Describe:\n%s", d)
+	}
+	c, err = f.load(t, []string{"SKILLMUX_RESOURCES__MAX_FILE_SIZE=4096"})
+	if err != nil || c.Resources.MaxFileSize != 4096 {
+		t.Errorf("from the environment: %+v %v", c.Resources, err)
+	}
+	// Every problem of the file, each with its line.
+	write(t, ws, "resources:\n  max_file_size: big\n  allow_dirs:\n    - ../etc\n    - /abs\n    - a\\b\n    - ok\n    - ''\n  allow_dir: [x]\n")
+	_, err = f.load(t, nil)
+	for _, want := range []string{
+		ws + ":2: resources.max_file_size: must be an integer, got the string \"big\"",
+		ws + ":4: resources.allow_dirs[0]: \"../etc\" must be a plain relative path",
+		ws + ":5: resources.allow_dirs[1]: \"/abs\" must be relative to the skill folder",
+		ws + ":6: resources.allow_dirs[2]: \"a\\\\b\" must separate folders with '/'",
+		ws + ":8: resources.allow_dirs[4]: must name a folder inside the skill folder",
+		ws + ":9: resources.allow_dir: unknown key (did you mean \"allow_dirs\"?)",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	_, err = f.load(t, []string{"SKILLMUX_RESOURCES__MAX_FILE_SIZE=12"})
+	if err == nil || !strings.Contains(err.Error(), "SKILLMUX_RESOURCES__MAX_FILE_SIZE: resources.max_file_size: must be an integer between 1024 and 1073741824, got 12") {
+		t.Errorf("a small value from the environment: %v", err)
 	}
 }

@@ -173,6 +173,10 @@ var schema = &field{kind: kMap, fields: map[string]*field{
 		"debounce": {kind: kDuration, dmin: 10 * time.Millisecond, dmax: 10 * time.Second},
 		"interval": {kind: kDuration, dmin: time.Second, dmax: 24 * time.Hour, zeroOff: true},
 	}},
+	"resources": {kind: kMap, fields: map[string]*field{
+		"max_file_size": {kind: kInt, min: 1 << 10, max: 1 << 30},
+		"allow_dirs":    {kind: kStrings, check: checkAllowDir},
+	}},
 	"log": {kind: kMap, fields: map[string]*field{
 		"level":  {kind: kString, check: oneOf("a level", "debug", "info", "warn", "error")},
 		"format": {kind: kString, check: oneOf("a format", "text", "json")},
@@ -207,6 +211,23 @@ func notEmpty(s string) string {
 func checkPattern(p string) string {
 	if _, err := path.Match(p, "x"); err != nil {
 		return preview(p) + " is not a valid pattern (use * and ? and [a-z])"
+	}
+	return ""
+}
+
+// checkAllowDir accepts a folder of a skill, relative to the skill
+// folder: "scripts", "assets/fonts".
+func checkAllowDir(s string) string {
+	d := strings.TrimSuffix(s, "/")
+	switch {
+	case d == "" || d == ".":
+		return "must name a folder inside the skill folder, such as \"scripts\" (leave allow_dirs out to serve the whole folder)"
+	case strings.ContainsAny(d, "\\\x00"):
+		return preview(s) + " must separate folders with '/'"
+	case strings.HasPrefix(d, "/"):
+		return preview(s) + " must be relative to the skill folder, such as \"scripts\""
+	case path.Clean(d) != d || d == ".." || strings.HasPrefix(d, "../"):
+		return preview(s) + " must be a plain relative path, without \".\", \"..\" or \"//\""
 	}
 	return ""
 }

@@ -1,7 +1,8 @@
 // Package resolver merges the listings of every source into one immutable
 // [Snapshot]: qualified names, precedence between sources, shadowing,
-// lookup with ambiguity and suggestions, and the catalog text shown to
-// agents under a size budget.
+// lookup with ambiguity and suggestions, the catalog text shown to agents
+// under a size budget, and the skill:// URIs of skills and their files,
+// made and parsed in one place (uri.go).
 //
 // A [Resolver] owns the current Snapshot. Reload lists every source (in
 // parallel; a failing source is reported and skipped), builds a new

@@ -53,6 +53,8 @@ type Snapshot struct {
 	byKey   map[string]*sources.Skill   // qualified names, case-folded
 	aliases map[string]int              // aliases of shadowed skills, case-folded, to their index in shadowed
 	byName  map[string][]*sources.Skill // short names, case-folded
+
+	addrs addressBook // skill URIs, built on first use (uri.go)
 }
 
 // Build merges inputs, given in precedence order: when two skills have the

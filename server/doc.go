@@ -1,5 +1,7 @@
-// Package server is skillmux's MCP surface, on the official Go SDK. It is
-// the only package that imports the SDK.
+// Package server is skillmux's MCP surface, on the official Go SDK: the
+// skill tool, the per-session instructions, every skill file as a
+// skill:// resource with the MCP Skills extension, and the stdio framing
+// guard. It is the only package that imports the SDK.
 //
 // The server reads the catalog through a [Catalog] (in practice a
 // *resolver.Resolver) on every request, so a request sees the snapshot that
@@ -18,6 +20,16 @@
 //   - changes.go: the note a skill answer carries after the catalog changed;
 //   - roots.go: following the client's workspace folders;
 //   - errors.go: JSON-RPC codes for the errors the SDK would send as 0;
+//   - resources.go: every skill file as a skill:// resource:
+//     resources/list, the templates, resources/read and its collections,
+//     the errors of URIs;
+//   - skillsext.go: the Skills extension (skills/list, skills/get,
+//     resources/directory/read);
+//   - skill_resource.go: the tool that reads a skill's files;
+//   - subscribe.go: subscriptions, and the resource notifications after a
+//     refresh;
+//   - complete.go: completion of the resource templates' arguments;
+//   - mimetype.go: the MIME types of skill files;
 //   - stdio.go: line framing (-32700 for malformed lines, batches refused,
 //     ids echoed exactly, back-pressure, bounded lines, one writer, a
 //     shutdown bounded in time whatever the client does).

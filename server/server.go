@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/sources"
 )
 
 // Catalog gives the current snapshot; *resolver.Resolver is one.
@@ -35,6 +37,18 @@ type Options struct {
 	// client's catalog leaves out the skill folders that client loads
 	// itself (see clients.go), so the model does not see them twice.
 	IncludeNative bool
+	// MaxFileSize bounds a skill file served as a resource or by the
+	// skill_resource tool, in bytes; default 10 MiB. A larger file is
+	// refused with an error that says so.
+	MaxFileSize int64
+	// AllowDirs, when set, limits the files of each skill that are served
+	// (as resources, in the Skills extension and by the skill_resource
+	// tool) to its SKILL.md and the files in these folders of the skill
+	// folder, such as "scripts" or "assets/fonts".
+	AllowDirs []string
+	// PageSize is the number of items in a page of resources/list,
+	// skills/list and resources/directory/read; default 100.
+	PageSize int
 }
 
 // Server serves a Catalog over MCP. Each session sees a view of the
@@ -47,12 +61,19 @@ type Server struct {
 	logger        *slog.Logger
 	includeNative bool
 	roots         *rootsFollower
+	maxFileSize   int64
+	allowDirs     []string // slash paths, without a trailing '/'
+	pageSize      int
+	digests       sources.Digests
+	fronts        frontCache // front matter as JSON (skillsext.go)
+	resRefresh    sync.Mutex // serializes refreshResources
 
 	// mu guards the fields below.
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*session
 	views    map[string]*view // views of viewsOf, by client title ("" for everything)
 	viewsOf  *resolver.Snapshot
+	warned   map[string]bool // warnings logged once
 }
 
 // Name is the server name reported in serverInfo.
@@ -60,7 +81,8 @@ const Name = "skillmux"
 
 // New returns a Server over c.
 func New(c Catalog, opts *Options) *Server {
-	s := &Server{catalog: c, budget: resolver.DefaultBudget, logger: slog.New(slog.DiscardHandler), sessions: map[*mcp.ServerSession]*session{}}
+	s := &Server{catalog: c, budget: resolver.DefaultBudget, logger: slog.New(slog.DiscardHandler), sessions: map[*mcp.ServerSession]*session{},
+		maxFileSize: DefaultMaxFileSize, pageSize: defaultPageSize, warned: map[string]bool{}}
 	version := "dev"
 	var onRoots func(context.Context, []string)
 	if opts != nil {
@@ -75,26 +97,50 @@ func New(c Catalog, opts *Options) *Server {
 		}
 		onRoots = opts.OnRoots
 		s.includeNative = opts.IncludeNative
+		if opts.MaxFileSize > 0 {
+			s.maxFileSize = opts.MaxFileSize
+		}
+		for _, d := range opts.AllowDirs {
+			s.allowDirs = append(s.allowDirs, strings.TrimSuffix(d, "/"))
+		}
+		if opts.PageSize > 0 {
+			s.pageSize = opts.PageSize
+		}
 	}
 	s.roots = newRootsFollower(onRoots, s.logger)
+	caps := &mcp.ServerCapabilities{
+		Tools:     &mcp.ToolCapabilities{ListChanged: true},
+		Resources: &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
+	}
+	caps.AddExtension(SkillsExtension, map[string]any{"directoryRead": true})
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Version: version}, &mcp.ServerOptions{
 		Logger:                  s.logger,
 		InitializedHandler:      s.onInitialized,
 		RootsListChangedHandler: s.onRootsChanged,
-		Capabilities: &mcp.ServerCapabilities{
-			Tools: &mcp.ToolCapabilities{ListChanged: true},
-		},
+		SubscribeHandler:        s.subscribe,
+		UnsubscribeHandler:      s.unsubscribe,
+		CompletionHandler:       s.complete,
+		Capabilities:            caps,
 	})
-	s.mcp.AddReceivingMiddleware(s.codedErrors, s.recoverPanics, s.sessionViews)
-	s.mcp.AddSendingMiddleware(s.filterListChanged)
+	// recoverPanics covers every handler after it, the resource
+	// methods included.
+	s.mcp.AddReceivingMiddleware(s.codedErrors, s.recoverPanics, s.sessionViews, s.resourceMethods)
+	s.mcp.AddSendingMiddleware(s.filterListChanged, s.filterResourceNotes)
 	s.addSkillTool(s.catalog.Snapshot().ToolDescription(s.budget))
+	s.addSkillResourceTool()
+	s.addResourceTemplates()
+	s.addSkillsExtension()
 	return s
 }
 
+// DefaultMaxFileSize is the default of Options.MaxFileSize: 10 MiB.
+const DefaultMaxFileSize = 10 << 20
+
 // Refresh brings every session up to date with the current snapshot: a
 // session whose skill tool description changed gets tools/list_changed,
-// once it has sent notifications/initialized; the others get nothing.
-// Call it after the catalog swaps in a new snapshot.
+// once it has sent notifications/initialized; one whose resources changed
+// gets the resource notifications it is due (subscribe.go); the others
+// get nothing. Call it after the catalog swaps in a new snapshot.
 func (s *Server) Refresh() {
 	snap := s.catalog.Snapshot()
 	live := map[*mcp.ServerSession]bool{}
@@ -119,6 +165,7 @@ func (s *Server) Refresh() {
 		// from those whose view did not change.
 		s.addSkillTool(snap.ToolDescription(s.budget))
 	}
+	s.refreshResources(snap)
 }
 
 // Connect serves one session on t; it is how tests attach in-memory

@@ -120,7 +120,7 @@ func TestToolList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 1 || res.Tools[0].Name != "skill" {
+	if len(res.Tools) != 2 || res.Tools[0].Name != "skill" || res.Tools[1].Name != "skill_resource" {
 		t.Fatalf("tools = %+v", res.Tools)
 	}
 	want := "Load a skill by name to get specialized instructions.\n\nAvailable skills:\n" +

@@ -22,6 +22,7 @@ type session struct {
 	listed      string             // the skill tool description the session last saw (handshake or tools/list)
 	announced   string             // the description the last tools/list_changed was sent for
 	seen        *resolver.Snapshot // the view the session last heard of (handshake, or a change note)
+	res         resSession         // its resources and subscriptions (subscribe.go)
 }
 
 // view is the catalog one kind of client sees in one snapshot.
@@ -82,9 +83,15 @@ func (s *Server) viewLocked(snap *resolver.Snapshot, st *session) *view {
 
 // viewOf returns the current view of the session that sent req.
 func (s *Server) viewOf(req mcp.Request) *view {
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	return s.viewOfSession(ss)
+}
+
+// viewOfSession returns the current view of the session ss (of the whole
+// catalog when ss is nil).
+func (s *Server) viewOfSession(ss *mcp.ServerSession) *view {
 	snap := s.catalog.Snapshot()
-	ss, ok := req.GetSession().(*mcp.ServerSession)
-	if !ok {
+	if ss == nil {
 		return &view{snap: snap, tool: snap.ToolDescription(s.budget), instrs: snap.Instructions(s.budget)}
 	}
 	s.mu.Lock()
@@ -103,6 +110,9 @@ func (s *Server) shown(req mcp.Request) *view {
 		st.listed = v.tool
 		if st.seen == nil {
 			st.seen = v.snap
+		}
+		if st.res.listed == nil && !st.res.hasSig {
+			st.res.listed = v.snap // the resources it will be told of changes to
 		}
 		s.mu.Unlock()
 	}

@@ -28,6 +28,11 @@ var extensionFields = []string{
 	"model", "context", "agent", "hooks", "when_to_use", "tools",
 }
 
+// ValidName reports whether name is a name as the Agent Skills
+// specification writes it: 1 to MaxNameLen lowercase letters, digits and
+// single hyphens, not at either end.
+func ValidName(name string) bool { return len(name) <= MaxNameLen && validName(name) }
+
 // validName reports whether name has the specification's format:
 // lowercase letters, digits and single hyphens, not at either end.
 func validName(name string) bool {

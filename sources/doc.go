@@ -13,7 +13,11 @@
 // the strict checks of the Agent Skills specification ([Validate]).
 // Serving needs only a few fields of the front matter; a scanner of its
 // own (scan.go) reads them without the YAML library, and hands over to it
-// whenever it is not sure what YAML makes of the text.
+// whenever it is not sure what YAML makes of the text. Serving a skill's
+// files needs the rules a path inside a skill folder keeps ([CheckPath]),
+// a walk of every file of a skill ([WalkFiles]), their SHA-256 digests,
+// cached by [FileKey] ([Digests]), and the front matter as JSON
+// ([FrontMatterJSON]).
 //
 // This package is the public contract for source plugin authors: it imports
 // no MCP, configuration or RPC types.

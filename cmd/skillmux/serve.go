@@ -104,6 +104,8 @@ status 2.`,
 				Logger:        logger,
 				IncludeNative: includeNative(s.cfg),
 				OnRoots:       l.setWorkspaces,
+				MaxFileSize:   int64(s.cfg.Resources.MaxFileSize),
+				AllowDirs:     s.cfg.Resources.AllowDirs,
 			})
 			defer srv.Close()
 			res.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })

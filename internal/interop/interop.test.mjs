@@ -76,12 +76,11 @@ test('initialize: server info, capabilities, instructions', async () => {
   }
 });
 
-test('tools/list: one skill tool with the catalog in its description', async () => {
+test('tools/list: the skill tool with the catalog in its description, and skill_resource', async () => {
   const client = await connect([fixtures]);
   try {
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 1);
-    assert.equal(tools[0].name, 'skill');
+    assert.deepEqual(tools.map((t) => t.name), ['skill', 'skill_resource']);
     assert.equal(
       tools[0].description,
       'Load a skill by name to get specialized instructions.\n\nAvailable skills:\n' +
@@ -227,7 +226,9 @@ test('live refresh: a new skill is announced with tools/list_changed and then li
   let changed;
   const announced = new Promise((resolve) => { changed = resolve; });
   const client = new Client({ name: 'interop', version: '1.0.0' }, {
-    listChanged: { tools: { onChanged: () => changed() } },
+    // No debounce in the client: the test writes a skill every 200 ms, and
+    // the SDK's default 300 ms would restart at each announcement.
+    listChanged: { tools: { onChanged: () => changed(), debounceMs: 0 } },
   });
   await client.connect(transport);
   try {

@@ -1,0 +1,80 @@
+package server
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/sources"
+)
+
+// maxCompletions is the most values completion/complete returns, as the
+// protocol allows.
+const maxCompletions = 100
+
+// complete completes the arguments of the resource templates: "skill"
+// with the skill paths of the session's view (matched by prefix, of the
+// whole path or of the skill's name, without regard to case), and
+// "path" with the files of the skill already chosen. Anything else
+// completes to nothing.
+func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
+	p := req.Params
+	if p == nil || p.Ref == nil || p.Ref.Type != "ref/resource" || !isSkillTemplate(p.Ref.URI) {
+		return res, nil
+	}
+	v := s.viewOf(req)
+	typed := strings.ToLower(p.Argument.Value)
+	var values []string
+	switch p.Argument.Name {
+	case "skill":
+		for _, a := range v.snap.Addresses() {
+			path := a.URI.Path()
+			if strings.HasPrefix(strings.ToLower(path), typed) || strings.HasPrefix(strings.ToLower(a.Match.Ref.Name), typed) {
+				values = append(values, path)
+			}
+		}
+	case "path":
+		var skill string
+		if p.Context != nil {
+			skill = p.Context.Arguments["skill"]
+		}
+		if skill == "" {
+			return res, nil
+		}
+		a, _, err := s.resolve(v, "skill://"+skill)
+		if err != nil || a.Match.Skill == nil || a.Match.Skill.Files == nil {
+			return res, nil
+		}
+		fsys, done := sources.Pin(a.Match.Skill.Files)
+		defer done()
+		files, _, _ := sources.WalkFiles(fsys, &sources.WalkOptions{Allow: s.walkAllow(a.Match.Skill, "")})
+		root := a.URI.Root() + "/"
+		for _, f := range files {
+			enc := strings.TrimPrefix(a.URI.File(f.Path), root)
+			if strings.HasPrefix(strings.ToLower(enc), typed) {
+				values = append(values, enc)
+			}
+		}
+	default:
+		return res, nil
+	}
+	slices.Sort(values)
+	res.Completion.Total = len(values)
+	if len(values) > maxCompletions {
+		values, res.Completion.HasMore = values[:maxCompletions], true
+	}
+	res.Completion.Values = values
+	return res, nil
+}
+
+func isSkillTemplate(uri string) bool {
+	for _, t := range resourceTemplates {
+		if t.URITemplate == uri {
+			return true
+		}
+	}
+	return false
+}

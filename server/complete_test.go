@@ -1,0 +1,53 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// The resource templates complete skill names, and the files of the
+// skill chosen.
+func TestCompletion(t *testing.T) {
+	rt := newResourceTree(t)
+	plugins := &sourcetest.Fake{SourceName: "plugins", Namespace: "example-skills", Skills: []sourcetest.FakeSkill{{Name: "pdf", Description: "The plugin's."}}}
+	shadow := &sourcetest.Fake{SourceName: "project", Skills: []sourcetest.FakeSkill{{Name: "pdf", Description: "Shadowed."}}}
+	cs := connect(t, server.New(newResolver(t, dirtree.New(rt.root, nil), plugins, shadow), nil), "2025-11-25", nil)
+	complete := func(template, arg, value string, ctx map[string]string) []string {
+		t.Helper()
+		p := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: template}, Argument: mcp.CompleteParamsArgument{Name: arg, Value: value}}
+		if ctx != nil {
+			p.Context = &mcp.CompleteContext{Arguments: ctx}
+		}
+		res, err := cs.Complete(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Completion.Values
+	}
+	for _, tt := range []struct {
+		template, arg, value string
+		ctx                  map[string]string
+		want                 []string
+	}{
+		{"skill://{+skill}/{+path}", "skill", "pd", nil, []string{"example-skills/pdf", "pdf", "project/pdf"}},
+		{"skill://{+skill}", "skill", "EX", nil, []string{"example-skills/pdf"}},
+		{"skill://{+skill}/", "skill", "", nil, []string{"docx", "example-skills/pdf", "nested", "pdf", "project/pdf"}},
+		{"skill://{+skill}/{+path}", "path", "ref", map[string]string{"skill": "pdf"}, []string{"references/guide.md"}},
+		{"skill://{+skill}/{+path}", "path", "nested/", map[string]string{"skill": "pdf"}, []string{"nested/SKILL.md", "nested/ref.md"}},
+		{"skill://{+skill}/{+path}", "path", "", map[string]string{"skill": "project/pdf"}, []string{"SKILL.md"}},
+		{"skill://{+skill}/{+path}", "path", "", nil, []string{}},
+		{"skill://{+skill}/{+path}", "path", "x", map[string]string{"skill": "../pdf"}, []string{}},
+		{"file:///{path}", "skill", "", nil, []string{}},
+	} {
+		if diff := cmp.Diff(tt.want, complete(tt.template, tt.arg, tt.value, tt.ctx)); diff != "" {
+			t.Errorf("%s %s=%q (-want +got):\n%s", tt.template, tt.arg, tt.value, diff)
+		}
+	}
+}

@@ -1,0 +1,504 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/sources"
+)
+
+// Every file of every skill is a resource skill://<skill-path>/<file-path>
+// (resolver/uri.go has the rules). resources/list lists each skill's
+// SKILL.md; two resource templates cover the other files; resources/read
+// reads any of them, and the collections of the earlier convention
+// (skill-jack's): skill://<skill-path> is the skill's SKILL.md,
+// skill://<skill-path>/ every file of the skill, skill:// every SKILL.md.
+//
+// resources/list is answered by a receiving middleware (resourceMethods)
+// rather than from resources registered with the SDK: each session sees
+// its own view of the catalog, and the list follows the catalog without
+// registering ten thousand resources at each change. resources/read goes
+// through the SDK, which hands every URI its templates match to
+// readResource (and completes the result for each protocol version); the
+// templates match every URI whose characters RFC 3986 allows, and the
+// middleware answers the others (a raw backslash, space or control
+// character) with the rule they break.
+
+const (
+	mimeMarkdown  = "text/markdown"
+	mimeDirectory = "inode/directory"
+
+	// defaultPageSize is the default number of items in a page of
+	// resources/list, skills/list and resources/directory/read.
+	defaultPageSize = 100
+
+	// maxCollectionFiles and maxCollectionBytes bound a collection read:
+	// the Skills extension's limits for one skill.
+	maxCollectionFiles = 512
+	maxCollectionBytes = 16 << 20
+
+	// listTTL and readTTL are the ttlMs of results that carry one. The
+	// catalog follows edits live: a listing may be kept for a while (a
+	// client that is told of a change by list_changed lists again anyway),
+	// a read or a skill's entry is current only as it is sent.
+	listTTL = 30_000
+	readTTL = 0
+	// cacheScope is "private": a listing is one person's skills, in the
+	// view of one kind of client.
+	cacheScope = "private"
+
+	// codeResourceNotFound is the error of a read of an unknown resource
+	// before protocol 2026-07-28, which uses -32602 instead (SEP-2164).
+	codeResourceNotFound = -32002
+)
+
+// resourceTemplates cover every file of every skill, and the forms of
+// the earlier convention.
+var resourceTemplates = []*mcp.ResourceTemplate{
+	{
+		Name:        "skill-file",
+		Title:       "A file of a skill",
+		URITemplate: "skill://{+skill}/{+path}",
+		Description: "Any file of a skill: skill is the skill's name, or namespace/name for a plugin's skill " +
+			"(skill://example-skills/pdf/SKILL.md); path is the file's path in the skill folder " +
+			"(references/forms.md). SKILL.md holds the skill's instructions; resources/list lists each skill's SKILL.md.",
+	},
+	{
+		Name:        "skill-files",
+		Title:       "Every file of a skill",
+		URITemplate: "skill://{+skill}/",
+		Description: "Every file of a skill in one read: SKILL.md and its references, scripts and assets.",
+	},
+	{
+		Name:        "skill",
+		Title:       "A skill's instructions",
+		URITemplate: "skill://{+skill}",
+		Description: "A skill's folder, which reads as its SKILL.md; skill:// reads as the SKILL.md of every skill.",
+		MIMEType:    mimeMarkdown,
+	},
+}
+
+// addResourceTemplates registers the templates with the SDK, which lists
+// them. Registering one again makes the SDK announce
+// notifications/resources/list_changed (see subscribe.go).
+func (s *Server) addResourceTemplates() {
+	for _, t := range resourceTemplates {
+		s.mcp.AddResourceTemplate(t, s.readTemplate)
+	}
+}
+
+// readTemplate is the SDK's handler for every template.
+func (s *Server) readTemplate(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	return s.readResource(ctx, req)
+}
+
+// resourceMethods answers resources/list, and the reads that no template
+// matches.
+func (s *Server) resourceMethods(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "resources/list":
+			if r, ok := req.(*mcp.ListResourcesRequest); ok {
+				res, err := s.listResources(ctx, r)
+				if err != nil {
+					return nil, err
+				}
+				return res, nil
+			}
+		case "resources/read":
+			res, err := next(ctx, method, req)
+			if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil && isSDKNotFound(err) {
+				// No template took the URI: say why in the terms of
+				// readResource.
+				_, _, rerr := s.resolve(s.viewOf(req), r.Params.URI)
+				if rerr == nil {
+					rerr = sources.ErrNotFound
+				}
+				return nil, s.uriError(req, r.Params.URI, rerr)
+			}
+			return res, err
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// isSDKNotFound reports whether err is the SDK's own answer to a read of
+// a URI that no resource or template matches.
+func isSDKNotFound(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je) && je.Code == mcp.CodeResourceNotFound && je.Message == "Resource not found"
+}
+
+// listResources lists the SKILL.md of every skill of the session's view,
+// served and shadowed, sorted by URI.
+func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error) {
+	v := s.viewOf(req)
+	items := v.snap.Addresses()
+	cursor := ""
+	if req.Params != nil {
+		cursor = req.Params.Cursor
+	}
+	start, err := pageStart(cursor, len(items), func(i int) string { return items[i].URI.Path() })
+	if err != nil {
+		return nil, err
+	}
+	end := min(start+s.pageSize, len(items))
+	res := &mcp.ListResourcesResult{Resources: make([]*mcp.Resource, 0, end-start)}
+	for _, a := range items[start:end] {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		res.Resources = append(res.Resources, skillMDResource(a))
+	}
+	if end < len(items) {
+		res.NextCursor = encodeCursor(items[end-1].URI.Path())
+	}
+	res.Cacheable = mcp.Cacheable{TTLMs: listTTL, CacheScope: cacheScope}
+	return res, nil
+}
+
+// skillMDResource describes a skill's SKILL.md: its name is the skill's
+// (the last segment of its URI), its title the qualified name that
+// reaches it.
+func skillMDResource(a resolver.Addressed) *mcp.Resource {
+	sk := a.Match.Skill
+	r := &mcp.Resource{URI: a.URI.Entry(), Name: a.Match.Ref.Name, Description: sk.Description, MIMEType: mimeMarkdown}
+	if q := a.Match.Ref.String(); q != r.Name {
+		r.Title = q
+	}
+	if sk.Files != nil {
+		if info, err := fs.Stat(sk.Files, sk.EntryFile()); err == nil {
+			r.Size = info.Size()
+		}
+	}
+	return r
+}
+
+// readResource reads a file, or one of the collections.
+func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	if req.Params == nil || req.Params.URI == "" {
+		return nil, invalidParams("resources/read needs a uri")
+	}
+	uri := req.Params.URI
+	v := s.viewOf(req)
+	a, snap, err := s.resolve(v, uri)
+	if err != nil {
+		return nil, s.uriError(req, uri, err)
+	}
+	var contents []*mcp.ResourceContents
+	switch sk := a.Match.Skill; {
+	case sk == nil && (a.Slash || a.IsSchemeRoot()):
+		contents, err = s.readEntries(ctx, snap, a.Prefix, uri)
+	case sk == nil:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is a folder of skills: list it with resources/directory/read, or read %s/ for the SKILL.md of each", clipURI(uri), clipURI(uri))}
+	case a.Slash:
+		contents, err = s.readFiles(ctx, a, uri)
+	case a.File == "":
+		// The earlier convention: a skill's root reads as its SKILL.md.
+		a.File = sk.EntryFile()
+		var c *mcp.ResourceContents
+		c, err = s.readFile(a, a.URI.Entry())
+		contents = []*mcp.ResourceContents{c}
+	default:
+		var c *mcp.ResourceContents
+		c, err = s.readFile(a, uri)
+		contents = []*mcp.ResourceContents{c}
+	}
+	if err != nil {
+		return nil, s.readError(req, uri, a, err)
+	}
+	return &mcp.ReadResourceResult{Contents: contents, Cacheable: mcp.Cacheable{TTLMs: readTTL, CacheScope: cacheScope}}, nil
+}
+
+// resolve finds what uri names in the session's view; a skill the view
+// leaves out because the client loads it itself is found in the whole
+// catalog, as the skill tool finds it by name. It returns the snapshot
+// the address belongs to.
+func (s *Server) resolve(v *view, uri string) (resolver.Address, *resolver.Snapshot, error) {
+	a, err := v.snap.Resolve(uri)
+	if errors.Is(err, sources.ErrNotFound) {
+		if full := s.catalog.Snapshot(); full != v.snap {
+			if fa, ferr := full.Resolve(uri); ferr == nil && fa.Match.Skill != nil {
+				return fa, full, nil
+			}
+		}
+	}
+	return a, v.snap, err
+}
+
+// readFile reads the file a names, as contents with the given URI.
+func (s *Server) readFile(a resolver.Address, uri string) (*mcp.ResourceContents, error) {
+	sk := a.Match.Skill
+	if inSkippedDir(a.File) {
+		return nil, fs.ErrNotExist
+	}
+	if !s.allowed(sk, a.File, false) {
+		return nil, &sources.PathError{Path: a.File, Rule: sources.RuleNotAllowed}
+	}
+	if sk.Files == nil {
+		return nil, fs.ErrNotExist
+	}
+	data, err := sources.ReadFileLimit(sk.Files, a.File, s.maxFileSize)
+	if err != nil {
+		return nil, sources.Confine(a.File, err)
+	}
+	return contentsOf(uri, a.File, data), nil
+}
+
+// contentsOf is a file's bytes as resource contents: text when they are
+// text, else a base64 blob (an empty file too: an empty text would read
+// as no content at all).
+func contentsOf(uri, name string, data []byte) *mcp.ResourceContents {
+	mt, text := mimeOf(name, data)
+	c := &mcp.ResourceContents{URI: uri, MIMEType: mt}
+	if text && len(data) > 0 {
+		c.Text = string(data)
+	} else {
+		c.Blob = append([]byte{}, data...)
+	}
+	return c
+}
+
+// readFiles reads every file of a skill, or of a folder of it: the
+// collection skill://<skill-path>/ of the earlier convention.
+func (s *Server) readFiles(ctx context.Context, a resolver.Address, uri string) ([]*mcp.ResourceContents, error) {
+	sk := a.Match.Skill
+	if sk.Files == nil {
+		return nil, fs.ErrNotExist
+	}
+	fsys, done := sources.Pin(sk.Files)
+	defer done()
+	if a.File != "" {
+		info, err := fs.Stat(fsys, a.File)
+		if err != nil {
+			return nil, sources.Confine(a.File, err)
+		}
+		if !info.IsDir() {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is a file, not a folder: read it without the trailing '/'", clipURI(uri))}
+		}
+	}
+	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxCollectionFiles, Allow: s.walkAllow(sk, a.File)})
+	if err != nil {
+		return nil, sources.Confine(a.File, err)
+	}
+	if truncated {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s holds more than %d files: read them one by one (resources/directory/read lists them)", clipURI(uri), maxCollectionFiles)}
+	}
+	var total int64
+	for _, f := range files {
+		total += f.Size
+	}
+	if total > maxCollectionBytes {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s holds %d bytes, more than the %d one read returns: read its files one by one", clipURI(uri), total, maxCollectionBytes)}
+	}
+	out := make([]*mcp.ResourceContents, 0, len(files))
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, err := sources.ReadFileLimit(fsys, f.Path, s.maxFileSize)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Path, sources.Confine(f.Path, err))
+		}
+		out = append(out, contentsOf(a.URI.File(f.Path), f.Path, data))
+	}
+	return out, nil
+}
+
+// readEntries reads the SKILL.md of every skill below the encoded prefix
+// ("" for all): the collection skill:// of the earlier convention.
+func (s *Server) readEntries(ctx context.Context, snap *resolver.Snapshot, prefix, uri string) ([]*mcp.ResourceContents, error) {
+	var items []resolver.Addressed
+	for _, a := range snap.Addresses() {
+		if prefix == "" || strings.HasPrefix(a.URI.Path(), prefix+"/") {
+			items = append(items, a)
+		}
+	}
+	if len(items) > maxCollectionFiles {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s holds %d skills, more than one read returns: list them with resources/list and read each SKILL.md", clipURI(uri), len(items))}
+	}
+	out := make([]*mcp.ResourceContents, 0, len(items))
+	var total int64
+	for _, a := range items {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sk := a.Match.Skill
+		data, err := sources.ReadEntry(sk, s.maxFileSize)
+		if err != nil {
+			s.logger.Warn("cannot read a SKILL.md for a collection", "uri", a.URI.Entry(), "err", err)
+			continue
+		}
+		if total += int64(len(data)); total > maxCollectionBytes {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s holds more than %d bytes of SKILL.md files: list them with resources/list and read each", clipURI(uri), maxCollectionBytes)}
+		}
+		out = append(out, contentsOf(a.URI.Entry(), sources.SkillFile, data))
+	}
+	return out, nil
+}
+
+// allowed reports whether resources.allow_dirs lets the file or folder p
+// of sk through: the entry file always, anything when no folders are
+// set, else what is in one of them (and, for a folder, what leads to
+// one).
+func (s *Server) allowed(sk *sources.Skill, p string, dir bool) bool {
+	if len(s.allowDirs) == 0 || !dir && p == sk.EntryFile() {
+		return true
+	}
+	for _, d := range s.allowDirs {
+		if within(p, d) || dir && within(d, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// walkAllow is the filter of a walk of sk's files below the folder under
+// ("" for all): what allowed lets through, and only names a URI can
+// carry (sources.CheckPath).
+func (s *Server) walkAllow(sk *sources.Skill, under string) func(p string, dir bool) bool {
+	return func(p string, dir bool) bool {
+		if sources.CheckPath(p) != nil {
+			return false
+		}
+		if under != "" && !within(p, under) && !(dir && within(under, p)) {
+			return false
+		}
+		return s.allowed(sk, p, dir)
+	}
+}
+
+// inSkippedDir reports whether the slash path p lies in a folder that is
+// never part of a skill (.git, node_modules): such files are not served,
+// as they are not listed.
+func inSkippedDir(p string) bool {
+	dir, _, found := strings.Cut(p, "/")
+	for found {
+		if sources.SkipDir(dir) {
+			return true
+		}
+		p = p[len(dir)+1:]
+		dir, _, found = strings.Cut(p, "/")
+	}
+	return false
+}
+
+// within reports whether the slash path p is dir or inside it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// uriError is the JSON-RPC error for a URI that names nothing served:
+// a broken rule is -32602 and names the rule; an unknown resource is the
+// not-found error.
+func (s *Server) uriError(req mcp.Request, uri string, err error) error {
+	var pe *sources.PathError
+	if errors.As(err, &pe) {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: pathMessage(uri, pe)}
+	}
+	return notFound(req, uri)
+}
+
+// pathMessage names the URI and the rule it breaks.
+func pathMessage(uri string, pe *sources.PathError) string {
+	if pe.Path == uri {
+		return pe.Error()
+	}
+	return fmt.Sprintf("%s: %v", clipURI(uri), pe)
+}
+
+// readError is the JSON-RPC error for a failed read of what a names.
+func (s *Server) readError(req mcp.Request, uri string, a resolver.Address, err error) error {
+	var je *jsonrpc.Error
+	var pe *sources.PathError
+	switch {
+	case errors.As(err, &je):
+		return je
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &pe):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: pathMessage(uri, pe)}
+	case errors.Is(err, sources.ErrTooLarge):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: %v (resources.max_file_size sets the limit)", clipURI(uri), unwrapPathError(err))}
+	case errors.Is(err, sources.ErrNotRegular):
+		if a.Match.Skill != nil && a.Match.Skill.Files != nil {
+			if info, serr := fs.Stat(a.Match.Skill.Files, a.File); serr == nil && info.IsDir() {
+				return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is a folder: list it with resources/directory/read, or read %s/ for every file in it", clipURI(uri), clipURI(uri))}
+			}
+		}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: %v", clipURI(uri), unwrapPathError(err))}
+	case errors.Is(err, fs.ErrNotExist):
+		return notFound(req, uri)
+	}
+	s.logger.Error("reading a resource failed", "uri", uri, "err", err)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("cannot read %s: %v", clipURI(uri), unwrapPathError(err))}
+}
+
+// unwrapPathError drops the operation and path an *fs.PathError adds: the
+// message names the URI already.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// notFound is the error for a resource that does not exist: -32002 up to
+// protocol 2025-11-25, -32602 from 2026-07-28 (SEP-2164), with the URI in
+// the message and in the data.
+func notFound(req mcp.Request, uri string) error {
+	code := int64(codeResourceNotFound)
+	if modern(req.GetSession()) {
+		code = jsonrpc.CodeInvalidParams
+	}
+	data, _ := json.Marshal(map[string]string{"uri": uri})
+	return &jsonrpc.Error{Code: code, Message: "resource not found: " + clipURI(uri), Data: data}
+}
+
+// modern reports whether a session speaks protocol 2026-07-28 or later.
+func modern(ss mcp.Session) bool {
+	s, ok := ss.(*mcp.ServerSession)
+	if !ok || s == nil {
+		return false
+	}
+	p := s.InitializeParams()
+	return p != nil && p.ProtocolVersion >= "2026-07-28"
+}
+
+// clipURI shortens a URI echoed in a message.
+func clipURI(uri string) string {
+	const n = 300
+	if len(uri) <= n {
+		return uri
+	}
+	return uri[:n] + fmt.Sprintf("… (%d bytes)", len(uri))
+}
+
+// encodeCursor and pageStart implement the opaque cursors of the lists:
+// a cursor is the sort key of the last item of the page before, so a page
+// boundary survives a change of the catalog.
+func encodeCursor(key string) string { return base64.RawURLEncoding.EncodeToString([]byte(key)) }
+
+// pageStart returns the index of the first of n items (sorted by key)
+// after the cursor's.
+func pageStart(cursor string, n int, key func(int) string) (int, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	k, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return 0, invalidParams("the cursor is not one this server gave")
+	}
+	return sort.Search(n, func(i int) bool { return key(i) > string(k) }), nil
+}

@@ -1,0 +1,180 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/sources"
+)
+
+// SkillResourceToolName is the name of the tool that reads a skill's
+// files, for clients that only call tools.
+const SkillResourceToolName = "skill_resource"
+
+const skillResourceDescription = "Read a file of a skill: the references, scripts, templates and assets its " +
+	"instructions point to. Give the skill's name, as for the skill tool, and the file's path relative to the " +
+	"skill's folder (\"references/forms.md\"); leave the path out to list the skill's files with their sizes. " +
+	"A text file comes back as its text; a binary file as its size and type, with the file attached."
+
+var skillResourceInputSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"skill": map[string]any{
+			"type":        "string",
+			"description": "The skill's name, as the skill tool takes it: \"pdf\" or \"example-skills:pdf\".",
+		},
+		"path": map[string]any{
+			"type":        "string",
+			"description": "The file's path relative to the skill folder, with '/' between folders (\"scripts/fill.py\"). Empty: list the skill's files. A folder: list the files in it.",
+		},
+	},
+	"required":             []string{"skill"},
+	"additionalProperties": false,
+}
+
+func (s *Server) addSkillResourceTool() {
+	s.mcp.AddTool(&mcp.Tool{
+		Name:        SkillResourceToolName,
+		Title:       "Read a skill's file",
+		Description: skillResourceDescription,
+		InputSchema: skillResourceInputSchema,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}, s.callSkillResource)
+}
+
+func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name, rel, err := skillResourceArguments(req.Params.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	v := s.viewOf(req)
+	m, err := s.lookup(v, name)
+	if err != nil {
+		return errorResult(err.Error()), nil
+	}
+	sk := m.Skill
+	u, ok := resolver.URIOf(m)
+	if !ok || sk.Files == nil {
+		return errorResult(fmt.Sprintf("the files of skill %s cannot be served", m.Ref)), nil
+	}
+	rel = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(rel), "./"), "/")
+	if rel == "" || rel == "." {
+		return s.listSkillFiles(m, u, "")
+	}
+	if err := sources.CheckPath(rel); err != nil {
+		return errorResult(err.Error()), nil
+	}
+	if rel == resolver.EntryName {
+		rel = sk.EntryFile()
+	}
+	notFound := fmt.Sprintf("skill %s has no file %q; call %s with only the skill's name to list its files", m.Ref, rel, SkillResourceToolName)
+	if sk.Kind == sources.KindLearned && rel != sk.EntryFile() || inSkippedDir(rel) {
+		return errorResult(notFound), nil
+	}
+	info, err := fs.Stat(sk.Files, rel)
+	if err == nil && info.IsDir() {
+		if inSkippedDir(rel + "/") {
+			return errorResult(notFound), nil
+		}
+		if !s.allowed(sk, rel, true) {
+			return errorResult((&sources.PathError{Path: rel, Rule: sources.RuleNotAllowed}).Error()), nil
+		}
+		return s.listSkillFiles(m, u, rel)
+	}
+	if !s.allowed(sk, rel, false) {
+		return errorResult((&sources.PathError{Path: rel, Rule: sources.RuleNotAllowed}).Error()), nil
+	}
+	data, err := sources.ReadFileLimit(sk.Files, rel, s.maxFileSize)
+	var pe *sources.PathError
+	switch err = sources.Confine(rel, err); {
+	case err == nil:
+	case errors.As(err, &pe):
+		return errorResult(pe.Error()), nil
+	case errors.Is(err, fs.ErrNotExist):
+		return errorResult(notFound), nil
+	case errors.Is(err, sources.ErrTooLarge):
+		return errorResult(fmt.Sprintf("%s of skill %s is not served: %v (resources.max_file_size sets the limit)", rel, m.Ref, unwrapPathError(err))), nil
+	default:
+		return errorResult(fmt.Sprintf("cannot read %s of skill %s: %v", rel, m.Ref, unwrapPathError(err))), nil
+	}
+	mt, text := mimeOf(rel, data)
+	if text {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: fmt.Sprintf("%s is a binary file of %d bytes (%s), attached.", rel, len(data), mt)},
+		&mcp.EmbeddedResource{Resource: contentsOf(u.File(rel), rel, data)},
+	}}, nil
+}
+
+// listSkillFiles answers with the files of the skill, or of one of its
+// folders, and their sizes.
+func (s *Server) listSkillFiles(m resolver.Match, u resolver.SkillURI, under string) (*mcp.CallToolResult, error) {
+	sk := m.Skill
+	fsys, done := sources.Pin(sk.Files)
+	defer done()
+	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{Allow: s.walkAllow(sk, under)})
+	if err != nil {
+		return errorResult(fmt.Sprintf("cannot list the files of skill %s: %v", m.Ref, unwrapPathError(err))), nil
+	}
+	var b strings.Builder
+	where := "the skill folder"
+	if under != "" {
+		where = under + "/"
+	}
+	fmt.Fprintf(&b, "Files of skill %s in %s (paths relative to %s):", m.Ref, where, sk.Dir)
+	for _, f := range files {
+		p := f.Path
+		if p == sk.EntryFile() {
+			p = resolver.EntryName
+		}
+		fmt.Fprintf(&b, "\n%s (%d bytes)", p, f.Size)
+	}
+	if len(files) == 0 {
+		b.WriteString("\n(none)")
+	}
+	if truncated {
+		fmt.Fprintf(&b, "\n(only the first %d files are listed)", sources.MaxListedFiles)
+	}
+	fmt.Fprintf(&b, "\nRead one with %s and its path, or as the resource %s/<path>.", SkillResourceToolName, u.Root())
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, nil
+}
+
+// skillResourceArguments extracts "skill" (required) and "path", or
+// returns the -32602 error a client expects for bad arguments.
+func skillResourceArguments(raw json.RawMessage) (skill, path string, err error) {
+	var args map[string]json.RawMessage
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return "", "", invalidParams("arguments must be an object with a string \"skill\" and an optional string \"path\"")
+		}
+	}
+	v, ok := args["skill"]
+	if !ok {
+		return "", "", invalidParams("missing required argument \"skill\" (a skill name, e.g. {\"skill\": \"pdf\", \"path\": \"references/forms.md\"})")
+	}
+	if err := json.Unmarshal(v, &skill); err != nil {
+		return "", "", invalidParams(fmt.Sprintf("argument \"skill\" must be a string, got %s", jsonKind(v)))
+	}
+	if strings.TrimSpace(skill) == "" {
+		return "", "", invalidParams("argument \"skill\" must not be empty")
+	}
+	if v, ok := args["path"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &path); err != nil {
+			return "", "", invalidParams(fmt.Sprintf("argument \"path\" must be a string, got %s", jsonKind(v)))
+		}
+	}
+	for k := range args {
+		if k != "skill" && k != "path" {
+			return "", "", invalidParams(fmt.Sprintf("unknown argument %q; the arguments are \"skill\" and \"path\"", clipURI(k)))
+		}
+	}
+	return skill, path, nil
+}

@@ -1,0 +1,283 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io/fs"
+	"maps"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/sources"
+)
+
+// Subscriptions and change notifications of the skill:// resources.
+//
+// A client subscribes to a URI (resources/subscribe, or subscriptions/listen
+// from protocol 2026-07-28, which the SDK turns into the same handler).
+// The server remembers, for each subscription, a fingerprint of what the
+// URI names: a file's identity, size and times (its FileKey), or, for a
+// skill's root (skill://<skill-path>, with or without the trailing '/') or
+// another folder, those of every file below it, and for skill:// those of
+// every SKILL.md. After each snapshot swap Refresh computes them again in
+// the session's view; a URI whose fingerprint changed gets
+// notifications/resources/updated. The resource list a session knows (its
+// view's skills and their file lists) is compared the same way, and a
+// change gets notifications/resources/list_changed.
+//
+// The SDK sends both notifications to every session subscribed (or, for
+// list_changed, to every session), so, as for tools/list_changed
+// (session.go), a sending middleware lets one reach a session only when
+// it is due there: after the session's handshake, and only when what that
+// session sees changed.
+
+// resSession is what a session knows of the resources. The Server's mu
+// guards it.
+type resSession struct {
+	listed      *resolver.Snapshot // the view whose resource list the session learnt at its handshake, until listSig is known
+	listSig     [32]byte           // the signature of the resource list the session knows, when hasSig
+	hasSig      bool
+	subs        map[string]string // subscribed URI → fingerprint of what the session was last told of
+	updates     map[string]bool   // URIs whose notifications/resources/updated are due
+	listChanged bool              // notifications/resources/list_changed is due
+}
+
+// subscribe records a subscription. A URI that names nothing yet may be
+// subscribed to (it is told when it appears); a URI that breaks the rules
+// of skill URIs is refused.
+func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	if _, err := resolver.ParseURI(uri); err != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "cannot subscribe: " + err.Error()}
+	}
+	fp := s.fingerprint(s.viewOfSession(req.Session), uri)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sessionLocked(req.Session)
+	if st.res.subs == nil {
+		st.res.subs = map[string]string{}
+	}
+	st.res.subs[uri] = fp
+	return nil
+}
+
+func (s *Server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sessionLocked(req.Session)
+	delete(st.res.subs, req.Params.URI)
+	delete(st.res.updates, req.Params.URI)
+	return nil
+}
+
+// refreshResources works out, after a snapshot swap, which sessions are
+// due which resource notifications, and has the SDK send them. Calls are
+// serialized; fingerprints are computed outside s.mu, so requests are not
+// held up by the stats they take.
+func (s *Server) refreshResources(snap *resolver.Snapshot) {
+	s.resRefresh.Lock()
+	defer s.resRefresh.Unlock()
+	type work struct {
+		st     *session
+		known  bool     // the session knows a resource list
+		oldSig [32]byte // its signature
+		old    *resolver.Snapshot
+		cur    *view
+		subs   map[string]string
+	}
+	var ws []work
+	s.mu.Lock()
+	for ss, st := range s.sessions {
+		if !st.initialized && !modern(ss) {
+			continue // nothing goes out before the handshake ends
+		}
+		w := work{st: st, known: st.res.hasSig, oldSig: st.res.listSig, old: st.res.listed, cur: s.viewLocked(snap, st), subs: maps.Clone(st.res.subs)}
+		ws = append(ws, w)
+	}
+	s.mu.Unlock()
+
+	sigs := map[*resolver.Snapshot][32]byte{} // one per view
+	sigOf := func(snap *resolver.Snapshot) [32]byte {
+		sig, ok := sigs[snap]
+		if !ok {
+			sig = listSignature(snap)
+			sigs[snap] = sig
+		}
+		return sig
+	}
+	updated := map[string]bool{}
+	listChanged := false
+	for _, w := range ws {
+		if !w.known && w.old != nil {
+			w.known, w.oldSig = true, sigOf(w.old)
+		}
+		sig := sigOf(w.cur.snap)
+		changed := w.known && sig != w.oldSig
+		fresh := map[string]string{}
+		for uri, fp := range w.subs {
+			if now := s.fingerprint(w.cur, uri); now != fp {
+				fresh[uri] = now
+			}
+		}
+		s.mu.Lock()
+		w.st.res.listed, w.st.res.listSig, w.st.res.hasSig = nil, sig, true
+		if changed {
+			w.st.res.listChanged, listChanged = true, true
+		}
+		for uri, fp := range fresh {
+			if _, still := w.st.res.subs[uri]; !still {
+				continue
+			}
+			w.st.res.subs[uri] = fp
+			if w.st.res.updates == nil {
+				w.st.res.updates = map[string]bool{}
+			}
+			w.st.res.updates[uri], updated[uri] = true, true
+		}
+		s.mu.Unlock()
+	}
+	for uri := range updated {
+		if err := s.mcp.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			s.logger.Warn("notifications/resources/updated failed", "uri", uri, "err", err)
+		}
+	}
+	if listChanged {
+		// Registering a template again makes the SDK announce
+		// notifications/resources/list_changed to every session;
+		// filterResourceNotes keeps it from those it is not due to.
+		s.mcp.AddResourceTemplate(resourceTemplates[0], s.readTemplate)
+	}
+}
+
+// filterResourceNotes lets the resource notifications reach only the
+// sessions they are due to, once.
+func (s *Server) filterResourceNotes(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "notifications/resources/updated" && method != "notifications/resources/list_changed" {
+			return next(ctx, method, req)
+		}
+		ss, ok := req.GetSession().(*mcp.ServerSession)
+		if !ok {
+			return next(ctx, method, req)
+		}
+		s.mu.Lock()
+		st := s.sessionLocked(ss)
+		var send bool
+		if method == "notifications/resources/list_changed" {
+			send, st.res.listChanged = st.res.listChanged, false
+		} else if p, ok := req.GetParams().(*mcp.ResourceUpdatedNotificationParams); ok {
+			send = st.res.updates[p.URI]
+			delete(st.res.updates, p.URI)
+		}
+		s.mu.Unlock()
+		if !send {
+			return nil, nil
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// fingerprint sums up what uri names in view v now, as the hex of a
+// SHA-256: the skill and file it resolves to with their FileKeys, or
+// "absent". Files not on a local file system (no identity in their key)
+// are summed by their content.
+func (s *Server) fingerprint(v *view, uri string) string {
+	a, snap, err := s.resolve(v, uri)
+	if err != nil {
+		return "absent"
+	}
+	h := sha256.New()
+	switch sk := a.Match.Skill; {
+	case sk == nil: // skill:// or a folder above skills: every SKILL.md below
+		for _, e := range snap.Addresses() {
+			if a.Prefix == "" || strings.HasPrefix(e.URI.Path(), a.Prefix+"/") {
+				fmt.Fprintf(h, "%s\x00", e.URI.Entry())
+				s.sumFile(h, e.Match.Skill, e.Match.Skill.EntryFile())
+			}
+		}
+	case sk.Files == nil:
+		fmt.Fprintf(h, "%s\x00unreadable", sk.Path)
+	default:
+		fmt.Fprintf(h, "%s\x00%s\x00", sk.Path, a.File)
+		info, err := fs.Stat(sk.Files, a.File)
+		if a.File != "" && (err != nil || !info.IsDir()) {
+			s.sumFile(h, sk, a.File)
+			break
+		}
+		fsys, done := sources.Pin(sk.Files)
+		files, truncated, _ := sources.WalkFiles(fsys, &sources.WalkOptions{Allow: s.walkAllow(sk, a.File)})
+		for _, f := range files {
+			fmt.Fprintf(h, "%s\x00", f.Path)
+			sumKey(h, fsys, f.Path, f.Key)
+		}
+		done()
+		fmt.Fprintf(h, "%v", truncated)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sumFile adds what identifies the file name of sk now to h.
+func (s *Server) sumFile(h hash.Hash, sk *sources.Skill, name string) {
+	if sk.Files == nil {
+		h.Write([]byte("unreadable\x00"))
+		return
+	}
+	info, err := fs.Stat(sk.Files, name)
+	if err != nil {
+		h.Write([]byte("absent\x00"))
+		return
+	}
+	sumKey(h, sk.Files, name, sources.KeyOf(info))
+}
+
+func sumKey(h hash.Hash, fsys fs.FS, name string, key sources.FileKey) {
+	if key.Ino != 0 {
+		fmt.Fprintf(h, "%d/%d/%d/%d/%d\x00", key.Dev, key.Ino, key.Size, key.Mtime, key.Ctime)
+		return
+	}
+	data, err := sources.ReadFileLimit(fsys, name, maxSkillBytes)
+	if err != nil {
+		h.Write([]byte("unreadable\x00"))
+		return
+	}
+	sum := sha256.Sum256(data)
+	h.Write(sum[:])
+}
+
+// listSignature sums up the resource list a view gives: its skills' URIs,
+// where they are, and their file lists, as the sources last listed them.
+func listSignature(snap *resolver.Snapshot) [32]byte {
+	h := sha256.New()
+	for _, a := range snap.Addresses() {
+		sk := a.Match.Skill
+		fmt.Fprintf(h, "%s\x00%s\x00%v\x00", a.URI.Entry(), sk.Path, sk.FileListTruncated)
+		for _, f := range sk.FileList {
+			fmt.Fprintf(h, "%s\x00", f)
+		}
+		h.Write([]byte{'\n'})
+	}
+	var sig [32]byte
+	h.Sum(sig[:0])
+	return sig
+}
+
+// warnOnce logs a warning the first time key is seen.
+func (s *Server) warnOnce(key, msg string, args ...any) {
+	s.mu.Lock()
+	if s.warned[key] {
+		s.mu.Unlock()
+		return
+	}
+	if len(s.warned) > 10_000 {
+		clear(s.warned)
+	}
+	s.warned[key] = true
+	s.mu.Unlock()
+	s.logger.Warn(msg, args...)
+}

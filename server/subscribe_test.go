@@ -1,0 +1,329 @@
+package server_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// notes records the resource notifications a client receives.
+type notes struct {
+	mu      sync.Mutex
+	updated []string
+	listed  int
+}
+
+func (n *notes) options() *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			n.mu.Lock()
+			n.updated = append(n.updated, req.Params.URI)
+			n.mu.Unlock()
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			n.mu.Lock()
+			n.listed++
+			n.mu.Unlock()
+		},
+	}
+}
+
+// take returns what arrived since the last call, updates sorted.
+func (n *notes) take() (updated []string, listed int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	updated, listed = n.updated, n.listed
+	n.updated, n.listed = nil, 0
+	slices.Sort(updated)
+	return updated, listed
+}
+
+func subscribe(t *testing.T, cs *mcp.ClientSession, uris ...string) {
+	t.Helper()
+	for _, uri := range uris {
+		if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// reload swaps in a new snapshot; the server is told through OnSwap, as
+// serve wires it. Then it lets every notification arrive, so that
+// "nothing was sent" can be checked: the SDK sends list_changed after a
+// 10 ms debounce, which the bubble's clock passes at once, and
+// synctest.Wait returns when everything is idle.
+func reload(t *testing.T, r *resolver.Resolver) {
+	t.Helper()
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	settle()
+}
+
+// settle lets the bubble's clock pass the SDK's debounce and waits until
+// every goroutine is idle.
+func settle() {
+	time.Sleep(time.Second) // the bubble's clock: no wall time passes
+	synctest.Wait()
+}
+
+func check(t *testing.T, n *notes, what string, wantUpdated []string, wantListed bool) {
+	t.Helper()
+	updated, listed := n.take()
+	if !slices.Equal(updated, wantUpdated) || (listed > 0) != wantListed || listed > 1 {
+		t.Errorf("%s: updated %v (want %v), list_changed %d times (want %v)", what, updated, wantUpdated, listed, wantListed)
+	}
+}
+
+// A subscribed file that changes is announced, a skill's root is
+// announced when any of its files changes, and nothing else is: not a
+// file nobody subscribed to, not an unchanged one, not after
+// unsubscribing. Skills appearing or going are list_changed.
+func TestSubscriptions(t *testing.T) { synctest.Test(t, testSubscriptions) }
+
+func testSubscriptions(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{
+		{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a", "b.md": "b"}},
+		{Name: "two", Description: "Two.", Files: map[string]string{"x/y.md": "y"}},
+	}}
+	r := newResolver(t, src)
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	n := &notes{}
+	cs := connect(t, srv, "2025-11-25", n.options())
+	subscribe(t, cs, "skill://one/a.md", "skill://two", "skill://three/SKILL.md")
+
+	reload(t, r)
+	check(t, n, "nothing changed", nil, false)
+
+	src.Skills[0].Files = map[string]string{"a.md": "a, edited", "b.md": "b"}
+	reload(t, r)
+	check(t, n, "a.md edited", []string{"skill://one/a.md"}, false)
+
+	src.Skills[0].Files = map[string]string{"a.md": "a, edited", "b.md": "b, edited"}
+	reload(t, r)
+	check(t, n, "b.md edited (not subscribed)", nil, false)
+
+	src.Skills[1].Files = map[string]string{"x/y.md": "y, edited"}
+	reload(t, r)
+	check(t, n, "a file of two edited", []string{"skill://two"}, false)
+
+	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "three", Description: "Three."})
+	reload(t, r)
+	check(t, n, "three appeared", []string{"skill://three/SKILL.md"}, true)
+
+	if err := cs.Unsubscribe(context.Background(), &mcp.UnsubscribeParams{URI: "skill://one/a.md"}); err != nil {
+		t.Fatal(err)
+	}
+	src.Skills[0].Files = map[string]string{"a.md": "a, edited twice", "b.md": "b, edited"}
+	reload(t, r)
+	check(t, n, "a.md edited after unsubscribing", nil, false)
+
+	src.Skills = src.Skills[1:]
+	reload(t, r)
+	check(t, n, "one went", nil, true)
+
+	// A URI that breaks the rules cannot be subscribed to.
+	err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "skill://two/../one/a.md"})
+	if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "parent-segment") {
+		t.Errorf("a bad URI: %v", err)
+	}
+}
+
+// Real files: an edit is seen after the resolver reloads the tree, and a
+// new file in a skill changes the list.
+func TestSubscriptionsRealFiles(t *testing.T) { synctest.Test(t, testSubscriptionsRealFiles) }
+
+func testSubscriptionsRealFiles(t *testing.T) {
+	rt := newResourceTree(t)
+	r := newResolver(t, dirtree.New(rt.root, nil))
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	n := &notes{}
+	cs := connect(t, srv, "2025-11-25", n.options())
+	subscribe(t, cs, "skill://pdf/forms.md", "skill://docx", "skill://pdf/link-in.md")
+
+	reload(t, r)
+	check(t, n, "a rescan that found nothing new", nil, false)
+
+	write := func(rel, content string) {
+		if err := os.WriteFile(filepath.Join(rt.root, filepath.FromSlash(rel)), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("pdf/forms.md", "# Forms, edited\n")
+	reload(t, r)
+	// link-in.md is forms.md under another name: it changed too.
+	check(t, n, "forms.md edited", []string{"skill://pdf/forms.md", "skill://pdf/link-in.md"}, false)
+
+	write("docx/template.md", "new\n")
+	reload(t, r)
+	check(t, n, "a file added to docx", []string{"skill://docx"}, true)
+
+	if err := os.Remove(filepath.Join(rt.root, "pdf", "forms.md")); err != nil {
+		t.Fatal(err)
+	}
+	reload(t, r)
+	check(t, n, "forms.md removed", []string{"skill://pdf/forms.md", "skill://pdf/link-in.md"}, true)
+
+	// The outside changing is nobody's business.
+	write("../outside/secret.txt", "changed")
+	subscribe(t, cs, "skill://pdf/link-out.txt")
+	reload(t, r)
+	write("../outside/secret.txt", "changed again, and longer")
+	reload(t, r)
+	check(t, n, "the outside changed", nil, false)
+}
+
+// A client is told only of changes to what it sees: Claude Code is not
+// told when a skill appears in its own folder, which it does not see
+// through skillmux.
+func TestResourceListChangedPerView(t *testing.T) { synctest.Test(t, testResourceListChangedPerView) }
+
+func testResourceListChangedPerView(t *testing.T) {
+	claude, agents, mine := nativeCatalog()
+	r := newResolver(t, claude, agents, mine)
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	ccNotes, otherNotes := &notes{}, &notes{}
+	connectNamed(t, srv, "claude-code", ccNotes.options())
+	connectNamed(t, srv, "mcp-inspector", otherNotes.options())
+	settle() // the server has taken both notifications/initialized
+
+	claude.Skills = append(claude.Skills, sourcetest.FakeSkill{Name: "claude-new", Description: "New in ~/.claude/skills."})
+	reload(t, r)
+	check(t, ccNotes, "Claude Code, its own folder changed", nil, false)
+	check(t, otherNotes, "the other client", nil, true)
+
+	mine.Skills = append(mine.Skills, sourcetest.FakeSkill{Name: "team-new", Description: "New for the team."})
+	reload(t, r)
+	check(t, ccNotes, "Claude Code, the team's folder changed", nil, true)
+	check(t, otherNotes, "the other client, the team's folder changed", nil, true)
+}
+
+func connectNamed(t *testing.T, srv *server.Server, name string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, opts).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// Nothing is sent to a session before its notifications/initialized; a
+// change after it is.
+func TestNoResourceNotesBeforeInitialized(t *testing.T) {
+	synctest.Test(t, testNoResourceNotesBeforeInitialized)
+}
+
+func testNoResourceNotesBeforeInitialized(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
+	r := newResolver(t, src)
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	conn, err := ct.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	msgs := make(chan jsonrpc.Message, 16)
+	go func() {
+		for {
+			m, err := conn.Read(context.Background())
+			if err != nil {
+				close(msgs)
+				return
+			}
+			msgs <- m
+		}
+	}()
+	send := func(s string) {
+		t.Helper()
+		m, err := jsonrpc.DecodeMessage([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Write(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m := <-msgs; m.(*jsonrpc.Response).ID.Raw() != int64(1) {
+		t.Fatalf("want the initialize answer, got %+v", m)
+	}
+	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "two", Description: "Two."})
+	reload(t, r)
+	if len(msgs) != 0 {
+		t.Errorf("%d messages before notifications/initialized: %v", len(msgs), <-msgs)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	settle()
+	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "three", Description: "Three."})
+	reload(t, r)
+	var methods []string
+	for len(msgs) > 0 {
+		if req, ok := (<-msgs).(*jsonrpc.Request); ok {
+			methods = append(methods, req.Method)
+		}
+	}
+	if !slices.Contains(methods, "notifications/resources/list_changed") {
+		t.Errorf("after initialized: %v", methods)
+	}
+}
+
+// From protocol 2026-07-28 a client subscribes with subscriptions/listen;
+// the same subscriptions apply.
+func TestSubscriptionsModernProtocol(t *testing.T) { synctest.Test(t, testSubscriptionsModernProtocol) }
+
+func testSubscriptionsModernProtocol(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a"}}}}
+	r := newResolver(t, src)
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	n := &notes{}
+	cs := connect(t, srv, "2026-07-28", n.options())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "skill://one/a.md"}) // holds a subscriptions/listen open
+	settle()
+	src.Skills[0].Files = map[string]string{"a.md": "a, edited"}
+	reload(t, r)
+	updated, _ := n.take()
+	if !slices.Equal(updated, []string{"skill://one/a.md"}) {
+		t.Errorf("updated: %v", updated)
+	}
+	cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "skill://one/a.md"})
+	settle()
+	src.Skills[0].Files = map[string]string{"a.md": "a, edited twice"}
+	reload(t, r)
+	if updated, _ := n.take(); len(updated) != 0 {
+		t.Errorf("after unsubscribing: %v", updated)
+	}
+}
