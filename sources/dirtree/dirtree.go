@@ -338,6 +338,15 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 		}
 		if owner := st.owner(p); owner != "" {
 			p = owner
+			// A skill folder that lost its SKILL.md gives its files to
+			// the skill around it, which is scanned instead.
+			for st.skills[p].path != p && !exists(join(p, sources.SkillFile)) { // a folder, not a note
+				up := st.owner(filepath.Dir(p))
+				if up == "" {
+					break
+				}
+				p = up
+			}
 		} else if _, err := os.Lstat(p); err != nil {
 			st.forget(p)
 			continue
@@ -368,6 +377,11 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // rootChanged reports whether the root itself was created, removed or

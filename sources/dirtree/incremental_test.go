@@ -2,9 +2,12 @@ package dirtree_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,4 +162,103 @@ func TestCacheDir(t *testing.T) {
 	if l := byName(relist(t, dirtree.New(root, &dirtree.Options{CacheDir: cacheDir}))); len(l) != 2 {
 		t.Errorf("with a corrupt cache: %v", l)
 	}
+}
+
+// A tree kept up to date by many small rescans lists what a new scan of
+// the same folder lists, whatever the order of creations, edits, removals
+// and renames, among paths that share prefixes ("x", "x-1", "x/y").
+func TestIncrementalListingMatchesAFullScan(t *testing.T) {
+	t.Run("skills", func(t *testing.T) { testIncremental(t, nil) })
+	t.Run("learned notes", func(t *testing.T) { testIncremental(t, &dirtree.Options{Learned: true}) })
+}
+
+func testIncremental(t *testing.T, opts *dirtree.Options) {
+	root := t.TempDir()
+	tr := dirtree.New(root, opts)
+	relist(t, tr)
+	// Folder names chosen so that siblings sort around a folder's own
+	// children: '-' and '.' sort before '/', 'y' after it.
+	parts := []string{"x", "x-1", "x.2", "y"}
+	rng := rand.New(rand.NewPCG(7, 11))
+	randPath := func() string {
+		depth := 1 + rng.IntN(3)
+		p := ""
+		for range depth {
+			p = filepath.Join(p, parts[rng.IntN(len(parts))])
+		}
+		return p
+	}
+	for step := range 400 {
+		rel := randPath()
+		full := filepath.Join(root, rel)
+		var changed []string
+		switch op := rng.IntN(6); op {
+		case 0, 1: // create or edit a skill
+			changed = append(changed, firstMissing(root, filepath.Join(full, "SKILL.md")))
+			writeSkill(t, filepath.Join(full, "SKILL.md"), fmt.Sprintf(
+				"---\nname: s%d\ndescription: Step %d.\n---\nbody\n", rng.IntN(50), step))
+		case 2: // remove a folder and what it holds
+			must(t, os.RemoveAll(full))
+			changed = append(changed, full)
+		case 3: // rename a folder
+			to := filepath.Join(root, randPath())
+			if within(to, full) || within(full, to) {
+				continue
+			}
+			if _, err := os.Stat(full); err != nil {
+				continue
+			}
+			must(t, os.MkdirAll(filepath.Dir(to), 0o755))
+			must(t, os.RemoveAll(to))
+			must(t, os.Rename(full, to))
+			changed = append(changed, full, to)
+		case 4: // a plain file beside the skills
+			must(t, os.MkdirAll(full, 0o755))
+			must(t, os.WriteFile(filepath.Join(full, "notes.txt"), []byte("n"), 0o644))
+			changed = append(changed, filepath.Join(full, "notes.txt"))
+		case 5: // a note in the root, named like a folder ("x.md" beside "x")
+			note := filepath.Join(root, parts[rng.IntN(len(parts))]+".md")
+			if rng.IntN(3) == 0 {
+				must(t, os.RemoveAll(note))
+			} else {
+				must(t, os.WriteFile(note, fmt.Appendf(nil, "---\ndescription: Note %d.\n---\n", step), 0o644))
+			}
+			changed = append(changed, note)
+		}
+		tr.Changed(changed...)
+		got, want := relist(t, tr), list(t, root, opts)
+		if d := cmp.Diff(summary(want), summary(got)); d != "" {
+			t.Fatalf("step %d (%v): incremental listing differs from a full scan (-full +incremental):\n%s", step, changed, d)
+		}
+	}
+}
+
+// firstMissing is what a watcher reports when path is written: the
+// outermost folder on the way that does not exist yet, or path itself.
+func firstMissing(root, path string) string {
+	first := path
+	for p := filepath.Dir(path); p != root; p = filepath.Dir(p) {
+		if _, err := os.Stat(p); err == nil {
+			break
+		}
+		first = p
+	}
+	return first
+}
+
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// summary is what a client would see of a listing: each skill's name,
+// file and description, and the problems, in order.
+func summary(l *sources.Listing) []string {
+	var out []string
+	for _, sk := range l.Skills {
+		out = append(out, sk.Ref.String()+" "+sk.Path+" "+sk.Description+" files="+strings.Join(sk.FileList, ","))
+	}
+	for _, d := range l.Problems {
+		out = append(out, "problem "+d.Path+" "+d.Rule)
+	}
+	return out
 }
