@@ -18,14 +18,20 @@ type state struct {
 	deep     bool   // skill folders have been looked inside
 	skills   map[string]*entry
 	problems map[string]sources.Diagnostic // folder-level problems, by path
-	plain    map[string]bool                // folders walked that are inside no skill
+	plain    map[string]bool               // folders walked that are inside no skill
 	bounds   bounds
-	order    []*entry // the entries sorted by path; nil after a change
+	// order holds the entries sorted by path once a listing was made, and
+	// is kept so by forget and listing: an edit in a big tree costs a
+	// merge, not a sort. nil means "sort everything at the next listing".
+	order   []*entry
+	added   []*entry // entries put since order was last made
+	dropped bool     // some entry in order was forgotten or replaced
 }
 
 // entry is one skill (or one file refused as a skill), keyed in
 // state.skills by its folder (its file, for a learned note).
 type entry struct {
+	key    string // its key in state.skills
 	path   string // the SKILL.md or the note
 	real   string // the real path of the skill folder (of the note file)
 	linked bool   // reached through a symlinked folder
@@ -36,6 +42,7 @@ type entry struct {
 	truncated bool
 	inside    bool           // files is known
 	served    *sources.Skill // skill with its file list, made once
+	gone      bool           // forgotten or replaced; still in state.order until the next listing
 }
 
 // bounds records which bounds a scan hit.
@@ -65,22 +72,56 @@ func (s *state) owner(path string) string {
 
 // forget drops every skill and problem at or below path.
 func (s *state) forget(path string) {
-	for k := range s.skills {
-		if within(k, path) {
-			delete(s.skills, k)
-			s.order = nil
+	prefix := path
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) { // "/" has one already
+		prefix += string(filepath.Separator)
+	}
+	under := func(k string) bool { return k == path || strings.HasPrefix(k, prefix) }
+	// No plain folder is inside a skill: a path in one spares the scan.
+	inSkill := s.owner(path) != ""
+	if s.order == nil {
+		for k, e := range s.skills {
+			if under(k) {
+				s.drop(e)
+			}
+		}
+	} else {
+		// The entries at or below path are two runs of the sorted order:
+		// the note at path itself, and the paths below path+"/" (a
+		// sibling such as "path-2" sorts between the two).
+		for _, p := range []string{path, prefix} {
+			i, _ := slices.BinarySearchFunc(s.order, p, func(e *entry, p string) int { return strings.Compare(e.path, p) })
+			for ; i < len(s.order) && under(s.order[i].path); i++ {
+				if e := s.order[i]; !e.gone {
+					s.drop(e)
+				}
+			}
+		}
+		for _, e := range s.added {
+			if !e.gone && under(e.path) {
+				s.drop(e)
+			}
 		}
 	}
 	for k := range s.problems {
-		if within(k, path) {
+		if under(k) {
 			delete(s.problems, k)
 		}
 	}
-	for k := range s.plain {
-		if within(k, path) {
-			delete(s.plain, k)
+	if !inSkill {
+		for k := range s.plain {
+			if under(k) {
+				delete(s.plain, k)
+			}
 		}
 	}
+}
+
+// drop removes e from the skills; listing takes it out of the order.
+func (s *state) drop(e *entry) {
+	delete(s.skills, e.key)
+	e.gone = true
+	s.dropped = true
 }
 
 // changedSince returns the paths of the folders (and notes) that appeared
@@ -122,8 +163,14 @@ func (s *state) changedSince(learnedRoot string) []string {
 
 // put records an entry under key.
 func (s *state) put(key string, e *entry) {
+	if old, ok := s.skills[key]; ok {
+		s.drop(old)
+	}
+	e.key = key
 	s.skills[key] = e
-	s.order = nil
+	if s.order != nil {
+		s.added = append(s.added, e)
+	}
 }
 
 // listing assembles what the state holds, in path order so that
@@ -132,13 +179,7 @@ func (s *state) put(key string, e *entry) {
 // a folder the walk also reached another way adds nothing. The path that
 // involves no symlinked folder is kept; among linked ones, the first.
 func (s *state) listing(t *Tree) *sources.Listing {
-	if s.order == nil {
-		s.order = make([]*entry, 0, len(s.skills))
-		for _, e := range s.skills {
-			s.order = append(s.order, e)
-		}
-		slices.SortFunc(s.order, func(a, b *entry) int { return strings.Compare(a.path, b.path) })
-	}
+	s.sortOrder()
 	l := &sources.Listing{Skills: make([]*sources.Skill, 0, len(s.skills))}
 	// Real folders reached without a link; only worth knowing when some
 	// entry was reached through one.
@@ -186,6 +227,39 @@ func (s *state) listing(t *Tree) *sources.Listing {
 			Message: fmt.Sprintf("stopped after visiting %d folders; some skills may be missing (point the root at a smaller folder)", t.opts.MaxDirs)})
 	}
 	return l
+}
+
+// sortOrder brings state.order up to date: all entries sorted the first
+// time, then the entries added since merged in and the gone ones left out.
+func (s *state) sortOrder() {
+	byPath := func(a, b *entry) int { return strings.Compare(a.path, b.path) }
+	if s.order == nil {
+		s.order = make([]*entry, 0, len(s.skills))
+		for _, e := range s.skills {
+			s.order = append(s.order, e)
+		}
+		slices.SortFunc(s.order, byPath)
+		s.added, s.dropped = nil, false
+		return
+	}
+	if len(s.added) == 0 && !s.dropped {
+		return
+	}
+	slices.SortFunc(s.added, byPath)
+	merged := make([]*entry, 0, len(s.skills))
+	old, add := s.order, s.added
+	for len(old) > 0 || len(add) > 0 {
+		var e *entry
+		if len(add) == 0 || len(old) > 0 && byPath(old[0], add[0]) <= 0 {
+			e, old = old[0], old[1:]
+		} else {
+			e, add = add[0], add[1:]
+		}
+		if !e.gone {
+			merged = append(merged, e)
+		}
+	}
+	s.order, s.added, s.dropped = merged, nil, false
 }
 
 // withFiles returns the entry's skill with its file list, once it is
