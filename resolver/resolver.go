@@ -219,7 +219,7 @@ func (r *Resolver) build(ctx context.Context, all bool) (*Snapshot, error) {
 		inputs[i] = in
 	}
 	r.mu.Unlock()
-	snap := Build(inputs)
+	snap := build(r.cur.Load(), inputs)
 	r.cur.Store(snap)
 	r.report(ctx, snap, len(srcs), time.Since(start))
 	return snap, nil

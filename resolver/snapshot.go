@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/skillmux/skillmux/internal/editdist"
@@ -45,14 +46,15 @@ type SourceError struct {
 type Snapshot struct {
 	inputs   []Input          // what it was built from, for Excluding
 	skills   []*sources.Skill // served skills, sorted by qualified name
+	keys     []string         // their keys (Ref.Key), in the same order
 	shadowed []Shadowed
 	problems []sources.Diagnostic // skipped files and source warnings
 	packages []sources.Package
 	failed   []SourceError
 
-	byKey   map[string]*sources.Skill   // qualified names, case-folded
-	aliases map[string]int              // aliases of shadowed skills, case-folded, to their index in shadowed
-	byName  map[string][]*sources.Skill // short names, case-folded
+	byKey   map[string]*sources.Skill // qualified names, case-folded
+	aliases map[string]int            // aliases of shadowed skills, case-folded, to their index in shadowed
+	names   nameIndex                 // short names, built on first use
 
 	addrs addressBook // skill URIs, built on first use (uri.go)
 }
@@ -61,14 +63,27 @@ type Snapshot struct {
 // same qualified name, the one from the earlier input (or earlier in its
 // listing) is served and the other is recorded as shadowed, reachable by
 // an alias that puts its source's name in front ("<source>:<name>").
-func Build(inputs []Input) *Snapshot {
+func Build(inputs []Input) *Snapshot { return build(nil, inputs) }
+
+// build is Build knowing the snapshot before, prev (or nil): the skills
+// prev served and the new one still serves keep their place in its order,
+// so that a refresh sorts only what changed.
+func build(prev *Snapshot, inputs []Input) *Snapshot {
+	n := 0
+	for _, in := range inputs {
+		if in.Listing != nil {
+			n += len(in.Listing.Skills)
+		}
+	}
 	s := &Snapshot{
 		inputs:  inputs,
-		byKey:   map[string]*sources.Skill{},
+		byKey:   make(map[string]*sources.Skill, n),
 		aliases: map[string]int{},
-		byName:  map[string][]*sources.Skill{},
 	}
-	var losers []*sources.Skill
+	var (
+		fresh  []keyed // served, and not by prev
+		losers []*sources.Skill
+	)
 	for _, in := range inputs {
 		if in.Err != nil {
 			s.failed = append(s.failed, SourceError{Source: in.Source, Err: in.Err, Stale: in.Listing != nil})
@@ -85,24 +100,35 @@ func Build(inputs []Input) *Snapshot {
 				continue
 			}
 			s.byKey[key] = sk
-			s.skills = append(s.skills, sk)
+			if prev == nil || prev.byKey[key] != sk {
+				fresh = append(fresh, keyed{key, sk})
+			}
 		}
 	}
-	type keyed struct {
-		key string
-		sk  *sources.Skill
+	// Keys are unique here, so a plain sort gives the one order.
+	slices.SortFunc(fresh, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	s.skills = make([]*sources.Skill, 0, len(s.byKey))
+	s.keys = make([]string, 0, len(s.byKey))
+	add := func(k keyed) {
+		s.skills = append(s.skills, k.sk)
+		s.keys = append(s.keys, k.key)
 	}
-	order := make([]keyed, len(s.skills))
-	for i, sk := range s.skills {
-		order[i] = keyed{sk.Ref.Key(), sk}
+	var kept []keyed // prev's skills still served, in prev's order
+	if prev != nil {
+		for i, sk := range prev.skills {
+			if k := prev.keys[i]; s.byKey[k] == sk {
+				kept = append(kept, keyed{k, sk})
+			}
+		}
 	}
-	sort.SliceStable(order, func(i, j int) bool { return order[i].key < order[j].key })
-	for i, o := range order {
-		s.skills[i] = o.sk
-	}
-	for _, sk := range s.skills {
-		k := strings.ToLower(sk.Ref.Name)
-		s.byName[k] = append(s.byName[k], sk)
+	for len(kept) > 0 || len(fresh) > 0 {
+		if len(fresh) == 0 || len(kept) > 0 && kept[0].key < fresh[0].key {
+			add(kept[0])
+			kept = kept[1:]
+		} else {
+			add(fresh[0])
+			fresh = fresh[1:]
+		}
 	}
 	for _, sk := range losers {
 		sh := Shadowed{Skill: sk, By: s.byKey[sk.Ref.Key()], Alias: s.aliasFor(sk)}
@@ -110,6 +136,31 @@ func Build(inputs []Input) *Snapshot {
 		s.shadowed = append(s.shadowed, sh)
 	}
 	return s
+}
+
+// nameIndex maps the short names of the served skills, case-folded, to
+// the skills that have them, in the snapshot's order. A lookup by exact
+// name never needs it, so a refresh does not build it.
+type nameIndex struct {
+	once sync.Once
+	m    map[string][]*sources.Skill
+}
+
+func (s *Snapshot) byName() map[string][]*sources.Skill {
+	s.names.once.Do(func() {
+		s.names.m = make(map[string][]*sources.Skill, len(s.skills))
+		for _, sk := range s.skills {
+			k := strings.ToLower(sk.Ref.Name)
+			s.names.m[k] = append(s.names.m[k], sk)
+		}
+	})
+	return s.names.m
+}
+
+// keyed is a served skill with its key, for sorting.
+type keyed struct {
+	key string
+	sk  *sources.Skill
 }
 
 // aliasFor is the name that reaches a shadowed skill: its qualified name
@@ -164,7 +215,7 @@ func (s *Snapshot) Excluding(conventions []string) *Snapshot {
 		}
 		inputs[i].Listing = &l
 	}
-	return Build(inputs)
+	return build(s, inputs)
 }
 
 // Skills returns the served skills sorted by qualified name. The caller
@@ -224,7 +275,7 @@ func (s *Snapshot) Lookup(name string) (Match, error) {
 		return Match{Ref: sh.Alias, Skill: sh.Skill}, nil
 	}
 	if !strings.Contains(name, ":") {
-		switch c := s.byName[key]; len(c) {
+		switch c := s.byName()[key]; len(c) {
 		case 0:
 		case 1:
 			return Match{Ref: c[0].Ref, Skill: c[0]}, nil
@@ -280,7 +331,7 @@ func (s *Snapshot) suggest(key string) []string {
 	ref := sources.ParseRef(key)
 	short := ref.Name
 	limit := min(maxEdits, max(2, len(short)/3))
-	for n, skills := range s.byName {
+	for n, skills := range s.byName() {
 		sub := len(short) >= 3 && (strings.Contains(n, short) || strings.Contains(short, n))
 		if abs(len(n)-len(short)) > limit && !sub {
 			continue // too far apart to be a typo, and no substring
