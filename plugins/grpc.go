@@ -23,3 +23,9 @@ func isGone(err error) bool {
 	}
 	return false
 }
+
+// isDeadline reports whether err is gRPC's answer to a call whose
+// deadline passed.
+func isDeadline(err error) bool {
+	return status.Code(err) == codes.DeadlineExceeded
+}

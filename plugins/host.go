@@ -240,7 +240,9 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 	if inst != nil {
 		cctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 		l, lerr := s.remote.list(cctx, inst.rpc)
-		timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		// gRPC's own timer may end the call a moment before the
+		// context's fires, so its status code counts as well.
+		timedOut := ctx.Err() == nil && (errors.Is(cctx.Err(), context.DeadlineExceeded) || isDeadline(lerr))
 		cancel()
 		switch {
 		case lerr == nil:
