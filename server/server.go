@@ -87,7 +87,7 @@ func New(c Catalog, opts *Options) *Server {
 	})
 	s.mcp.AddReceivingMiddleware(s.recoverPanics, s.sessionViews)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
-	s.addSkillTool(s.catalog.Snapshot().ToolDescription(s.budget))
+	s.addSkillTool(s.catalog.Snapshot().ToolDescription(s.catalogOpts()))
 	return s
 }
 
@@ -117,7 +117,7 @@ func (s *Server) Refresh() {
 		// Registering the tool again makes the SDK announce
 		// tools/list_changed to every session; filterListChanged keeps it
 		// from those whose view did not change.
-		s.addSkillTool(snap.ToolDescription(s.budget))
+		s.addSkillTool(snap.ToolDescription(s.catalogOpts()))
 	}
 }
 
@@ -132,4 +132,8 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 func (s *Server) Close() error {
 	s.roots.close()
 	return nil
+}
+
+func (s *Server) catalogOpts() *resolver.CatalogOptions {
+	return &resolver.CatalogOptions{Budget: s.budget}
 }

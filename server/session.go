@@ -75,7 +75,7 @@ func (s *Server) viewLocked(snap *resolver.Snapshot, st *session) *view {
 		return v
 	}
 	vs := snap.Excluding(exclude)
-	v := &view{snap: vs, tool: vs.ToolDescription(s.budget), instrs: vs.Instructions(s.budget)}
+	v := &view{snap: vs, tool: vs.ToolDescription(s.catalogOpts()), instrs: vs.Instructions(s.catalogOpts())}
 	s.views[key] = v
 	return v
 }
@@ -85,7 +85,7 @@ func (s *Server) viewOf(req mcp.Request) *view {
 	snap := s.catalog.Snapshot()
 	ss, ok := req.GetSession().(*mcp.ServerSession)
 	if !ok {
-		return &view{snap: snap, tool: snap.ToolDescription(s.budget), instrs: snap.Instructions(s.budget)}
+		return &view{snap: snap, tool: snap.ToolDescription(s.catalogOpts()), instrs: snap.Instructions(s.catalogOpts())}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
