@@ -120,8 +120,10 @@ func TestToolList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 1 || res.Tools[0].Name != "skill" {
-		t.Fatalf("tools = %+v", res.Tools)
+	// The default profile: skill and skills_search (skill_resource is
+	// not served yet; see profiles_test.go).
+	if len(res.Tools) != 2 || res.Tools[0].Name != "skill" || res.Tools[1].Name != "skills_search" {
+		t.Fatalf("tools = %v", toolNames(res.Tools))
 	}
 	want := "Load a skill by name to get specialized instructions.\n\nAvailable skills:\n" +
 		"- docx: Edit Word documents. Keeps styles.\n- nested: A skill inside another.\n- pdf: Fill and read PDF forms."
