@@ -50,6 +50,9 @@ disable-model-invocation: true are left out, as they are for the model.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Text = strings.Join(args, " ")
 			q.Kind = sources.Kind(kind)
+			if q.Limit < 1 || q.Limit > resolver.MaxSearchLimit {
+				return usageError("--limit must be an integer from 1 to %d (default %d), got %d; see 'skillmux search --help'", resolver.MaxSearchLimit, resolver.DefaultSearchLimit, q.Limit)
+			}
 			snap, s, err := loadCatalog(cmd, e, &f, true)
 			if err != nil {
 				return err
