@@ -298,9 +298,9 @@ const (
 type ordered struct {
 	skills []*sources.Skill
 	vis    *Visibility
-	group  []uint8         // each skill's group, or a mark
+	group  []uint8          // each skill's group, or a mark
 	used   [numGroups][]int // per group, the skills with a use count, most used first
-	n      int             // skills offered
+	n      int              // skills offered
 
 	made []catalogEntry // the order so far
 	g    int            // the group being made

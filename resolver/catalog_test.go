@@ -442,4 +442,3 @@ func TestCleanCuts(t *testing.T) {
 		}
 	}
 }
-

@@ -72,7 +72,6 @@ func (s *Server) promptsOf(v *view) *promptList {
 	return pl
 }
 
-
 func loaderPrompt() *mcp.Prompt {
 	return &mcp.Prompt{
 		Name:        LoaderPromptName,

@@ -22,7 +22,9 @@ import (
 func searchDir(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	w := func(rel, content string) { sourcetest.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel)), content) }
+	w := func(rel, content string) {
+		sourcetest.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel)), content)
+	}
 	w("pdf-forms/SKILL.md", "---\nname: pdf-forms\ndescription: Fill in and flatten PDF forms.\n---\n# PDF forms\n\nUse pdftk to fill the form fields, then flatten.\n")
 	w("spreadsheets/SKILL.md", "---\nname: spreadsheets\ndescription: Edit Excel workbooks and CSV files.\n---\nPivot tables, formulas and charts. Export a report as PDF when asked.\n")
 	w("release-notes/SKILL.md", "---\nname: release-notes\ndescription: Write release notes from the git log.\n---\nGroup the commits by kind: $ARGUMENTS\n")
