@@ -62,7 +62,26 @@ type Source struct {
 	// Include and Exclude filter skills by name with path.Match patterns.
 	Include []string `koanf:"include"`
 	Exclude []string `koanf:"exclude"`
+	// Command is a plugin source's program and its arguments; a program
+	// given as a relative path with a slash is relative to the file.
+	Command []string `koanf:"command"`
+	// Env is a plugin source's whole environment: skillmux's own is not
+	// passed on.
+	Env map[string]string `koanf:"env"`
+	// Timeout bounds every call to a plugin; default DefaultPluginTimeout.
+	Timeout time.Duration `koanf:"timeout"`
+	// Grace is how long the skills of a plugin that is down stay served;
+	// 0 drops them at once; default DefaultPluginGrace.
+	Grace time.Duration `koanf:"grace"`
 }
+
+// Defaults of plugin sources, filled in by Load when a file leaves the
+// key out. A plugin source's namespace is its name unless the file says
+// otherwise (an empty namespace: plain names).
+const (
+	DefaultPluginTimeout = 10 * time.Second
+	DefaultPluginGrace   = 10 * time.Second
+)
 
 // IsEnabled reports whether the source is used.
 func (s Source) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
@@ -399,6 +418,15 @@ func UserFile(home string, env []string) string {
 	return filepath.Join(home, ".config", "skillmux", "config.yaml")
 }
 
+// CacheDir is the folder where skillmux keeps what it can compute again:
+// $XDG_CACHE_HOME/skillmux, else ~/.cache/skillmux.
+func CacheDir(home string, env []string) string {
+	if x := lookup(env, "XDG_CACHE_HOME"); x != "" {
+		return filepath.Join(x, "skillmux")
+	}
+	return filepath.Join(home, ".cache", "skillmux")
+}
+
 // WorkspaceFileName is the name of the workspace configuration file.
 const WorkspaceFileName = ".skillmux.yaml"
 
@@ -492,6 +520,17 @@ func (c *Config) Describe() string {
 		}
 		if len(s.Exclude) > 0 {
 			line("    ", "exclude: "+showList(s.Exclude), key+".exclude")
+		}
+		if s.Type == TypePlugin {
+			if s.Namespace == "" {
+				line("    ", `namespace: ""`, key+".namespace")
+			}
+			line("    ", "command: "+showList(s.Command), key+".command")
+			if len(s.Env) > 0 {
+				line("    ", "env: "+showList(sortedKeys(s.Env))+" (values not shown)", key+".env")
+			}
+			line("    ", "timeout: "+s.Timeout.String(), key+".timeout")
+			line("    ", "grace: "+s.Grace.String(), key+".grace")
 		}
 	}
 	b.WriteString("defaults:\n")

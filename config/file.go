@@ -111,6 +111,9 @@ func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error)
 					ps[i] = resolvePath(p.(string), base, home)
 				}
 			}
+			if src["type"] == TypePlugin {
+				pluginDefaults(src, base, home)
+			}
 		}
 	}
 	visibilityAsList(m)
@@ -169,6 +172,29 @@ func parseYAML(data []byte) (doc *yaml.Node, second int, err error) {
 		}
 	}
 	return nil, 0, err
+}
+
+// pluginDefaults fills in what a plugin source leaves out (namespace,
+// timeout, grace), and makes a program given as a relative path with a
+// slash relative to the file's folder; a bare name is looked up in PATH
+// when the plugin starts.
+func pluginDefaults(src map[string]any, base, home string) {
+	if _, ok := src["namespace"]; !ok {
+		src["namespace"] = src["name"]
+	}
+	if _, ok := src["timeout"]; !ok {
+		src["timeout"] = DefaultPluginTimeout.String()
+	}
+	if _, ok := src["grace"]; !ok {
+		src["grace"] = DefaultPluginGrace.String()
+	} else if src["grace"] == 0 {
+		src["grace"] = "0s"
+	}
+	if cmd, ok := src["command"].([]any); ok && len(cmd) > 0 {
+		if p, ok := cmd[0].(string); ok && (strings.HasPrefix(p, "~/") || strings.ContainsRune(p, '/') && !filepath.IsAbs(p)) {
+			cmd[0] = resolvePath(p, base, home)
+		}
+	}
 }
 
 // resolvePath expands a leading ~ and makes p absolute against base.

@@ -104,6 +104,7 @@ const (
 	kList     // a list of maps
 	kDuration // a string such as "200ms" or "30s", or the integer 0
 	kRules    // a map of free keys (checked by keyCheck) to strings (checked by check)
+	kEnv      // a map of environment variable names to strings
 )
 
 // field is the schema of one key: its type and the checks on its value.
@@ -131,6 +132,7 @@ type field struct {
 var (
 	namespacePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 	sourceNamePat    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	envNamePattern   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 var sourceSchema = map[string]*field{
@@ -144,7 +146,7 @@ var sourceSchema = map[string]*field{
 	"path":  {kind: kString, check: notEmpty},
 	"paths": {kind: kStrings, check: notEmpty},
 	"namespace": {kind: kString, check: func(s string) string {
-		if namespacePattern.MatchString(s) {
+		if s == "" || namespacePattern.MatchString(s) { // "" is for plugin sources only: checkSources
 			return ""
 		}
 		return preview(s) + " must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
@@ -152,7 +154,15 @@ var sourceSchema = map[string]*field{
 	"enabled": {kind: kBool},
 	"include": {kind: kStrings, check: checkPattern},
 	"exclude": {kind: kStrings, check: checkPattern},
+	// plugin sources
+	"command": {kind: kStrings, check: notEmpty},
+	"env":     {kind: kEnv},
+	"timeout": {kind: kDuration, dmin: 100 * time.Millisecond, dmax: 10 * time.Minute},
+	"grace":   {kind: kDuration, dmin: 100 * time.Millisecond, dmax: 24 * time.Hour, zeroOff: true},
 }
+
+// pluginKeys are the keys only plugin sources take.
+var pluginKeys = []string{"command", "env", "timeout", "grace"}
 
 var schema = &field{kind: kMap, fields: map[string]*field{
 	"sources": {kind: kList, fields: sourceSchema, whole: checkSources},
@@ -215,12 +225,10 @@ func checkPattern(p string) string {
 }
 
 // supportedTypes are the source types this version serves.
-var supportedTypes = []string{TypeUser, TypeProject, TypeDir, TypeClaudePlugins, TypePluginDir}
+var supportedTypes = []string{TypeUser, TypeProject, TypeDir, TypeClaudePlugins, TypePluginDir, TypePlugin}
 
 func checkSourceType(t string) string {
 	switch {
-	case t == TypePlugin:
-		return "source plugins (separate processes) are not supported by this version; use dir or plugin-dir"
 	case !slices.Contains(supportedTypes, t):
 		return fmt.Sprintf("%s is not a source type%s; use one of %s", preview(t), suggest(t, supportedTypes), orList(supportedTypes))
 	}
@@ -263,7 +271,25 @@ func checkSources(c *checker, list *yaml.Node, key string) {
 			continue
 		}
 		t := tv.Value
+		if t == TypePlugin {
+			checkPluginSource(c, item, sk)
+		} else {
+			for _, name := range pluginKeys {
+				if k, _ := lookupKey(item, name); k != nil {
+					c.fail(k, sk+"."+name, "only plugin sources take %s", name)
+				}
+			}
+		}
 		switch t {
+		case TypePlugin:
+			for _, p := range []struct {
+				k    *yaml.Node
+				name string
+			}{{pk, "path"}, {psk, "paths"}} {
+				if p.k != nil {
+					c.fail(p.k, sk+"."+p.name, "a plugin source takes no %s; give its program in command (and the folder as an argument, if it needs one)", p.name)
+				}
+			}
 		case TypeDir, TypePluginDir:
 			if pv == nil && (psv == nil || psv.Kind == yaml.SequenceNode && len(psv.Content) == 0) {
 				c.fail(item, sk+".path", "a %s source needs path (or paths): the folder to read", t)
@@ -278,9 +304,36 @@ func checkSources(c *checker, list *yaml.Node, key string) {
 				}
 			}
 		}
-		if nk, _ := lookupKey(item, "namespace"); nk != nil && t != TypeDir {
-			c.fail(nk, sk+".namespace", "only dir sources take a namespace; plugin skills are named after their plugin")
+		nk, nv := lookupKey(item, "namespace")
+		switch {
+		case nk != nil && t != TypeDir && t != TypePlugin:
+			c.fail(nk, sk+".namespace", "only dir and plugin sources take a namespace; Claude Code plugin skills are named after their plugin")
+		case nk != nil && t == TypeDir && isString(nv) && nv.Value == "":
+			c.fail(nv, sk+".namespace", "must not be empty; leave namespace out for plain names")
 		}
+	}
+}
+
+// checkPluginSource checks what a plugin source needs: a name (its
+// skills' namespace unless namespace says otherwise) and a command.
+func checkPluginSource(c *checker, item *yaml.Node, sk string) {
+	nk, nv := lookupKey(item, "name")
+	switch {
+	case nk == nil:
+		c.fail(item, sk+".name", "a plugin source needs a name: it names the source in logs and, unless namespace says otherwise, qualifies its skills (\"<name>:<skill>\")")
+	case isString(nv) && sourceSchema["name"].check(nv.Value) == "" && !namespacePattern.MatchString(nv.Value):
+		if k, _ := lookupKey(item, "namespace"); k == nil {
+			c.fail(nv, sk+".name", "%s qualifies the plugin's skills, so it must be lowercase letters, digits, '.', '_' or '-'; rename it or set namespace", preview(nv.Value))
+		}
+	}
+	ck, cv := lookupKey(item, "command")
+	switch {
+	case ck == nil:
+		c.fail(item, sk+".command", "a plugin source needs command: the program to run and its arguments, such as [\"/usr/local/bin/my-plugin\", \"--flag\"]")
+	case cv.Kind == yaml.SequenceNode && len(cv.Content) == 0:
+		c.fail(cv, sk+".command", "must name the program to run, such as [\"/usr/local/bin/my-plugin\"]")
+	case cv.Kind == yaml.SequenceNode && c.home == "":
+		c.checkTilde(cv.Content[0], sk+".command[0]")
 	}
 }
 
@@ -412,6 +465,26 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 	case kBool:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
 			c.fail(n, key, "must be true or false, got %s", nodeKind(n))
+		}
+	case kEnv:
+		if n.Kind != yaml.MappingNode {
+			c.fail(n, key, "must be a map of environment variable names to strings, such as {TOKEN: \"abc\"}, got %s", nodeKind(n))
+			return
+		}
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			kn, vn := n.Content[i], n.Content[i+1]
+			child := join(key, keyLabel(kn.Value))
+			switch {
+			case kn.Kind != yaml.ScalarNode || !envNamePattern.MatchString(kn.Value):
+				c.fail(kn, child, "%s is not an environment variable name: use letters, digits and '_', not starting with a digit", preview(kn.Value))
+			case seen[kn.Value] > 0:
+				c.fail(kn, child, "set twice, here and on line %d; keep one", seen[kn.Value])
+			case !isString(vn):
+				c.fail(vn, child, "must be a string, got %s (quote it)", nodeKind(vn))
+			}
+			seen[kn.Value] = kn.Line
+			c.origins[child] = Origin{Layer: c.layer, File: c.file, Line: kn.Line}
 		}
 	case kDuration:
 		switch {

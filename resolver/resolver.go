@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -133,9 +134,9 @@ func (r *Resolver) OnSwap(f func(old, new *Snapshot)) {
 }
 
 // Reload lists every source in parallel, builds a new snapshot and swaps it
-// in. A source that fails keeps its last good listing, if it had one, and
-// the failure is logged and recorded in the snapshot; the others are
-// served. If ctx ends first, the old snapshot stays and Reload returns
+// in. A source that fails keeps its last good listing, if it had one
+// (unless its error wraps sources.ErrUnavailable), and the failure is
+// logged and recorded in the snapshot; the others are served. If ctx ends first, the old snapshot stays and Reload returns
 // ctx's error.
 func (r *Resolver) Reload(ctx context.Context) (*Snapshot, error) {
 	return r.reload(ctx, true)
@@ -208,6 +209,10 @@ func (r *Resolver) build(ctx context.Context, all bool) (*Snapshot, error) {
 			in = Input{Source: s.Name(), Listing: r.last[s]}
 		case in.Err == nil:
 			r.last[s] = in.Listing
+		case errors.Is(in.Err, sources.ErrUnavailable):
+			// Not served until it answers again (a source plugin down
+			// past its grace period); its last listing is kept for
+			// Refresh to know it was listed.
 		default:
 			in.Listing = r.last[s] // the last good listing, served with the failure
 		}

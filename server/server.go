@@ -112,7 +112,7 @@ func New(c Catalog, opts *Options) *Server {
 			Prompts: &mcp.PromptCapabilities{ListChanged: true},
 		},
 	})
-	s.mcp.AddReceivingMiddleware(s.recoverPanics, s.sessionViews, s.servePrompts)
+	s.mcp.AddReceivingMiddleware(s.codedErrors, s.recoverPanics, s.sessionViews, s.servePrompts)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	s.reportTools(s.tools)
 	makers := toolMakers()

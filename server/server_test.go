@@ -21,7 +21,7 @@ import (
 )
 
 // skillsDir writes a few real skills to disk and returns the root.
-func skillsDir(t *testing.T) string {
+func skillsDir(t testing.TB) string {
 	t.Helper()
 	root := t.TempDir()
 	write := func(rel, content string) {
@@ -41,7 +41,7 @@ func skillsDir(t *testing.T) string {
 	return root
 }
 
-func newResolver(t *testing.T, srcs ...sources.Source) *resolver.Resolver {
+func newResolver(t testing.TB, srcs ...sources.Source) *resolver.Resolver {
 	t.Helper()
 	r := resolver.New(srcs, nil)
 	if _, err := r.Reload(context.Background()); err != nil {

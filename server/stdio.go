@@ -6,81 +6,141 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// drainTimeout bounds how long the end of input waits for the answers to
-// requests already read.
-const drainTimeout = 700 * time.Millisecond
+// Limits of ServeStdio.
+const (
+	// MaxLineLength bounds one inbound line, in bytes without its "\n". A
+	// longer line is answered with -32600 and skipped without being held in
+	// memory. The largest messages a client sends this server (tool calls,
+	// the answer to roots/list) are far smaller; with MaxInFlight it bounds
+	// the input one session holds to 64 MiB. It must stay below the SDK's
+	// own frame limit (mcp.DefaultMaxLineLength), past which the SDK would
+	// end the session.
+	MaxLineLength = 1 << 20
 
-// MaxLineLength bounds one inbound JSON-RPC line; a longer line is answered
-// with an error and skipped.
-const MaxLineLength = 16 << 20
+	// MaxInFlight bounds the requests handed to the SDK and not answered
+	// yet. While that many are outstanding, ServeStdio holds the next
+	// request and reads no further, so a client that writes without reading
+	// stalls itself instead of making the server buffer without bound.
+	// Notifications and answers to the server's own requests do not count:
+	// nothing answers them. A handler that waited for the client would hold
+	// its slot meanwhile; none here does.
+	MaxInFlight = 64
+)
+
+const (
+	// drainTimeout bounds how long the end of input waits for the answers
+	// to requests already read.
+	drainTimeout = 700 * time.Millisecond
+	// closeTimeout bounds how long ServeStdio then waits for the SDK's
+	// session and the writer to finish. With drainTimeout it keeps the
+	// shutdown under a second.
+	closeTimeout = 300 * time.Millisecond
+)
+
+// maxExactID is the largest integer id the SDK echoes exactly: it decodes
+// ids through float64, so v1.8.0 answers 9007199254740993 (2^53+1) as
+// 9007199254740992, 2^64 as -2^63 and 1.5 as 1. 2^53-1 is also the bound
+// I-JSON (RFC 7493) sets for interoperable integers.
+const maxExactID = 1<<53 - 1
 
 // ServeStdio serves one session over newline-delimited JSON-RPC on in and
 // out (stdin and stdout in production) until in ends or ctx is done.
 //
 // It stands between the wire and the SDK, which would end the whole session
-// on one malformed line: each line is checked first, a line that is not
-// JSON is answered with -32700 and one that is not a JSON-RPC message with
-// -32600, and the session goes on. The SDK and this guard share one writer
-// that emits whole lines under a lock, so replies never interleave.
+// on one malformed line and drops or alters some requests silently. Each
+// line is checked first: a line that is not JSON is answered with -32700;
+// a batch, a message the SDK cannot decode, a request whose id the SDK
+// would not echo exactly or whose id is still in use are answered with
+// -32600; the session goes on. The SDK and the guard share one writer that
+// emits whole lines, so replies never interleave.
 //
-// Reading in cannot be interrupted: when ctx ends, ServeStdio returns and
-// leaves the reading goroutine blocked until in yields or the process exits.
+// ServeStdio returns within about a second of the end of in or of ctx,
+// whatever the client does. At the end of in it first waits, briefly, for
+// the answers to requests already read (a client may write its requests
+// and close at once). Then writing stops: a line out has not taken by then
+// is abandoned with the goroutine writing it, and the read of in, which
+// cannot be interrupted, is left blocked; both end with the process, or
+// when out or in unblock. The end of in is seen when the guard reads it:
+// behind MaxInFlight unanswered requests, only as their answers are read.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	w := &lineWriter{w: out, answered: make(chan struct{}, 1)}
+	calls := newCalls()
+	w := newLineWriter(out)
 	pr, pw := io.Pipe()
-	session, err := s.mcp.Connect(ctx, &mcp.IOTransport{Reader: pr, Writer: w}, nil)
+	session, err := s.mcp.Connect(ctx, &stdioTransport{IOTransport: mcp.IOTransport{Reader: pr, Writer: w}, calls: calls}, nil)
 	if err != nil {
+		w.Close()
 		return err
 	}
-	done := make(chan error, 1)
-	g := &guard{logger: s.logger}
-	go func() { done <- g.pump(in, pw, w) }()
+	ended := make(chan struct{}) // closed when the SDK's session is over
+	go func() {
+		session.Wait()
+		close(ended)
+	}()
+	g := &guard{logger: s.logger, calls: calls, sdk: pw, out: w}
+	read := make(chan error, 1) // buffered: the pump may outlive ServeStdio
+	go func() { read <- g.pump(in) }()
 
+	var readErr error
 	select {
-	case err := <-done:
-		// End of input. The SDK would drop the answers to requests still
-		// running when it sees the end, so wait for them first (a client
-		// may write its requests and close at once), but not for long:
-		// the process must end promptly.
-		w.drain(ctx, drainTimeout)
-		pw.Close()
-		session.Wait()
-		return err
+	case readErr = <-read:
+		// End of input. The SDK drops the answers to requests still
+		// running once it sees the end, so wait for them first.
+		calls.drain(ctx, drainTimeout)
 	case <-ctx.Done():
-		pw.Close()
-		session.Close()
-		session.Wait()
-		return nil
+	case <-ended:
+		// The SDK ended the session: writing to out failed.
 	}
+
+	// The pump stops waiting for room; lines not yet on out fail, so no
+	// handler stays blocked on a client that does not read; the SDK sees
+	// the end of its input, cancels what still runs and closes.
+	calls.stop()
+	w.Close()
+	pw.Close()
+	timeout := time.NewTimer(closeTimeout)
+	defer timeout.Stop()
+	for _, done := range []<-chan struct{}{ended, w.done} {
+		select {
+		case <-done:
+		case <-timeout.C:
+			return readErr
+		}
+	}
+	return readErr
 }
 
-// guard is the state of the line checks of one session. Only the pump
+// guard checks each input line before the SDK sees it. Only the pump
 // goroutine uses it.
 type guard struct {
 	logger *slog.Logger
-	// protocol is the version the client asked for in initialize, "" until
-	// then: it decides whether batches are allowed.
-	protocol string
+	calls  *calls
+	sdk    *io.PipeWriter // the SDK's input
+	out    io.Writer      // the session's lineWriter
 }
 
-// pump copies well-formed lines from in to the SDK's pipe and answers the
-// others itself. It returns nil at the end of in.
-func (g *guard) pump(in io.Reader, pipe *io.PipeWriter, w *lineWriter) error {
+// pump copies checked lines from in to the SDK and answers the others
+// itself. It returns nil at the end of in or once the session is over.
+func (g *guard) pump(in io.Reader) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, tooLong, err := readLine(r)
-		if err := g.forward(line, tooLong, pipe, w); err != nil {
-			return nil // the session has ended
+		if len(line) > 0 || tooLong {
+			if g.handle(line, tooLong) != nil {
+				return nil // the session is over
+			}
 		}
 		switch {
 		case err == io.EOF:
@@ -91,102 +151,16 @@ func (g *guard) pump(in io.Reader, pipe *io.PipeWriter, w *lineWriter) error {
 	}
 }
 
-// forward hands one line to the SDK, or answers it here when the SDK must
-// not see it. It fails only when the session has ended.
-func (g *guard) forward(line []byte, tooLong bool, pipe *io.PipeWriter, w *lineWriter) error {
-	if len(line) == 0 && !tooLong {
-		return nil
-	}
-	t := g.triage(line, tooLong)
-	if t.reply != nil {
-		w.writeMessage(t.reply)
-	}
-	if t.pass == nil {
-		return nil
-	}
-	w.pending.Add(int64(t.calls))
-	_, err := pipe.Write(append(t.pass, '\n'))
-	return err
-}
-
-// triaged is what to do with one input line: answer it here, pass it (or
-// the valid part of a batch) to the SDK, or both.
-type triaged struct {
-	reply any    // an error reply, or a list of them for a batch
-	pass  []byte // what the SDK may see
-	calls int    // how many requests in pass expect an answer
-}
-
-// triage checks a line before the SDK sees it: the SDK ends the whole
-// session on a line it cannot decode.
-func (g *guard) triage(line []byte, tooLong bool) triaged {
-	switch {
-	case tooLong:
-		g.logger.Warn("input line too long; answered with an error", "limit", MaxLineLength)
-		return triaged{reply: newErrorReply(nil, jsonrpc.CodeInvalidRequest, "request line longer than 16 MiB")}
-	case !json.Valid(line):
-		g.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
-		return triaged{reply: newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")}
-	case line[0] == '[':
-		return g.triageBatch(line)
-	}
-	reply, call := g.check(line)
-	if reply != nil {
-		return triaged{reply: reply}
-	}
-	return triaged{pass: line, calls: call}
-}
-
-// triageBatch answers the invalid members of a batch (JSON-RPC 2.0, as
-// protocol 2025-03-26 allows) and passes the valid ones on as a batch.
-func (g *guard) triageBatch(line []byte) triaged {
-	var members []json.RawMessage
-	if err := json.Unmarshal(line, &members); err != nil || len(members) == 0 {
-		return triaged{reply: newErrorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch")}
-	}
-	if g.protocol == "" || g.protocol >= "2025-06-18" {
-		// The SDK ends the session on a batch in these versions, which
-		// have no batches: refuse each member instead.
-		g.logger.Warn("JSON-RPC batch refused", "protocol", g.protocol)
-		var replies []*errorReply
-		for _, m := range members {
-			replies = append(replies, newErrorReply(idOf(m), jsonrpc.CodeInvalidRequest,
-				"invalid request: JSON-RPC batches are not part of this protocol version (2025-06-18 and later); send one message per line"))
-		}
-		return triaged{reply: replies}
-	}
-	var replies []*errorReply
-	var valid []json.RawMessage
-	calls := 0
-	for _, m := range members {
-		if reply, call := g.check(m); reply != nil {
-			replies = append(replies, reply)
-		} else {
-			valid = append(valid, m)
-			calls += call
-		}
-	}
-	t := triaged{calls: calls}
-	if len(replies) > 0 {
-		t.reply = replies
-	}
-	if len(valid) == len(members) {
-		t.pass = line
-	} else if len(valid) > 0 {
-		t.pass, _ = json.Marshal(valid)
-	}
-	return t
-}
-
 // readLine reads one line without its line break, trimmed of surrounding
-// blanks. A line over MaxLineLength is consumed and reported as tooLong.
+// blanks. A line over MaxLineLength is consumed, not kept, and reported as
+// tooLong.
 func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	var buf []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !tooLong {
 			buf = append(buf, chunk...)
-			if len(buf) > MaxLineLength {
+			if len(bytes.TrimSuffix(buf, []byte("\n"))) > MaxLineLength {
 				tooLong, buf = true, nil
 			}
 		}
@@ -197,100 +171,283 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check decodes one message. It returns the error reply for a message
-// the SDK must not see, or nil and 1 when the message is a request that
-// expects an answer (0 for a notification or a response).
-func (g *guard) check(msg []byte) (*errorReply, int) {
-	m, err := jsonrpc.DecodeMessage(msg)
-	if err != nil {
-		g.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(msg))
-		return newErrorReply(idOf(msg), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error()), 0
+// handle answers a line the SDK must not see, or passes it on. It fails
+// only when the session is over.
+func (g *guard) handle(line []byte, tooLong bool) error {
+	switch {
+	case tooLong:
+		g.logger.Warn("input line too long; answered with -32600", "limit", MaxLineLength)
+		return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("invalid request: the line is longer than %d bytes", MaxLineLength)))
+	case !json.Valid(line):
+		g.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
+		return g.reply(newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"))
+	case line[0] == '[':
+		return g.refuseBatch(line)
 	}
-	req, ok := m.(*jsonrpc.Request)
-	if !ok || !req.IsCall() {
-		return nil, 0
-	}
-	if req.Method == "initialize" {
-		var p struct {
-			ProtocolVersion string `json:"protocolVersion"`
+
+	msg, err := decode(line)
+	switch {
+	case err != nil:
+		g.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(line))
+		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, "invalid request: "+preview(err.Error())))
+	case msg.req == nil:
+		// An answer to one of the server's own requests.
+	case msg.id == nil:
+		if msg.req.Method == "notifications/cancelled" {
+			g.cancel(msg.req.Params)
 		}
-		json.Unmarshal(req.Params, &p)
-		g.protocol = p.ProtocolVersion
+	default: // a request, which the SDK will answer
+		if !exactID(msg.id) {
+			g.logger.Warn("request id refused; answered with -32600", "id", preview(msg.id))
+			return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
+				"invalid request: the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"))
+		}
+		// Hold this line, and read no further, while the SDK owes
+		// MaxInFlight answers.
+		if !g.calls.waitRoom() {
+			return errClosed
+		}
+		if !g.calls.add(msg.req.ID, msg.req.Method) {
+			g.logger.Warn("request id still in use; answered with -32600", "id", preview(msg.id))
+			return g.reply(newErrorReply(msg.id, jsonrpc.CodeInvalidRequest,
+				"invalid request: a request with this id is still in progress"))
+		}
 	}
-	return nil, 1
+	_, err = g.sdk.Write(append(line, '\n'))
+	return err
 }
 
-// idOf recovers the id of a message that failed to decode, so the error
-// reply can be matched to its request when possible.
-func idOf(line []byte) any {
-	var m struct {
-		ID any `json:"id"`
+// cancel stops counting the request a notifications/cancelled names,
+// which it reads as the SDK does; the SDK itself cancels the request.
+func (g *guard) cancel(params json.RawMessage) {
+	var v any
+	if json.Unmarshal(member(params, "requestId"), &v) != nil {
+		return
 	}
-	if json.Unmarshal(line, &m) == nil {
-		switch m.ID.(type) {
-		case string, float64:
-			return m.ID
+	if id, err := jsonrpc.MakeID(v); err == nil {
+		g.calls.cancel(id)
+	}
+}
+
+// refuseBatch answers a batch without passing any of it to the SDK. The
+// SDK takes batches only in protocol versions before 2025-06-18 (which
+// dropped them; no MCP client sends one) and ends the session on several
+// kinds, so every member that expects an answer, or is not a valid
+// message, gets -32600, all in one array as JSON-RPC asks.
+func (g *guard) refuseBatch(line []byte) error {
+	var members []json.RawMessage
+	json.Unmarshal(line, &members) // cannot fail: the line is a JSON array
+	g.logger.Warn("JSON-RPC batch refused", "members", len(members), "line", preview(line))
+	const refused = "invalid request: batches are not supported; send one message per line"
+	if len(members) == 0 {
+		return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest, refused))
+	}
+	var replies []*errorReply
+	for _, m := range members {
+		if msg, err := decode(m); err != nil || msg.req != nil && msg.id != nil {
+			replies = append(replies, newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, refused))
 		}
+	}
+	if len(replies) == 0 {
+		return nil // only notifications and answers: nothing to reply
+	}
+	return g.reply(replies)
+}
+
+// reply writes the guard's own answer as one line.
+func (g *guard) reply(v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep the client's id bytes as they came
+	if err := enc.Encode(v); err != nil {
+		g.logger.Error("encoding a reply", "err", err)
+		return nil
+	}
+	_, err := g.out.Write(buf.Bytes())
+	return err
+}
+
+// inbound is one message as the guard sees it.
+type inbound struct {
+	req *jsonrpc.Request // nil for an answer to a server request
+	id  json.RawMessage  // the "id" member as sent, nil if absent
+}
+
+// decode reads a message with the SDK's own decoder, so that the guard
+// refuses exactly what would end the session. The id comes back as sent,
+// even when the message is refused.
+func decode(raw []byte) (inbound, error) {
+	msg := inbound{id: member(raw, "id")}
+	m, err := jsonrpc.DecodeMessage(raw)
+	if err != nil {
+		return msg, err
+	}
+	msg.req, _ = m.(*jsonrpc.Request)
+	return msg, nil
+}
+
+// member returns the member key of a JSON object as sent, nil when it is
+// absent or raw is not an object. Keys match exactly, as in the SDK's
+// decoder (a struct field would also match "ID"), and the last of
+// repeated keys wins in both.
+func member(raw []byte, key string) json.RawMessage {
+	var members map[string]json.RawMessage
+	json.Unmarshal(raw, &members)
+	return members[key]
+}
+
+// exactID reports whether the SDK answers a request with id exactly as
+// sent: a string that decodes without U+FFFD (the SDK puts it in place of
+// invalid UTF-8 and lone surrogates, so an id holding it may not come back
+// the same; a literal U+FFFD is refused too), or an integer written as
+// JSON writes it, within ±maxExactID. A null id would make the request a
+// notification that is never answered.
+func exactID(id json.RawMessage) bool {
+	if id[0] == '"' {
+		var s string
+		return json.Unmarshal(id, &s) == nil && !strings.ContainsRune(s, utf8.RuneError)
+	}
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	return err == nil && -maxExactID <= n && n <= maxExactID && strconv.FormatInt(n, 10) == string(id)
+}
+
+// replyID is the id an error reply carries: the bytes the client sent when
+// its id is a string or a number, null when there is none to tell, as
+// JSON-RPC asks.
+func replyID(id json.RawMessage) json.RawMessage {
+	if len(id) > 0 && (id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9') {
+		return id
 	}
 	return nil
 }
 
-// errorReply is a JSON-RPC error response. It is encoded here rather than
-// by the SDK because a reply to a request whose id is unknown must carry
-// "id": null, which the SDK's encoder leaves out.
+// errorReply is a JSON-RPC error response made by the guard. Its id is the
+// client's own bytes, never a number decoded and encoded again; a nil id
+// encodes as null, which the SDK's encoder would leave out.
 type errorReply struct {
-	JSONRPC string         `json:"jsonrpc"`
-	ID      any            `json:"id"`
-	Error   *jsonrpc.Error `json:"error"`
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   *jsonrpc.Error  `json:"error"`
 }
 
-func newErrorReply(id any, code int64, msg string) *errorReply {
+func newErrorReply(id json.RawMessage, code int64, msg string) *errorReply {
 	return &errorReply{JSONRPC: "2.0", ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}}
 }
 
-func preview(line []byte) string {
-	if len(line) > 80 {
-		return string(line[:80]) + "…"
+func preview[T ~string | ~[]byte](s T) string {
+	if len(s) > 80 {
+		return string(s[:80]) + "…"
 	}
-	return string(line)
+	return string(s)
 }
 
-// lineWriter is the one writer of the protocol stream: each Write carries
-// whole lines (the SDK writes one message per call), and the lock keeps
-// the SDK's replies and the guard's from interleaving.
-type lineWriter struct {
-	// mu guards w.
-	mu sync.Mutex
-	w  io.Writer
-
-	// pending counts the requests handed to the SDK and not answered yet.
-	pending atomic.Int64
-	// answered is signalled (without blocking) after each answer.
-	answered chan struct{}
+// calls tracks the requests handed to the SDK until their answers are
+// written: it lets the guard refuse an id still in use (the SDK would drop
+// the second request without a word), stop reading while MaxInFlight
+// answers are owed, and wait for them at the end of input. Only the SDK's
+// answers end a call; the guard's own replies are to requests the SDK
+// never saw.
+type calls struct {
+	// mu guards the fields below.
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]call // by id, until the SDK answers
+	owed    int                 // answers not written yet, cancelled requests aside
+	changed chan struct{}       // closed and replaced when owed drops, and on stop
+	stopped bool
 }
 
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	n, err := l.w.Write(p)
-	l.mu.Unlock()
-	if n := responses(p); n > 0 {
-		l.pending.Add(-int64(n))
-		select {
-		case l.answered <- struct{}{}:
-		default:
+// call is one pending request.
+type call struct {
+	method    string
+	cancelled bool
+}
+
+func newCalls() *calls {
+	return &calls{pending: make(map[jsonrpc.ID]call), changed: make(chan struct{})}
+}
+
+// add records a request handed to the SDK; it reports false when a
+// request with this id is still pending.
+func (c *calls) add(id jsonrpc.ID, method string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.pending[id]; dup {
+		return false
+	}
+	c.pending[id] = call{method: method}
+	c.owed++
+	return true
+}
+
+// cancel notes that the client gave up on a request. The SDK (v1.8.0)
+// still answers it; were it not to, the call would stay pending forever.
+// So a cancelled call stops holding a slot or the drain at once and keeps
+// only its id, which MCP forbids a client to use again anyway.
+func (c *calls) cancel(id jsonrpc.ID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.pending[id]; ok && !p.cancelled {
+		p.cancelled = true
+		c.pending[id] = p
+		c.owed--
+		c.wake()
+	}
+}
+
+// answering frees the id of a request the SDK is about to answer: the SDK
+// has forgotten it already, and the client may use it again as soon as it
+// reads the answer. It gives the request's method and whether its answer
+// is owed, in which case written must follow.
+func (c *calls) answering(id jsonrpc.ID) (method string, owed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.pending[id]
+	delete(c.pending, id)
+	return p.method, ok && !p.cancelled
+}
+
+// written counts an owed answer out once it is written (or abandoned).
+func (c *calls) written() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.owed--
+	c.wake()
+}
+
+// wake wakes waitRoom and drain. c.mu is held.
+func (c *calls) wake() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// waitRoom blocks while MaxInFlight answers are owed. It reports false
+// once stop is called.
+func (c *calls) waitRoom() bool {
+	for {
+		c.mu.Lock()
+		stopped, full, changed := c.stopped, c.owed >= MaxInFlight, c.changed
+		c.mu.Unlock()
+		if stopped || !full {
+			return !stopped
 		}
+		<-changed
 	}
-	return n, err
 }
 
-// drain waits until every request handed to the SDK has been answered,
-// at most for timeout.
-func (l *lineWriter) drain(ctx context.Context, timeout time.Duration) {
+// drain waits until no answer is owed, at most for timeout.
+func (c *calls) drain(ctx context.Context, timeout time.Duration) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	for l.pending.Load() > 0 {
+	for {
+		c.mu.Lock()
+		idle, changed := c.owed == 0 || c.stopped, c.changed
+		c.mu.Unlock()
+		if idle {
+			return
+		}
 		select {
-		case <-l.answered:
+		case <-changed:
 		case <-deadline.C:
 			return
 		case <-ctx.Done():
@@ -299,63 +456,132 @@ func (l *lineWriter) drain(ctx context.Context, timeout time.Duration) {
 	}
 }
 
-// responses counts the answers to requests in a line the SDK writes: one
-// for a response, the number of responses in a batch.
-func responses(line []byte) int {
-	if len(line) > 0 && line[0] == '[' {
-		var batch []json.RawMessage
-		json.Unmarshal(line, &batch)
-		n := 0
-		for _, m := range batch {
-			if isResponse(m) {
-				n++
-			}
-		}
-		return n
-	}
-	if isResponse(line) {
-		return 1
-	}
-	return 0
+// stop wakes waitRoom and drain for good.
+func (c *calls) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	c.wake()
 }
 
-// isResponse reports whether a message answers a request: it has an id
-// and a result or an error, and no method. Only the head of the message
-// is read, however long the result.
-func isResponse(line []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return false
-	}
-	hasID := false
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		switch t {
-		case "method":
-			return false
-		case "result", "error":
-			return hasID
-		case "id":
-			hasID = true
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return false
-		}
-	}
-	return false
+// stdioTransport is mcp.IOTransport with a view of the SDK's answers.
+type stdioTransport struct {
+	mcp.IOTransport
+	calls *calls
 }
 
-// Close is a no-op: stdout outlives the session.
-func (l *lineWriter) Close() error { return nil }
+var _ mcp.Transport = (*stdioTransport)(nil)
 
-func (l *lineWriter) writeMessage(msg any) {
-	data, err := json.Marshal(msg)
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.IOTransport.Connect(ctx)
 	if err != nil {
-		return
+		return nil, err
 	}
-	l.Write(append(data, '\n'))
+	return &answerConn{Connection: conn, calls: t.calls}, nil
+}
+
+// answerConn ends a call when the SDK has written its answer, and gives a
+// JSON-RPC code to the errors the SDK makes before the receiving
+// middleware runs (see sdkError). Wrapping hides the SDK connection's batch
+// bookkeeping, which learns the negotiated version through an unexported
+// method; no batch reaches the SDK here, so nothing is lost.
+type answerConn struct {
+	mcp.Connection
+	calls *calls
+}
+
+var _ mcp.Connection = (*answerConn)(nil)
+
+func (c *answerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return c.Connection.Write(ctx, msg)
+	}
+	method, owed := c.calls.answering(resp.ID)
+	if resp.Error != nil {
+		coded := *resp
+		coded.Error = sdkError(method, resp.Error)
+		msg = &coded
+	}
+	err := c.Connection.Write(ctx, msg)
+	if owed {
+		c.calls.written()
+	}
+	return err
+}
+
+// errClosed fails the work of a session that is shutting down: its writes
+// and the wait for room.
+var errClosed = errors.New("stdio session closed")
+
+// lineWriter is the one writer of out. Its goroutine writes one line at a
+// time, so the SDK's messages and the guard's replies never interleave.
+// Close fails every write that out has not taken, so no handler stays
+// blocked on a client that does not read; a line out is still taking is
+// abandoned with the goroutine.
+type lineWriter struct {
+	lines     chan line
+	closed    chan struct{}
+	closeOnce sync.Once
+	done      chan struct{} // closed when the goroutine has returned
+}
+
+// line is one Write handed to the goroutine.
+type line struct {
+	data    []byte
+	written chan error // buffered: the goroutine never waits for a writer that gave up
+}
+
+var _ io.WriteCloser = (*lineWriter)(nil)
+
+func newLineWriter(out io.Writer) *lineWriter {
+	w := &lineWriter{lines: make(chan line), closed: make(chan struct{}), done: make(chan struct{})}
+	go w.run(out)
+	return w
+}
+
+func (w *lineWriter) run(out io.Writer) {
+	defer close(w.done)
+	for {
+		select {
+		case l := <-w.lines:
+			select {
+			case <-w.closed: // both were ready: nothing starts after Close
+				l.written <- errClosed
+				return
+			default:
+			}
+			_, err := out.Write(l.data)
+			l.written <- err
+		case <-w.closed:
+			return
+		}
+	}
+}
+
+// Write writes p, whole lines, to out. An abandoned line keeps p; the SDK
+// and the guard never reuse a buffer they have written.
+func (w *lineWriter) Write(p []byte) (int, error) {
+	l := line{data: p, written: make(chan error, 1)}
+	select {
+	case w.lines <- l:
+	case <-w.closed:
+		return 0, errClosed
+	}
+	select {
+	case err := <-l.written:
+		if err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	case <-w.closed:
+		return 0, errClosed
+	}
+}
+
+// Close stops the writer; out itself stays open. The SDK closes it with
+// the session, and ServeStdio at shutdown.
+func (w *lineWriter) Close() error {
+	w.closeOnce.Do(func() { close(w.closed) })
+	return nil
 }

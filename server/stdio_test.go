@@ -4,10 +4,17 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources/dirtree"
@@ -15,25 +22,58 @@ import (
 
 // wire drives ServeStdio over pipes with raw JSON lines.
 type wire struct {
-	t    *testing.T
-	in   *io.PipeWriter
-	out  *bufio.Scanner
-	done chan error
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan string // the lines of out, in order; closed when out ends
+	done  chan error
+
+	waitOnce sync.Once
+	err      error
+}
+
+// serve runs srv.ServeStdio on pipes. A goroutine reads out as it comes,
+// so the server never waits for the test to read; the test's cleanup ends
+// the input and waits for ServeStdio.
+func serve(t *testing.T, ctx context.Context, srv *server.Server) *wire {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	w := &wire{t: t, in: inW, lines: make(chan string, 4096), done: make(chan error, 1)}
+	go func() {
+		w.done <- srv.ServeStdio(ctx, inR, outW)
+		outW.Close()
+	}()
+	go func() {
+		defer close(w.lines)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 4<<20)
+		for sc.Scan() {
+			w.lines <- sc.Text()
+		}
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		w.wait()
+		for range w.lines {
+		}
+	})
+	return w
 }
 
 func startStdio(t *testing.T) *wire {
 	t.Helper()
-	srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	w := &wire{t: t, in: inW, out: bufio.NewScanner(outR), done: make(chan error, 1)}
-	w.out.Buffer(nil, 1<<20)
-	go func() {
-		w.done <- srv.ServeStdio(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	t.Cleanup(func() { inW.Close() })
-	return w
+	return serve(t, context.Background(), newStdioServer(t))
+}
+
+func newStdioServer(t testing.TB) *server.Server {
+	t.Helper()
+	return server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
+}
+
+// wait waits for ServeStdio to return and gives its error.
+func (w *wire) wait() error {
+	w.waitOnce.Do(func() { w.err = <-w.done })
+	return w.err
 }
 
 func (w *wire) send(line string) {
@@ -43,16 +83,54 @@ func (w *wire) send(line string) {
 	}
 }
 
+// recvLine returns the next line of out as it came.
+func (w *wire) recvLine() string {
+	w.t.Helper()
+	select {
+	case line, ok := <-w.lines:
+		if !ok {
+			w.t.Fatal("no reply: out ended")
+		}
+		return line
+	case <-time.After(10 * time.Second): // only to report a hang
+		w.t.Fatal("no reply")
+		return ""
+	}
+}
+
 func (w *wire) recv() map[string]any {
 	w.t.Helper()
-	if !w.out.Scan() {
-		w.t.Fatalf("no reply: %v", w.out.Err())
-	}
+	line := w.recvLine()
 	var m map[string]any
-	if err := json.Unmarshal(w.out.Bytes(), &m); err != nil {
-		w.t.Fatalf("stdout line is not JSON: %q", w.out.Text())
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		w.t.Fatalf("stdout line is not a JSON object: %q", line)
 	}
 	return m
+}
+
+// handshake initializes the session.
+func (w *wire) handshake() {
+	w.t.Helper()
+	w.send(initLine)
+	if m := w.recv(); m["result"] == nil {
+		w.t.Fatalf("initialize: %v", m)
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// until returns the lines of out before the answer to the request with
+// the raw id, and that answer.
+func (w *wire) until(id string) (before []string, answer string) {
+	w.t.Helper()
+	for {
+		line := w.recvLine()
+		var m struct{ ID json.RawMessage }
+		json.Unmarshal([]byte(line), &m)
+		if string(m.ID) == id && !strings.HasPrefix(line, "[") {
+			return before, line
+		}
+		before = append(before, line)
+	}
 }
 
 func errCode(m map[string]any) float64 {
@@ -63,15 +141,85 @@ func errCode(m map[string]any) float64 {
 
 const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 
+func ping(id string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`
+}
+
+func cancelled(id string) string {
+	return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `}}`
+}
+
+// refusal is the guard's -32600 reply to a request with the raw id.
+func refusal(id, msg string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"invalid request: ` + msg + `"}}`
+}
+
+// gate is a tool whose calls wait, ignoring cancellation as a slow handler
+// would, until the test opens the gate named in their "key" argument.
+type gate struct {
+	// mu guards keys.
+	mu   sync.Mutex
+	keys map[string]chan struct{} // closed once opened
+}
+
+// gateServer is a stdio test server with a gate tool. Cleanup opens every
+// gate, so that no handler outlives the test.
+func gateServer(t *testing.T) (*server.Server, *gate) {
+	t.Helper()
+	srv := newStdioServer(t)
+	g := &gate{keys: make(map[string]chan struct{})}
+	server.AddTool(srv, &mcp.Tool{Name: "gate"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+		Key string `json:"key"`
+	}) (*mcp.CallToolResult, any, error) {
+		<-g.key(in.Key)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "open"}}}, nil, nil
+	})
+	t.Cleanup(func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for k := range g.keys {
+			g.openLocked(k)
+		}
+	})
+	return srv, g
+}
+
+func (g *gate) key(k string) chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, ok := g.keys[k]
+	if !ok {
+		c = make(chan struct{})
+		g.keys[k] = c
+	}
+	return c
+}
+
+// open lets the calls on k go, those to come as well.
+func (g *gate) open(k string) {
+	g.key(k)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.openLocked(k)
+}
+
+func (g *gate) openLocked(k string) {
+	select {
+	case <-g.keys[k]:
+	default:
+		close(g.keys[k])
+	}
+}
+
+func callGate(id, key string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"gate","arguments":{"key":"` + key + `"}}}`
+}
+
 func TestStdioGuard(t *testing.T) {
 	w := startStdio(t)
 	w.send(`{"jsonrpc": "2.0", "id": 1, "method": "initialize"`) // cut short
-	m := w.recv()
-	if errCode(m) != -32700 || m["id"] != nil {
-		t.Errorf("malformed line: got %v, want -32700 with id null", m)
-	}
-	if _, has := m["id"]; !has {
-		t.Errorf("parse error reply has no id member: %v", m)
+	if got, want := w.recvLine(), `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not valid JSON"}}`; got != want {
+		t.Errorf("malformed line:\n got %s\nwant %s", got, want)
 	}
 	w.send(`{"jsonrpc":"2.0","id":"x","method":42}`)
 	if m := w.recv(); errCode(m) != -32600 || m["id"] != "x" {
@@ -79,7 +227,7 @@ func TestStdioGuard(t *testing.T) {
 	}
 	w.send("   ") // blank lines are ignored
 	w.send(initLine)
-	m = w.recv()
+	m := w.recv()
 	res, _ := m["result"].(map[string]any)
 	if res == nil || res["protocolVersion"] != "2025-11-25" || !strings.Contains(res["instructions"].(string), "<name>pdf</name>") {
 		t.Fatalf("initialize after bad lines: %v", m)
@@ -95,18 +243,13 @@ func TestStdioGuard(t *testing.T) {
 		t.Errorf("tool call after bad line: %v", m)
 	}
 	w.in.Close()
-	select {
-	case err := <-w.done:
-		if err != nil {
-			t.Errorf("ServeStdio at end of input: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("ServeStdio did not return at end of input")
+	if err := w.wait(); err != nil {
+		t.Errorf("ServeStdio at end of input: %v", err)
 	}
 }
 
 func TestStdioStopsOnCancel(t *testing.T) {
-	srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
+	srv := newStdioServer(t)
 	inR, inW := io.Pipe()
 	defer inW.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -121,13 +264,17 @@ func TestStdioStopsOnCancel(t *testing.T) {
 }
 
 // A client may write its requests and close its end at once, as
-// `printf ... | skillmux serve` does: every request is still answered.
+// `printf ... | skillmux serve` does: every request is still answered,
+// malformed lines among them notwithstanding.
 func TestStdioAnswersRequestsReadBeforeEndOfInput(t *testing.T) {
-	srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil)
+	srv := newStdioServer(t)
 	in := strings.NewReader(initLine + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"skill","arguments":{"name":"pdf"}}}` + "\n" +
-		`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n")
+		"not json\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n" +
+		`[{"jsonrpc":"2.0","id":4,"method":"ping"}]` + "\n" +
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"skill","arguments":{"name":"docx"}}}` + "\n")
 	for range 20 {
 		var out strings.Builder
 		if err := srv.ServeStdio(context.Background(), in, &out); err != nil {
@@ -136,70 +283,405 @@ func TestStdioAnswersRequestsReadBeforeEndOfInput(t *testing.T) {
 		ids := map[float64]bool{}
 		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 			var m map[string]any
-			if err := json.Unmarshal([]byte(line), &m); err != nil {
+			if err := json.Unmarshal([]byte(line), &m); err != nil && !strings.HasPrefix(line, "[") {
 				t.Fatalf("bad line %q", line)
 			}
 			if id, ok := m["id"].(float64); ok && m["error"] == nil {
 				ids[id] = true
 			}
 		}
-		if !ids[1] || !ids[2] || !ids[3] {
-			t.Fatalf("answered %v of requests 1, 2, 3:\n%s", ids, out.String())
+		if !ids[1] || !ids[2] || !ids[3] || !ids[5] {
+			t.Fatalf("answered %v of requests 1, 2, 3, 5:\n%s", ids, out.String())
 		}
 		in.Seek(0, io.SeekStart)
 	}
 }
 
-func TestStdioBatches(t *testing.T) {
+// The guard's own replies answer requests the SDK never saw: they must not
+// count as answers the end of input waits for.
+func TestStdioEndOfInputWaitsForTheSDKsAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := gateServer(t)
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		w.send(callGate("2", "a"))
+		w.send("not json")
+		w.send(`{"jsonrpc":"2.0","id":"x","method":42}`)
+		w.send("[]")
+		for range 3 {
+			if m := w.recv(); errCode(m) == 0 {
+				t.Fatalf("want an error reply, got %v", m)
+			}
+		}
+		w.in.Close()
+		synctest.Wait()
+		select {
+		case <-w.done:
+			t.Fatal("ServeStdio returned before the answer to request 2")
+		default:
+		}
+		g.open("a")
+		if m := w.recv(); m["id"] != float64(2) || m["result"] == nil {
+			t.Errorf("answer to request 2: %v", m)
+		}
+		if err := w.wait(); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// The SDK (v1.8.0) still answers a cancelled request. The id stays in use
+// until it has, but the request stops holding a slot or the end of input,
+// so a session would go on even if an SDK never answered.
+func TestStdioCancelledRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := gateServer(t)
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		w.send(callGate(`"a"`, "a"))
+		synctest.Wait() // the handler is running: cancelling it now does not stop it
+		w.send(cancelled(`"a"`))
+		w.send(ping(`"a"`))
+		if got, want := w.recvLine(), refusal(`"a"`, "a request with this id is still in progress"); got != want {
+			t.Errorf("id of a cancelled request in progress:\n got %s\nwant %s", got, want)
+		}
+		g.open("a")
+		if m := w.recv(); m["id"] != "a" || m["result"] == nil {
+			t.Errorf("the SDK's answer to the cancelled request: %v", m)
+		}
+
+		// Handlers that never return stand for an SDK that would not
+		// answer cancelled requests.
+		for i := range server.MaxInFlight {
+			w.send(callGate(fmt.Sprint(i), "stuck"))
+			synctest.Wait()
+			w.send(cancelled(fmt.Sprint(i)))
+		}
+		w.send(ping(`"p"`))
+		if m := w.recv(); m["id"] != "p" || m["result"] == nil {
+			t.Errorf("ping after %d cancelled requests: %v", server.MaxInFlight, m)
+		}
+
+		start := time.Now()
+		w.in.Close()
+		w.wait()
+		if waited := time.Since(start); waited >= server.DrainTimeout {
+			t.Errorf("the end of input waited %v for cancelled requests", waited)
+		}
+	})
+}
+
+// JSON-RPC asks that an answer carry the request's id exactly. The SDK
+// decodes ids through float64, so the guard refuses those it would alter.
+func TestStdioIDs(t *testing.T) {
+	const rule = "the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"
+	tests := []struct {
+		id   string // as sent
+		want string // the reply
+	}{
+		{`0`, `{"jsonrpc":"2.0","id":0,"result":{}}`},
+		{`-7`, `{"jsonrpc":"2.0","id":-7,"result":{}}`},
+		{`9007199254740991`, `{"jsonrpc":"2.0","id":9007199254740991,"result":{}}`},
+		{`-9007199254740991`, `{"jsonrpc":"2.0","id":-9007199254740991,"result":{}}`},
+		{`"x"`, `{"jsonrpc":"2.0","id":"x","result":{}}`},
+		{`""`, `{"jsonrpc":"2.0","id":"","result":{}}`},
+		{`"\u0041<é>"`, `{"jsonrpc":"2.0","id":"A<é>","result":{}}`}, // the same string
+		{`1.5`, refusal(`1.5`, rule)},
+		{`1.0`, refusal(`1.0`, rule)},
+		{`1e2`, refusal(`1e2`, rule)},
+		{`-0`, refusal(`-0`, rule)},
+		{`9007199254740992`, refusal(`9007199254740992`, rule)},
+		{`9007199254740993`, refusal(`9007199254740993`, rule)},
+		{`18446744073709551616`, refusal(`18446744073709551616`, rule)},
+		{`-9223372036854775809`, refusal(`-9223372036854775809`, rule)},
+		{`null`, refusal(`null`, rule)},
+		{`"\ud800"`, refusal(`"\ud800"`, rule)},
+		{"\"a\xffb\"", refusal("\"a\xffb\"", rule)},
+		{`"<&>"`, `{"jsonrpc":"2.0","id":"<&>","result":{}}`},
+		{`true`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: parse error: invalid ID type bool"}}`},
+	}
 	w := startStdio(t)
-	// Batches exist up to protocol 2025-03-26.
-	w.send(strings.Replace(initLine, "2025-11-25", "2025-03-26", 1))
-	w.recv()
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	w.send(`[]`)
-	if m := w.recv(); errCode(m) != -32600 || m["id"] != nil {
-		t.Errorf("empty batch: %v", m)
-	}
-	// One invalid member is answered here; the valid one still runs.
-	w.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},3]`)
-	var sawError, sawPing bool
-	for range 2 {
-		if !w.out.Scan() {
-			t.Fatal("no reply")
+	w.handshake()
+	for _, tt := range tests {
+		w.send(ping(tt.id))
+		if got := w.recvLine(); got != tt.want {
+			t.Errorf("id %s:\n got %s\nwant %s", tt.id, got, tt.want)
 		}
-		var batch []map[string]any
-		if err := json.Unmarshal(w.out.Bytes(), &batch); err != nil {
-			t.Fatalf("batch reply is not an array: %q", w.out.Text())
-		}
-		for _, m := range batch {
-			sawError = sawError || errCode(m) == -32600
-			sawPing = sawPing || m["id"] == float64(7)
-		}
-	}
-	if !sawError || !sawPing {
-		t.Errorf("error %v, ping %v", sawError, sawPing)
-	}
-	w.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
-	if m := w.recv(); m["id"] != float64(8) {
-		t.Errorf("session did not survive the batches: %v", m)
 	}
 }
 
-func TestStdioBatchesRefusedInNewerProtocols(t *testing.T) {
+// The SDK drops a request whose id is in use without a word; the guard
+// refuses it instead.
+func TestStdioIDInUse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := gateServer(t)
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		w.send(callGate(`"w"`, "w"))
+		for range 49 {
+			w.send(ping(`"w"`))
+		}
+		for range 49 {
+			if got, want := w.recvLine(), refusal(`"w"`, "a request with this id is still in progress"); got != want {
+				t.Fatalf("\n got %s\nwant %s", got, want)
+			}
+		}
+		g.open("w")
+		if m := w.recv(); m["id"] != "w" || m["result"] == nil {
+			t.Errorf("answer to the first request: %v", m)
+		}
+
+		// Fast requests sharing an id: each gets exactly one reply, an
+		// answer or a refusal.
+		for range 50 {
+			w.send(ping("7"))
+		}
+		for range 50 {
+			if m := w.recv(); m["id"] != float64(7) {
+				t.Fatalf("reply to ping 7: %v", m)
+			}
+		}
+		w.send(ping("8"))
+		if m := w.recv(); m["id"] != float64(8) {
+			t.Errorf("extra reply to ping 7 or no answer to ping 8: %v", m)
+		}
+	})
+}
+
+// A client that writes without reading stalls itself: the guard holds the
+// request past MaxInFlight and reads no further until an answer is out.
+func TestStdioBackPressure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := gateServer(t)
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		for i := range server.MaxInFlight - 1 {
+			w.send(callGate(fmt.Sprint(i), "k"))
+		}
+		// Notifications and answers to the server's requests take no slot.
+		for range 10 {
+			w.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+			w.send(`{"jsonrpc":"2.0","id":4242,"result":{}}`)
+		}
+		w.send(callGate(`"last"`, "k"))
+		w.send(ping(`"held"`))
+		sent := make(chan error, 1)
+		go func() {
+			_, err := io.WriteString(w.in, ping(`"next"`)+"\n")
+			sent <- err
+		}()
+		synctest.Wait()
+		select {
+		case <-sent:
+			t.Fatalf("the guard read past %d requests in flight", server.MaxInFlight)
+		default:
+		}
+
+		g.open("k")
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
+		answered := map[string]bool{}
+		for range server.MaxInFlight + 2 {
+			m := w.recv()
+			if m["result"] == nil {
+				t.Fatalf("got %v", m)
+			}
+			answered[fmt.Sprint(m["id"])] = true
+		}
+		if !answered["held"] || !answered["next"] || !answered["last"] || len(answered) != server.MaxInFlight+2 {
+			t.Errorf("answered %v", answered)
+		}
+	})
+}
+
+// ServeStdio returns within about a second of a signal or the end of
+// input, even when the client reads none of its answers.
+func TestStdioShutdownWithUnreadAnswers(t *testing.T) {
+	tests := []struct {
+		name     string
+		requests int
+		end      func(cancel context.CancelFunc, in io.Closer)
+		within   time.Duration
+	}{
+		{"signal", 2 * server.MaxInFlight, func(cancel context.CancelFunc, _ io.Closer) { cancel() }, server.CloseTimeout},
+		// The end of input is seen once the guard reads it, so before
+		// MaxInFlight requests hold it.
+		{"end of input", server.MaxInFlight - 4, func(_ context.CancelFunc, in io.Closer) { in.Close() }, server.DrainTimeout + server.CloseTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := newStdioServer(t)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				inR, inW := io.Pipe()
+				outR, outW := io.Pipe() // never read
+				defer outR.Close()
+				defer inW.Close()
+				done := make(chan error, 1)
+				go func() { done <- srv.ServeStdio(ctx, inR, outW) }()
+
+				written := make(chan struct{})
+				go func() {
+					defer close(written)
+					io.WriteString(inW, initLine+"\n")
+					for i := range tt.requests {
+						if _, err := io.WriteString(inW, ping(fmt.Sprint(i+2))+"\n"); err != nil {
+							return // the test closed the input
+						}
+					}
+				}()
+				synctest.Wait()
+				start := time.Now()
+				tt.end(cancel, inW)
+				<-done
+				if took := time.Since(start); took > tt.within {
+					t.Errorf("ServeStdio took %v to return, want at most %v", took, tt.within)
+				}
+				inW.Close()
+				<-written
+			})
+		})
+	}
+}
+
+func TestStdioLongLines(t *testing.T) {
+	pad := func(n int) string {
+		head, tail := `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"`, `"}}`
+		return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
+	}
 	w := startStdio(t)
-	w.send(initLine)
-	w.recv()
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	w.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"ping"}]`)
-	if !w.out.Scan() {
-		t.Fatal("no reply")
+	w.handshake()
+	w.send(pad(server.MaxLineLength + 1))
+	if got, want := w.recvLine(), fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: the line is longer than %d bytes"}}`, server.MaxLineLength); got != want {
+		t.Errorf("too long:\n got %s\nwant %s", got, want)
 	}
-	var batch []map[string]any
-	if err := json.Unmarshal(w.out.Bytes(), &batch); err != nil || len(batch) != 2 || errCode(batch[0]) != -32600 || batch[1]["id"] != float64(9) {
-		t.Errorf("got %s", w.out.Text())
+	w.send(pad(server.MaxLineLength))
+	if got, want := w.recvLine(), `{"jsonrpc":"2.0","id":9,"result":{}}`; got != want {
+		t.Errorf("longest line:\n got %s\nwant %s", got, want)
 	}
-	w.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
-	if m := w.recv(); m["id"] != float64(8) {
-		t.Errorf("session did not survive the batch: %v", m)
+}
+
+// The SDK answers these with code 0 unless told otherwise.
+func TestStdioErrorCodes(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string // the last one is answered with code
+		code  float64
+	}{
+		{"request before initialize", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}, -32600},
+		{"tool call before initialize", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"skill","arguments":{"name":"pdf"}}}`}, -32600},
+		{"second initialize", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`}, -32600},
+		{"initialize params not an object", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":5}`}, -32602},
+		{"initialize params null", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":null}`}, -32602},
+		{"initialize params of the wrong shape", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":3}}`}, -32602},
+		{"initialize without params", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`}, -32600},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := startStdio(t)
+			for _, l := range tt.lines[:len(tt.lines)-1] {
+				w.send(l)
+				w.recv()
+			}
+			w.send(tt.lines[len(tt.lines)-1])
+			if m := w.recv(); errCode(m) != tt.code {
+				t.Errorf("got %v, want code %v", m, tt.code)
+			}
+			w.send(ping("99"))
+			if m := w.recv(); m["result"] == nil {
+				t.Errorf("ping after the error: %v", m)
+			}
+		})
+	}
+}
+
+// Batches are refused whole, in one reply line, whatever came before: the
+// SDK saw none of them, so none can end the session.
+func TestStdioBatches(t *testing.T) {
+	const no = "batches are not supported; send one message per line"
+	deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
+	tests := []struct {
+		name, batch string
+		want        []string // the reply lines
+	}{
+		{"empty", `[]`, []string{refusal("null", no)}},
+		{"not messages", `[1,[],{"foo":"boo"}]`, []string{"[" + refusal("null", no) + "," + refusal("null", no) + "," + refusal("null", no) + "]"}},
+		{"a request and junk", `[{"jsonrpc":"2.0","id":7,"method":"ping"},3]`, []string{"[" + refusal("7", no) + "," + refusal("null", no) + "]"}},
+		{"duplicate ids", `[` + ping("1") + `,` + ping("1") + `]`, []string{"[" + refusal("1", no) + "," + refusal("1", no) + "]"}},
+		{"notifications only", `[{"jsonrpc":"2.0","method":"notifications/initialized"},` + cancelled("1") + `]`, nil},
+		{"answers only", `[{"jsonrpc":"2.0","id":5,"result":{}}]`, nil},
+		{"mixed", `[{"jsonrpc":"2.0","method":"notifications/initialized"},` + ping(`"b"`) + `,{"jsonrpc":"2.0","id":3,"result":{}}]`, []string{"[" + refusal(`"b"`, no) + "]"}},
+		{"ids as sent", `[` + ping("1.5") + `,` + ping("null") + `,` + ping(`"\u0041"`) + `,` + ping("18446744073709551616") + `]`,
+			[]string{"[" + refusal("1.5", no) + "," + refusal("null", no) + "," + refusal(`"\u0041"`, no) + "," + refusal("18446744073709551616", no) + "]"}},
+		{"a member nested 1,000 deep", `[{"jsonrpc":"2.0","id":"deep","method":"ping","params":{"a":` + deep + `}},` + deep + `]`,
+			[]string{"[" + refusal(`"deep"`, no) + "," + refusal("null", no) + "]"}},
+		{"a member that grows when encoded", `[{"jsonrpc":"2.0","id":"<&>","method":"ping","params":{"s":"` + strings.Repeat("<", 200_000) + `"}}]`,
+			[]string{"[" + refusal(`"<&>"`, no) + "]"}},
+	}
+	initAt := func(version string) string { return strings.Replace(initLine, "2025-11-25", version, 1) }
+	setups := []struct {
+		name  string
+		lines []string // each answered with one line
+	}{
+		{"before initialize", nil},
+		{"at 2025-03-26", []string{initAt("2025-03-26")}},
+		{"at 2025-11-25", []string{initLine}},
+		{"after an unknown version", []string{initAt("1999-01-01")}},
+		{"after a refused second initialize", []string{initAt("2025-03-26"), strings.Replace(initAt("2025-06-18"), `"id":1`, `"id":2`, 1)}},
+	}
+	for _, s := range setups {
+		t.Run(s.name, func(t *testing.T) {
+			w := startStdio(t)
+			for _, l := range s.lines {
+				w.send(l)
+				w.recv()
+			}
+			for i, tt := range tests {
+				after := fmt.Sprintf(`"after %d"`, i)
+				w.send(tt.batch)
+				w.send(ping(after))
+				got, _ := w.until(after)
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("%s: reply lines (-want +got):\n%s", tt.name, diff)
+				}
+			}
+		})
+	}
+}
+
+// A line past MaxLineLength is skipped as it is read, never held whole.
+func TestStdioDoesNotHoldLongLines(t *testing.T) {
+	const long = 64 << 20
+	srv := newStdioServer(t)
+	in := io.MultiReader(strings.NewReader(initLine+"\n"), &filler{n: long}, strings.NewReader("\n"+ping("2")+"\n"))
+	var out strings.Builder
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := srv.ServeStdio(context.Background(), in, &out); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > long/4 {
+		t.Errorf("allocated %d bytes for a line of %d", n, long)
+	}
+	if got := out.String(); !strings.Contains(got, "longer than") || !strings.Contains(got, `{"jsonrpc":"2.0","id":2,"result":{}}`) {
+		t.Errorf("got %s", got)
+	}
+}
+
+// filler yields n bytes of 'x' without holding them.
+type filler struct{ n int }
+
+func (f *filler) Read(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, io.EOF
+	}
+	p = p[:min(len(p), f.n)]
+	for i := range p {
+		p[i] = 'x'
+	}
+	f.n -= len(p)
+	return len(p), nil
 }

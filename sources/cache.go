@@ -20,9 +20,10 @@ type FileKey struct {
 // rescan of a catalog parses only the files that changed: an unchanged
 // SKILL.md costs an open and a stat. It is safe for concurrent use.
 type Cache struct {
-	// mu guards m.
-	mu sync.Mutex
-	m  map[string]cached
+	// mu guards the fields below.
+	mu      sync.Mutex
+	m       map[string]cached
+	changed bool // since the last SaveFile or LoadFile
 }
 
 type cached struct {
@@ -53,6 +54,26 @@ func (c *Cache) load(path string, o LoadOptions, gen uint64) (*Skill, error) {
 // SKILL.md rather than listing the folder.
 func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists bool, err error) {
 	path = filepath.Clean(path)
+	if o.Kind == "" {
+		o.Kind = KindSkill
+	}
+	if c != nil {
+		// A file the cache knows is checked with one lstat, which follows
+		// no link: a regular file with the same key is the file parsed.
+		// Anything else (a link, a change) takes the careful path below.
+		c.mu.Lock()
+		e, ok := c.m[path]
+		c.mu.Unlock()
+		if ok && e.opts == o {
+			if key, regular := lstatKey(path); regular && key == e.key {
+				c.mu.Lock()
+				e.gen = gen
+				c.m[path] = e
+				c.mu.Unlock()
+				return e.skill, true, e.err
+			}
+		}
+	}
 	f, err := openEntry(filepath.Dir(path), filepath.Base(path))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
@@ -85,6 +106,7 @@ func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists
 			c.m = map[string]cached{}
 		}
 		c.m[path] = cached{key: key, opts: o, skill: sk, err: err, gen: gen}
+		c.changed = true
 		c.mu.Unlock()
 	}
 	return sk, true, err
@@ -107,6 +129,15 @@ func (c *Cache) Prune(gen uint64) {
 	for p, e := range c.m {
 		if e.gen < gen {
 			delete(c.m, p)
+			c.changed = true
 		}
 	}
+}
+
+// Changed reports whether the cache learned or forgot anything since it
+// was last saved or loaded.
+func (c *Cache) Changed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
 }

@@ -37,6 +37,9 @@ var bom = []byte("\xef\xbb\xbf")
 // of files, and a fresh 4 kB buffer for each is most of its garbage.
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
 
+// scratches recycles the buffers in which ReadFrontMatter gathers a block.
+var scratches = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
 // ReadFrontMatter reads from r only as far as the end of the front matter:
 // the block between a first line that is exactly "---" (after an optional
 // UTF-8 BOM, with an optional CR and trailing blanks) and the next such
@@ -57,11 +60,17 @@ func ReadFrontMatter(r io.Reader) ([]byte, error) {
 	if !isDelimiter(first) {
 		return nil, ErrNoFrontMatter
 	}
-	var out []byte
+	// The block is gathered in a recycled buffer and copied out once, at
+	// its size: a skill keeps its front matter, and appending would leave
+	// up to twice the room in every one of ten thousand.
+	scratch := scratches.Get().(*[]byte)
+	defer scratches.Put(scratch)
+	out := (*scratch)[:0]
+	defer func() { *scratch = out[:0] }()
 	for {
 		line, err := br.ReadSlice('\n')
 		if isDelimiter(line) {
-			return out, nil
+			return bytes.Clone(out), nil
 		}
 		if bytes.HasSuffix(line, []byte("\r\n")) {
 			line = append(line[:len(line)-2:len(line)-2], '\n')

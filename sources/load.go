@@ -1,8 +1,10 @@
 package sources
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,25 +44,76 @@ func Load(path string, o LoadOptions) (*Skill, error) {
 }
 
 func newSkill(path string, front []byte, o LoadOptions) (*Skill, error) {
+	return judge(front, localLocation(path, o.Kind), o)
+}
+
+// Location says where a skill lives when it is not a SKILL.md in a local
+// folder: a skill a source plugin serves, say. Load fills one in from the
+// file's path; NewSkill takes one from its caller.
+type Location struct {
+	// Path is the address of the skill's entry file, as Skill.Path and
+	// as the path of its diagnostics: "plugin://zipped/pdf/SKILL.md".
+	Path string
+	// Dir is Skill.Dir, the base directory shown to agents.
+	Dir string
+	// Folder plays the part of the skill folder's name: the name served
+	// when the front matter has none, and the name it is compared with.
+	// Empty for learned notes.
+	Folder string
+	// Files reads the skill's files, relative to the skill.
+	Files fs.FS
+	// FileList and FileListTruncated are copied into the Skill.
+	FileList          []string
+	FileListTruncated bool
+}
+
+func localLocation(path string, kind Kind) Location {
+	dir := filepath.Dir(path)
+	loc := Location{Path: path, Dir: dir, Folder: filepath.Base(dir), Files: DirFS(dir)}
+	if kind == KindLearned {
+		loc.Folder = ""
+		loc.Files = noteFS{dir: loc.Files, name: filepath.Base(path)}
+	}
+	return loc
+}
+
+// NewSkill builds a skill from its front matter, the block between the
+// two "---" lines of a SKILL.md, for a skill whose files are not a local
+// folder. It applies exactly the lenient checks of Load, with the same
+// diagnostics (their path is loc.Path): remote skills are judged as local
+// ones are. front is copied; CRLF line ends become LF, and a block larger
+// than MaxFrontMatter is refused, as ReadFrontMatter refuses one.
+func NewSkill(front []byte, loc Location, o LoadOptions) (*Skill, error) {
+	if len(front) > MaxFrontMatter {
+		return nil, Diagnostic{Severity: Error, Path: loc.Path, Rule: "front-matter",
+			Message: fmt.Sprintf("front matter of %d bytes; the limit is %d kB", len(front), MaxFrontMatter>>10)}
+	}
+	front = bytes.ReplaceAll(front, []byte("\r\n"), []byte("\n"))
+	return judge(front, loc, o)
+}
+
+// judge parses front and judges the skill by the summary of its front
+// matter.
+func judge(front []byte, loc Location, o LoadOptions) (*Skill, error) {
 	sum, ok := scanFrontMatter(front)
 	if !ok {
 		fm, err := ParseFrontMatter(front)
 		if err != nil {
-			return nil, yamlDiagnostic(path, front, err)
+			return nil, yamlDiagnostic(loc.Path, front, err)
 		}
 		sum = summarize(fm)
 	}
-	return skillOf(path, front, sum, o)
+	return skillOf(front, loc, sum, o)
 }
 
 // skillOf judges a skill by the summary of its front matter, with the
 // lenient checks of serving.
-func skillOf(path string, front []byte, sum frontSummary, o LoadOptions) (*Skill, error) {
+func skillOf(front []byte, loc Location, sum frontSummary, o LoadOptions) (*Skill, error) {
 	if o.Kind == "" {
 		o.Kind = KindSkill
 	}
-	dir := filepath.Dir(path)
-	folder := filepath.Base(dir)
+	path := loc.Path
+	folder := loc.Folder
 	fallback := folder
 	if o.Kind == KindLearned {
 		folder = ""
@@ -92,10 +145,6 @@ func skillOf(path string, front []byte, sum frontSummary, o LoadOptions) (*Skill
 		return nil, Diagnostic{Severity: Error, Path: path, Field: "name", Rule: "name-unusable",
 			Message: fmt.Sprintf("no usable name: the %s name %q %s; set `name:` to 1-%d lowercase letters, digits and hyphens", what, fallback, whyUnusable(fallback), MaxNameLen)}
 	}
-	files := DirFS(dir)
-	if o.Kind == KindLearned {
-		files = noteFS{dir: files, name: filepath.Base(path)}
-	}
 	return &Skill{
 		Ref:                    Ref{Namespace: o.Namespace, Name: name},
 		Description:            desc,
@@ -103,13 +152,15 @@ func skillOf(path string, front []byte, sum frontSummary, o LoadOptions) (*Skill
 		UserInvocable:          sum.userInvocable,
 		FrontMatter:            front,
 		Path:                   path,
-		Dir:                    dir,
+		Dir:                    loc.Dir,
 		Source:                 o.Source,
 		Scope:                  o.Scope,
 		Kind:                   o.Kind,
 		Convention:             o.Convention,
 		Diagnostics:            c.diags,
-		Files:                  files,
+		Files:                  loc.Files,
+		FileList:               loc.FileList,
+		FileListTruncated:      loc.FileListTruncated,
 	}, nil
 }
 

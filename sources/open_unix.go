@@ -94,3 +94,20 @@ func keyOf(st fs.FileInfo) FileKey {
 	}
 	return FileKey{Size: st.Size(), Mtime: st.ModTime().UnixNano()}
 }
+
+// lstatKey returns the FileKey of the file at path, and whether it is a
+// regular file, without following a final symlink.
+func lstatKey(path string) (FileKey, bool) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Lstat(path, &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return FileKey{}, false
+		}
+		break
+	}
+	return keyOfStat(&st), st.Mode&syscall.S_IFMT == syscall.S_IFREG
+}

@@ -63,7 +63,7 @@ func TestScanCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, wantErr := skillOf(p, front, summarize(fm), LoadOptions{})
+			want, wantErr := skillOf(front, localLocation(p, KindSkill), summarize(fm), LoadOptions{})
 			got, gotErr := newSkill(p, front, LoadOptions{})
 			if diff := cmp.Diff(wantErr, gotErr); diff != "" {
 				t.Errorf("error (-yaml +fast):\n%s", diff)

@@ -56,8 +56,12 @@ type Scope string
 const (
 	ScopeUser    Scope = "user"    // the person's own folders
 	ScopeProject Scope = "project" // folders of the current workspace
-	ScopePlugin  Scope = "plugin"  // a Claude Code plugin package
+	ScopePlugin  Scope = "plugin"  // a Claude Code plugin package (not a source plugin: see ScopeSourcePlugin)
 	ScopeRoot    Scope = "root"    // a folder tree named on the command line or in config
+	// ScopeSourcePlugin is a third-party source plugin: a separate
+	// process that skillmux starts and asks for skills over gRPC (package
+	// plugins). Its skills have no local folder of their own.
+	ScopeSourcePlugin Scope = "source-plugin"
 )
 
 // Skill is one skill as a source found it. A Skill is immutable once a
@@ -82,10 +86,16 @@ type Skill struct {
 	// the file says.
 	FrontMatter []byte
 	// Path is the absolute path of the SKILL.md (or of the note file for
-	// KindLearned), or a plugin's address for remote skills.
+	// KindLearned), or, for a skill whose files are not a local folder
+	// (a source plugin's), an address such as
+	// "plugin://zipped/pdf/SKILL.md".
 	Path string
 	// Dir is the absolute skill folder: the base directory for relative
 	// paths in the body. For KindLearned it is the folder holding the note.
+	// For a skill whose files are not a local folder it is where a
+	// read-only local copy of them is made on first load (a source plugin's
+	// skills: see package plugins), so that agents can read them with
+	// their own tools; the folder may not exist before the skill is loaded.
 	Dir string
 	// Source is the name of the Source that listed the skill.
 	Source string
@@ -102,8 +112,10 @@ type Skill struct {
 	// is served regardless.
 	Diagnostics []Diagnostic
 	// Files reads the skill's files, with paths relative to Dir. For local
-	// folders every read stays inside the folder's real path. Nil when the
-	// skill has no readable files.
+	// folders every read stays inside the folder's real path. For a skill
+	// whose files are not a local folder, it reads them from wherever they
+	// are (a source plugin), with the same bounds. Nil when the skill has
+	// no readable files.
 	Files fs.FS
 	// FileList names the skill's other files (not its entry file, nor the
 	// files of skills nested in its folder), slash-separated, relative to

@@ -14,7 +14,8 @@ import (
 // it returned. List returns an error only when the
 // source as a whole cannot be read (its folder vanished, a plugin is down);
 // one bad skill is a Diagnostic in the Listing, never an error, so it cannot
-// take the others down.
+// take the others down. A catalog keeps serving the last good listing of a
+// source whose List fails, unless the error wraps ErrUnavailable.
 type Source interface {
 	// Name identifies the source in logs, in `skillmux list` and in
 	// qualified names of shadowed skills. It is stable and unique among the
@@ -89,4 +90,10 @@ var (
 	ErrNoFrontMatter = errors.New("no front matter")
 	// ErrUnterminated means the front matter has no closing "---" line.
 	ErrUnterminated = errors.New("front matter not terminated")
+	// ErrUnavailable, wrapped in the error of a List, means the source
+	// cannot be listed now and its skills must not be served meanwhile:
+	// a source plugin that is down past its grace period. A catalog then
+	// drops the source's last good listing instead of serving it, as it
+	// does for other errors, until a List succeeds again.
+	ErrUnavailable = errors.New("source unavailable")
 )

@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillmux/skillmux/config"
+	"github.com/skillmux/skillmux/plugins"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/claudeplugins"
@@ -80,6 +82,7 @@ type setup struct {
 	plan   *plan
 	// hints explain, by absolute path, folders given as relative paths.
 	hints map[string]string
+	res   *resolver.Resolver // once loadCatalog opened it
 }
 
 // newSetup loads the configuration; an invalid one is exit status 2, and
@@ -102,7 +105,7 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, serving bool) (*setup
 	if serving {
 		// A watched tree answers its first listing without looking inside
 		// skill folders, and its watcher completes the picture.
-		p.trees = dirtree.Options{Defer: cfg.Refresh.Watch, Debounce: cfg.Refresh.Debounce, Logger: logger}
+		p.trees = dirtree.Options{Defer: cfg.Refresh.Watch, Debounce: cfg.Refresh.Debounce, Logger: logger, CacheDir: config.CacheDir(e.home(), e.environ)}
 	}
 	for _, r := range given {
 		p.roots = append(p.roots, absFrom(e.workdir, expandHome(r, e.home())))
@@ -125,10 +128,19 @@ func loadCatalog(cmd *cobra.Command, e *env, f *catalogFlags, report bool) (*res
 	if err != nil {
 		return nil, nil, err
 	}
+	s.res = res
 	if report {
 		reportProblems(e.stderr, res.Snapshot(), s.hints)
 	}
 	return res.Snapshot(), s, nil
+}
+
+// Close releases what the sources hold (source plugins' processes) once a
+// command is done with the catalog.
+func (s *setup) Close() {
+	if s.res != nil {
+		s.res.SetSources(nil)
+	}
 }
 
 // openCatalog builds the resolver over the planned sources for the
@@ -212,12 +224,30 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 				trees = append(trees, dirtree.New(dir, &o))
 			}
 			src = sources.Concat(name, trees...)
+		case config.TypePlugin:
+			ps, err := plugins.New(name, spec.Command, &plugins.Options{
+				Env: spec.Env, Namespace: spec.Namespace, PlainNames: spec.Namespace == "",
+				Timeout: spec.Timeout, Grace: pluginGrace(spec.Grace), HostVersion: version(), Logger: p.trees.Logger,
+			})
+			if err != nil {
+				continue // config has refused a plugin without a command already
+			}
+			src = ps
 		default:
 			continue // config has refused other types already
 		}
 		out = append(out, sources.Filter(src, spec.Include, spec.Exclude))
 	}
 	return out
+}
+
+// pluginGrace turns a plugin source's grace, where 0 means none, into
+// plugins.Options.Grace, where a negative value does.
+func pluginGrace(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // projectDirs are the repository roots of the workspace folders: where

@@ -119,6 +119,7 @@ gemini-cli-mcp-client; see the README).`,
 			if err != nil {
 				return err
 			}
+			defer s.Close()
 			var l listing
 			if client != "" {
 				title, conventions := server.NativeFolders(client)

@@ -139,3 +139,44 @@ func TestBinaryLiveRefresh(t *testing.T) {
 		t.Errorf("the configuration in force was dropped: %v", m)
 	}
 }
+
+// A client that never reads the server's stderr cannot stop it: logs are
+// dropped, not waited for.
+func TestBinaryWithUnreadStderr(t *testing.T) {
+	cmd := exec.Command(buildBinary(t), "serve", "--root", examples(t))
+	cmd.Env, cmd.Dir = isolatedEnv(t), t.TempDir()
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe() // never read
+	defer stderr.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stdout)
+	go func() {
+		// Every malformed line is logged: far more than a pipe holds.
+		for range 3000 {
+			io.WriteString(stdin, "{not json, and logged as such}\n")
+		}
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":"last","method":"ping"}`+"\n")
+	}()
+	done := make(chan bool)
+	go func() {
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), `"id":"last"`) {
+				done <- true
+				return
+			}
+		}
+		done <- false
+	}()
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Fatal("the server ended")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server stopped answering while nobody read its stderr")
+	}
+}

@@ -11,8 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillmux/skillmux/internal/logwriter"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources"
 )
 
 // steadyStateGC sets the collector for the long life of a session, once
@@ -86,7 +88,13 @@ status 2.`,
 			// Folders as arguments, as skill-jack users type them, come
 			// before those given with --root.
 			f.roots = append(args, f.roots...)
-			s, err := newSetup(cmd, e, &f, true)
+			// Logs never stop the server, even when the client does not
+			// read its stderr.
+			lw := logwriter.New(e.stderr, 0)
+			defer lw.Close(time.Second)
+			e := *e
+			e.stderr = lw
+			s, err := newSetup(cmd, &e, &f, true)
 			if err != nil {
 				return err
 			}
@@ -96,7 +104,7 @@ status 2.`,
 			if err != nil {
 				return err
 			}
-			l := &live{cmd: cmd, e: e, f: &f, logger: logger, res: res, s: s, workspaces: []string{e.workdir}}
+			l := &live{cmd: cmd, e: &e, f: &f, logger: logger, res: res, s: s, workspaces: []string{e.workdir}}
 			catalog, err := catalogOptions(s.cfg)
 			if err != nil {
 				return err
@@ -124,7 +132,13 @@ status 2.`,
 			if s.cfg.Refresh.Watch {
 				running.Go(func() { l.watchConfig(runCtx) })
 			}
-			defer func() { stopRun(); running.Wait() }()
+			defer func() {
+				stopRun()
+				running.Wait()
+				for _, src := range res.Sources() { // plugin processes end with the server
+					sources.Close(src)
+				}
+			}()
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			steadyStateGC(logger)
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)

@@ -26,10 +26,11 @@ files. NAME is looked up as the server does: case-insensitive, qualified
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			snap, _, err := loadCatalog(cmd, e, &f, true)
+			snap, s, err := loadCatalog(cmd, e, &f, true)
 			if err != nil {
 				return err
 			}
+			defer s.Close()
 			m, err := snap.Lookup(args[0])
 			if err != nil {
 				return err

@@ -262,6 +262,8 @@ test('live refresh: a new skill is announced with tools/list_changed and then li
     cwd: tmp,
     stderr: 'pipe',
   });
+  let log = '';
+  transport.stderr?.on('data', (d) => { log += d; });
   let changed;
   const announced = new Promise((resolve) => { changed = resolve; });
   const client = new Client({ name: 'interop', version: '1.0.0' }, {
@@ -281,7 +283,7 @@ test('live refresh: a new skill is announced with tools/list_changed and then li
       fs.writeFileSync(path.join(dir, 'SKILL.md'), `---\nname: added-${n}\ndescription: Added while serving.\n---\n`);
     }, 200);
     try {
-      await Promise.race([announced, new Promise((_, reject) => setTimeout(() => reject(new Error('no tools/list_changed within 15 s')), 15000))]);
+      await Promise.race([announced, new Promise((_, reject) => setTimeout(() => reject(new Error('no tools/list_changed within 15 s; server log:\n' + log)), 15000))]);
     } finally {
       clearInterval(writer);
     }

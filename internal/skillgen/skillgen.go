@@ -1,7 +1,12 @@
-// Package skillgen writes synthetic skill folders of realistic size for
-// benchmarks and scale tests: a SKILL.md with a name and a ~150-character
-// description, a ~3 kB body, and a references file, spread over group
-// folders as real collections are. Output is deterministic for a seed.
+// Package skillgen writes skill folders for benchmarks and scale tests, in
+// two shapes. Generate writes synthetic skills of realistic size: a
+// SKILL.md with a name and a ~150-character description, a ~3 kB body,
+// and a references file, spread over group folders. Replicate copies real
+// skills (the shared corpus, found with Corpus) as many times as asked,
+// each renamed, keeping the front matter's shape, the bodies, the other
+// files and the folder layout: front matter as people write it costs a
+// parser more than plain "key: value" lines. Both are deterministic for a
+// seed.
 package skillgen
 
 import (
@@ -21,6 +26,10 @@ type Options struct {
 	Groups int
 	// Prefix starts every skill name; default "skill".
 	Prefix string
+	// First is the number of the first skill (and places it among the
+	// groups), so that calls with First 0, n, 2n, ... into several folders
+	// write distinct names; default 0.
+	First int
 }
 
 var words = strings.Fields(`report table chart invoice deploy review schema query migrate
@@ -29,7 +38,7 @@ profile index search cache queue stream archive backup restore monitor alert bud
 forecast contract policy ticket incident runbook onboarding diagram slide document`)
 
 // Generate writes n skills under dir: <dir>/group-<g>/<prefix>-<i>/SKILL.md
-// and references/guide.md next to it.
+// and references/guide.md next to it, for i from First to First+n-1.
 func Generate(dir string, n int, opts *Options) error {
 	o := Options{Seed: 1, Groups: 10, Prefix: "skill"}
 	if opts != nil {
@@ -42,9 +51,10 @@ func Generate(dir string, n int, opts *Options) error {
 		if opts.Prefix != "" {
 			o.Prefix = opts.Prefix
 		}
+		o.First = max(0, opts.First)
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
-	for i := range n {
+	for i := o.First; i < o.First+n; i++ {
 		name := fmt.Sprintf("%s-%05d", o.Prefix, i)
 		skillDir := filepath.Join(dir, fmt.Sprintf("group-%02d", i%o.Groups), name)
 		if err := os.MkdirAll(filepath.Join(skillDir, "references"), 0o755); err != nil {

@@ -65,4 +65,12 @@ func TestGenerate(t *testing.T) {
 	if read(dir) == read(other) {
 		t.Error("seeds 1 and 2 gave the same SKILL.md")
 	}
+	// First continues the numbering and the spread over groups.
+	next := t.TempDir()
+	if err := skillgen.Generate(next, 5, &skillgen.Options{First: 25}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(next, "group-05", "skill-00025", "SKILL.md")); err != nil {
+		t.Errorf("First 25: %v", err)
+	}
 }

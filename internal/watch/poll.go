@@ -19,13 +19,32 @@ const DefaultPollInterval = time.Second
 // are ones a recursive watch should not take on for one file. A few stat
 // calls a second cost nothing.
 func PollFiles(ctx context.Context, paths []string, interval time.Duration, changed func([]string)) {
+	NewFilePoll(paths).Run(ctx, interval, changed)
+}
+
+// FilePoll is PollFiles in two steps, for a caller that must know when
+// the files were first looked at: NewFilePoll looks at them, and Run
+// reports what changed since.
+type FilePoll struct {
+	paths []string
+	last  []fileState
+}
+
+// NewFilePoll looks at the files at paths now.
+func NewFilePoll(paths []string) *FilePoll {
+	p := &FilePoll{paths: paths, last: make([]fileState, len(paths))}
+	for i, path := range paths {
+		p.last[i] = stateOf(path)
+	}
+	return p
+}
+
+// Run is PollFiles from the look NewFilePoll took.
+func (fp *FilePoll) Run(ctx context.Context, interval time.Duration, changed func([]string)) {
 	if interval <= 0 {
 		interval = DefaultPollInterval
 	}
-	last := make([]fileState, len(paths))
-	for i, p := range paths {
-		last[i] = stateOf(p)
-	}
+	paths, last := fp.paths, fp.last
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

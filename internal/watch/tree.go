@@ -72,15 +72,6 @@ func (w *Watcher) watchTree(top string, link bool, report func(string)) (incompl
 				continue
 			}
 		}
-		// Also when it was watched already: a root kept while the root
-		// above it was removed and added again must be found below it
-		// again, or moving that root's folder would leave it watched.
-		if parent := w.dirs[filepath.Dir(it.path)]; parent != nil && it.path != filepath.Dir(it.path) {
-			if parent.kids == nil {
-				parent.kids = map[string]struct{}{}
-			}
-			parent.kids[it.path] = struct{}{}
-		}
 		// Listed after the watch is added: whatever is made from now on is an
 		// event, whatever was made before is in the listing.
 		entries, err := os.ReadDir(it.path)
@@ -168,19 +159,20 @@ func (w *Watcher) drop(path string, keepRoots bool) (orphans []string) {
 	if d := w.dirs[path]; d == nil {
 		return nil
 	}
-	if parent := w.dirs[filepath.Dir(path)]; parent != nil {
-		delete(parent.kids, path)
-	}
-	stack := []string{path}
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		d := w.dirs[p]
-		if d == nil || (keepRoots && p != path && w.roots[p]) {
-			continue
+	// The subtree is found by path, a scan of the watched folders: drops
+	// are rare, and a tree of sub-folder sets would cost memory on every
+	// folder of a large catalog.
+	var kept []string // roots below path that keep their watches
+	if keepRoots {
+		for r := range w.roots {
+			if r != path && under(r, path) {
+				kept = append(kept, r)
+			}
 		}
-		for k := range d.kids {
-			stack = append(stack, k)
+	}
+	for p, d := range w.dirs {
+		if p != path && !under(p, path) || slices.ContainsFunc(kept, func(r string) bool { return p == r || under(p, r) }) {
+			continue
 		}
 		delete(w.dirs, p)
 		if w.ids[d.id] == p {

@@ -115,8 +115,7 @@ type Watcher struct {
 
 // dir is a watched folder.
 type dir struct {
-	id   fileID
-	kids map[string]struct{} // watched sub-folders' paths, for dropping a subtree without a scan
+	id fileID
 }
 
 // New returns a Watcher with no roots. It fails only on invalid options: if

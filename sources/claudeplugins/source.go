@@ -198,7 +198,8 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	for _, r := range roots {
 		w.Add(r)
 	}
-	// What changed between the last listing and the watch being added is
+	poll := watch.NewFilePoll(s.files())
+	// What changed between the last listing and the watches being set is
 	// seen by the listing this asks for.
 	changed()
 	var polling sync.WaitGroup
@@ -206,7 +207,7 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
 	polling.Go(func() {
-		watch.PollFiles(pctx, s.files(), 0, func([]string) { changed() })
+		poll.Run(pctx, 0, func([]string) { changed() })
 	})
 	w.Run(ctx, func(watch.Batch) { changed() })
 	return nil

@@ -22,6 +22,8 @@ package dirtree
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -79,6 +81,11 @@ type Options struct {
 	// Logger receives the watcher's warnings (a limit of the system
 	// reached); default discards.
 	Logger *slog.Logger
+	// CacheDir, when set, is a folder where the tree keeps what it parsed
+	// for the next process (see sources.Cache): a start with the files
+	// unchanged reads no front matter. A missing, stale or corrupt copy
+	// costs time, never correctness.
+	CacheDir string
 	// Debounce is the quiet time Watch waits after a change before it
 	// reports one; default 200 ms. A long burst of changes is reported
 	// within 2 s anyway.
@@ -167,6 +174,7 @@ func (t *Tree) List(ctx context.Context) (*sources.Listing, error) {
 	var err error
 	switch {
 	case t.st == nil:
+		t.loadCache()
 		err = t.scanAll(ctx, !t.opts.Defer)
 	case p.full:
 		err = t.scanAll(ctx, true)
@@ -237,7 +245,39 @@ func (t *Tree) scanAll(ctx context.Context, deep bool) error {
 	if st.rootReal != "" {
 		t.addWatch()
 	}
+	if deep {
+		t.saveCache()
+	}
 	return nil
+}
+
+// cacheFile is where the tree keeps its parse cache between processes:
+// one file for each root and what decides how its skills are loaded.
+func (t *Tree) cacheFile() string {
+	if t.opts.CacheDir == "" {
+		return ""
+	}
+	o := t.opts
+	h := sha256.Sum256([]byte(strings.Join([]string{t.root, o.Name, o.Namespace, string(o.Scope), o.Convention, fmt.Sprint(o.Learned), strings.Join(o.Skip, "\x00")}, "\x00")))
+	return filepath.Join(o.CacheDir, "trees", hex.EncodeToString(h[:8])+".cache")
+}
+
+func (t *Tree) loadCache() {
+	if f := t.cacheFile(); f != "" {
+		if err := t.cache.LoadFile(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.logDebug("parse cache not used", "file", f, "err", err)
+		}
+	}
+}
+
+// saveCache writes the parse cache when it changed; a failure costs the
+// next start some time, and is only logged.
+func (t *Tree) saveCache() {
+	if f := t.cacheFile(); f != "" && t.cache.Changed() {
+		if err := t.cache.SaveFile(f); err != nil {
+			t.logDebug("parse cache not saved", "file", f, "err", err)
+		}
+	}
 }
 
 // check looks at the root: a missing root, a file or a kernel file system

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -149,5 +150,32 @@ func TestFullRescanKeepsUnchangedSkills(t *testing.T) {
 	third := byName(relist(t, tr))
 	if third["a"] == second["a"] || !slices.Contains(third["a"].FileList, "references/more.md") {
 		t.Errorf("a new file of a skill did not make a new *sources.Skill: %v", third["a"].FileList)
+	}
+}
+
+// A tree with a cache folder starts from what the last process parsed.
+func TestCacheDir(t *testing.T) {
+	root := tree(t, map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b")})
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{"a/SKILL.md", "b/SKILL.md"} {
+		must(t, os.Chtimes(filepath.Join(root, p), old, old))
+	}
+	cacheDir := t.TempDir()
+	relist(t, dirtree.New(root, &dirtree.Options{CacheDir: cacheDir}))
+	files, _ := filepath.Glob(filepath.Join(cacheDir, "trees", "*.cache"))
+	if len(files) != 1 {
+		t.Fatalf("cache files: %v", files)
+	}
+	// A second process: edit one skill first; the other comes from the
+	// cache, the edited one from the disk.
+	writeSkill(t, filepath.Join(root, "b/SKILL.md"), "---\nname: b\ndescription: Edited between two runs.\n---\n")
+	l := byName(relist(t, dirtree.New(root, &dirtree.Options{CacheDir: cacheDir})))
+	if l["a"] == nil || l["b"].Description != "Edited between two runs." {
+		t.Errorf("second run: %v", l)
+	}
+	// A corrupt cache costs nothing but time.
+	must(t, os.WriteFile(files[0], []byte("garbage"), 0o644))
+	if l := byName(relist(t, dirtree.New(root, &dirtree.Options{CacheDir: cacheDir}))); len(l) != 2 {
+		t.Errorf("with a corrupt cache: %v", l)
 	}
 }

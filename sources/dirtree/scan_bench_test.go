@@ -4,21 +4,23 @@ import (
 	"context"
 	"testing"
 
+	corpusdir "github.com/skillmux/skillmux/internal/corpus"
 	"github.com/skillmux/skillmux/internal/skillgen"
 	"github.com/skillmux/skillmux/sources/dirtree"
 )
 
-// benchmarkScan lists a folder of n generated skills, as the server does at
-// start. The files are in the page cache: this is the scan's own cost, not
-// the disk's. b.Loop leaves the generation out of the timing.
-func benchmarkScan(b *testing.B, n int) {
+// benchmarkScan lists a folder of n skills written by write with a new
+// Tree each time, as a server does at start. The files are in the page
+// cache: this is the scan's own cost, not the disk's. b.Loop leaves the
+// writing out of the timing.
+func benchmarkScan(b *testing.B, n int, write func(dir string) error, opts *dirtree.Options) {
 	dir := b.TempDir()
-	if err := skillgen.Generate(dir, n, nil); err != nil {
+	if err := write(dir); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		l, err := dirtree.New(dir, nil).List(context.Background())
+		l, err := dirtree.New(dir, opts).List(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -29,30 +31,35 @@ func benchmarkScan(b *testing.B, n int) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/skill")
 }
 
-func BenchmarkScan1k(b *testing.B)  { benchmarkScan(b, 1_000) }
-func BenchmarkScan10k(b *testing.B) { benchmarkScan(b, 10_000) }
-
-// benchmarkScanDeferred lists as a server does at start: without looking
-// inside skill folders.
-func benchmarkScanDeferred(b *testing.B, n int) {
-	dir := b.TempDir()
-	if err := skillgen.Generate(dir, n, nil); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		l, err := dirtree.New(dir, &dirtree.Options{Defer: true}).List(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(l.Skills) != n {
-			b.Fatalf("listed %d skills, want %d", len(l.Skills), n)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/skill")
+// synthetic writes skills from skillgen.Generate: plain "key: value" front
+// matter, a 3 kB body and one reference file each.
+func synthetic(n int) func(string) error {
+	return func(dir string) error { return skillgen.Generate(dir, n, nil) }
 }
 
-func BenchmarkScanDeferred10k(b *testing.B) { benchmarkScanDeferred(b, 10_000) }
+// real writes copies of the shared corpus's real skills
+// (skillgen.Replicate): quoted and block-scalar descriptions, metadata
+// maps, flow lists, real bodies, references and scripts, plugin layouts.
+func real(b *testing.B, n int) func(string) error {
+	corpus := corpusdir.Dir(b)
+	return func(dir string) error {
+		_, err := skillgen.Replicate(dir, corpus, n, nil)
+		return err
+	}
+}
+
+// The whole scan, inside skill folders too (what `skillmux list` does).
+func BenchmarkScan1k(b *testing.B)      { benchmarkScan(b, 1_000, synthetic(1_000), nil) }
+func BenchmarkScan10k(b *testing.B)     { benchmarkScan(b, 10_000, synthetic(10_000), nil) }
+func BenchmarkScanReal10k(b *testing.B) { benchmarkScan(b, 10_000, real(b, 10_000), nil) }
+
+// The deferred scan a watching server answers its first request after.
+func BenchmarkScanDeferred10k(b *testing.B) {
+	benchmarkScan(b, 10_000, synthetic(10_000), &dirtree.Options{Defer: true})
+}
+func BenchmarkScanDeferredReal10k(b *testing.B) {
+	benchmarkScan(b, 10_000, real(b, 10_000), &dirtree.Options{Defer: true})
+}
 
 // BenchmarkRescan10k lists a tree of 10,000 skills again with nothing
 // changed: the periodic rescan, every file's parse reused.

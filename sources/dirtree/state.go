@@ -18,7 +18,7 @@ type state struct {
 	skills   map[string]*entry
 	problems map[string]sources.Diagnostic // folder-level problems, by path
 	bounds   bounds
-	order    []string // the keys of skills sorted by entry path; nil after a change
+	order    []*entry // the entries sorted by path; nil after a change
 }
 
 // entry is one skill (or one file refused as a skill), keyed in
@@ -92,10 +92,8 @@ func (s *state) forget(path string) {
 
 // put records an entry under key.
 func (s *state) put(key string, e *entry) {
-	if _, ok := s.skills[key]; !ok {
-		s.order = nil
-	}
 	s.skills[key] = e
+	s.order = nil
 }
 
 // listing assembles what the state holds, in path order so that
@@ -105,21 +103,25 @@ func (s *state) put(key string, e *entry) {
 // involves no symlinked folder is kept; among linked ones, the first.
 func (s *state) listing(t *Tree) *sources.Listing {
 	if s.order == nil {
-		s.order = make([]string, 0, len(s.skills))
-		for k := range s.skills {
-			s.order = append(s.order, k)
+		s.order = make([]*entry, 0, len(s.skills))
+		for _, e := range s.skills {
+			s.order = append(s.order, e)
 		}
-		slices.SortFunc(s.order, func(a, b string) int { return strings.Compare(s.skills[a].path, s.skills[b].path) })
+		slices.SortFunc(s.order, func(a, b *entry) int { return strings.Compare(a.path, b.path) })
 	}
 	l := &sources.Listing{Skills: make([]*sources.Skill, 0, len(s.skills))}
-	taken := make(map[string]bool, len(s.skills))
-	for _, k := range s.order {
-		if e := s.skills[k]; !e.linked {
-			taken[e.real] = true
+	// Real folders reached without a link; only worth knowing when some
+	// entry was reached through one.
+	var taken map[string]bool
+	if slices.ContainsFunc(s.order, func(e *entry) bool { return e.linked }) {
+		taken = make(map[string]bool, len(s.skills))
+		for _, e := range s.order {
+			if !e.linked {
+				taken[e.real] = true
+			}
 		}
 	}
-	for _, k := range s.order {
-		e := s.skills[k]
+	for _, e := range s.order {
 		if e.linked {
 			if taken[e.real] {
 				continue

@@ -52,6 +52,21 @@ func (w *walk) start(dir, real string, depth int, linked bool) {
 	w.visit(dir, real, depth, linked, nil)
 }
 
+// spawn is start on another goroutine when one of the walk's may run, so
+// that many folders started one after another are walked in parallel.
+func (w *walk) spawn(dir, real string, depth int, linked bool) {
+	w.wg.Add(1)
+	select {
+	case w.sem <- struct{}{}:
+		go func() {
+			defer func() { <-w.sem }()
+			w.visit(dir, real, depth, linked, nil)
+		}()
+	default:
+		w.visit(dir, real, depth, linked, nil)
+	}
+}
+
 // wait waits for the walk and reports whether ctx ended it.
 func (w *walk) wait() error {
 	w.wg.Wait()
@@ -124,7 +139,10 @@ func (w *walk) folder(dir, real, full, name string, depth int, linked, isLink bo
 	if sources.SkipDir(name) || w.t.skipped(full) {
 		return
 	}
-	sub := join(real, name)
+	sub := full // the real path, the same string while no link was crossed
+	if dir != real {
+		sub = join(real, name)
+	}
 	if isLink {
 		var err error
 		if sub, err = filepath.EvalSymlinks(full); err != nil || !w.firstVisit(sub, real) {
@@ -199,7 +217,9 @@ func (w *walk) file(owner *entry, path string) {
 		owner.truncated = true
 		return
 	}
-	owner.files = append(owner.files, filepath.ToSlash(rel))
+	// Rel returns a part of path; the clone keeps only the part, not the
+	// whole path, alive for as long as the skill is listed.
+	owner.files = append(owner.files, strings.Clone(filepath.ToSlash(rel)))
 }
 
 // finish sorts the file lists, which parallel folders filled in any

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"path/filepath"
+	"strings"
 
 	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/sources"
@@ -91,22 +93,54 @@ func ignoreDone(ctx context.Context, err error) error {
 	return err
 }
 
-// complete runs the deep scan that Defer postponed: the skills nested in
-// other skills and each skill's file list. The next List returns its
-// result without scanning. It reports whether it scanned.
+// complete looks inside the skill folders that Defer left alone: the
+// skills nested in other skills, and each skill's file list. Only those
+// folders are walked (the rest of the tree was, by the deferred scan), and
+// each skill's entry is replaced as its folder is done, so the tree never
+// holds two copies of itself. The next List returns the result without
+// scanning. complete reports whether it walked anything.
 func (t *Tree) complete(ctx context.Context) (bool, error) {
 	t.scanning.Lock()
 	defer t.scanning.Unlock()
-	if t.st != nil && t.st.deep {
+	st := t.st
+	switch {
+	case st != nil && st.deep:
 		return false, nil
-	}
-	if err := t.scanAll(ctx, true); err != nil {
-		return false, err
+	case st == nil || st.rootReal == "":
+		if err := t.scanAll(ctx, true); err != nil {
+			return false, err
+		}
+	default:
+		var folders []*entry
+		for _, e := range st.skills {
+			if !e.inside && e.skill != nil && e.skill.Kind == sources.KindSkill {
+				folders = append(folders, e)
+			}
+		}
+		w := newWalk(ctx, t, st, true, st.gen)
+		for _, e := range folders {
+			dir := filepath.Dir(e.path)
+			w.spawn(dir, e.real, depthOf(t.root, dir), e.linked)
+		}
+		if err := w.wait(); err != nil {
+			return false, err
+		}
+		st.deep = true
+		t.saveCache()
 	}
 	t.mu.Lock()
 	t.pending.current = true
 	t.mu.Unlock()
 	return true, nil
+}
+
+// depthOf is how many folders deep below root dir is.
+func depthOf(root, dir string) int {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == "." {
+		return 0
+	}
+	return strings.Count(rel, string(filepath.Separator)) + 1
 }
 
 var _ sources.Watcher = (*Tree)(nil)

@@ -132,7 +132,7 @@ func checkSkill(t testing.TB, src sources.Source, sk *sources.Skill) {
 		t.Errorf("%s: Kind %q", id, sk.Kind)
 	}
 	switch sk.Scope {
-	case sources.ScopeUser, sources.ScopeProject, sources.ScopePlugin, sources.ScopeRoot:
+	case sources.ScopeUser, sources.ScopeProject, sources.ScopePlugin, sources.ScopeRoot, sources.ScopeSourcePlugin:
 	default:
 		t.Errorf("%s: Scope %q", id, sk.Scope)
 	}

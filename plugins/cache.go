@@ -1,0 +1,199 @@
+package plugins
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultCacheBytes bounds the local copies of plugin skills, together.
+const DefaultCacheBytes = 256 << 20
+
+// copyCache keeps read-only local copies of plugin skills, so that an
+// agent can read a skill's files with its own tools from the base
+// directory it is shown. A copy lives in <root>/<key>/<folder>, where key
+// is a digest of the skill's content: a skill that changes gets a new
+// folder, and an unchanged one keeps its folder across restarts of
+// skillmux and of the plugin. When the copies would hold more than max
+// bytes, the least recently used are removed.
+type copyCache struct {
+	root string
+	max  int64
+
+	// mu guards inflight: the copies being made, by key, so that two
+	// loads of one skill make one copy.
+	mu       sync.Mutex
+	inflight map[string]*flight
+}
+
+type flight struct {
+	done chan struct{}
+	err  error
+}
+
+func newCopyCache(root string, max int64) *copyCache {
+	return &copyCache{root: root, max: max, inflight: map[string]*flight{}}
+}
+
+// ensure makes the copy of a skill in <root>/<key>/<folder> unless it
+// exists, fetching each file (which checks it against its digest). The
+// files are written read-only to a temporary folder that is renamed into
+// place whole, so a copy is complete or absent, also to other processes.
+func (c *copyCache) ensure(key, folder string, files []fileMeta, fetch func(fileMeta) ([]byte, error)) error {
+	final := filepath.Join(c.root, key)
+	c.mu.Lock()
+	if f := c.inflight[key]; f != nil {
+		c.mu.Unlock()
+		<-f.done
+		return f.err
+	}
+	if st, err := os.Stat(filepath.Join(final, folder)); err == nil && st.IsDir() {
+		c.mu.Unlock()
+		now := time.Now()
+		os.Chtimes(final, now, now) // recently used
+		return nil
+	}
+	f := &flight{done: make(chan struct{})}
+	c.inflight[key] = f
+	c.mu.Unlock()
+	f.err = c.fill(final, folder, files, fetch)
+	c.mu.Lock()
+	delete(c.inflight, key)
+	c.mu.Unlock()
+	close(f.done)
+	return f.err
+}
+
+func (c *copyCache) fill(final, folder string, files []fileMeta, fetch func(fileMeta) ([]byte, error)) error {
+	var total int64
+	for _, m := range files {
+		total += m.size
+	}
+	if total > c.max {
+		return fmt.Errorf("the skill's %d bytes do not fit in the cache of plugin skills (%d bytes)", total, c.max)
+	}
+	if err := os.MkdirAll(c.root, 0o755); err != nil {
+		return err
+	}
+	c.evict(total)
+	tmp, err := os.MkdirTemp(c.root, ".tmp-")
+	if err != nil {
+		return err
+	}
+	defer removeAll(tmp) // gone once renamed
+	base := filepath.Join(tmp, folder)
+	for _, m := range files {
+		data, err := fetch(m)
+		if err != nil {
+			return err
+		}
+		if sum := sha256.Sum256(data); !bytes.Equal(sum[:], m.sha256) {
+			return fmt.Errorf("%s: %w", m.path, errBadFile)
+		}
+		p := filepath.Join(base, filepath.FromSlash(m.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o444); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil { // a skill of one empty listing
+		return err
+	}
+	readOnly(base)
+	if err := os.Rename(tmp, final); err != nil {
+		if _, serr := os.Stat(filepath.Join(final, folder)); serr == nil {
+			return nil // another process made it first
+		}
+		return err
+	}
+	return nil
+}
+
+// evict removes the least recently used copies until need more bytes
+// fit under the cap, and temporary folders left by a crash.
+func (c *copyCache) evict(need int64) {
+	entries, err := os.ReadDir(c.root)
+	if err != nil {
+		return
+	}
+	type copy struct {
+		path string
+		size int64
+		used time.Time
+	}
+	var copies []copy
+	var used int64
+	for _, e := range entries {
+		p := filepath.Join(c.root, e.Name())
+		info, err := e.Info()
+		if err != nil || !e.IsDir() {
+			continue
+		}
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			if time.Since(info.ModTime()) > time.Hour {
+				removeAll(p)
+			}
+			continue
+		}
+		var size int64
+		filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if fi, err := d.Info(); err == nil {
+					size += fi.Size()
+				}
+			}
+			return nil
+		})
+		copies = append(copies, copy{p, size, info.ModTime()})
+		used += size
+	}
+	slices.SortFunc(copies, func(a, b copy) int { return a.used.Compare(b.used) })
+	for _, cp := range copies {
+		if used+need <= c.max {
+			return
+		}
+		if removeAll(cp.path) == nil {
+			used -= cp.size
+		}
+	}
+}
+
+// readOnly makes the folders under dir, dir included, read-only; the
+// files are written so.
+func readOnly(dir string) {
+	var dirs []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for _, d := range slices.Backward(dirs) {
+		os.Chmod(d, 0o555)
+	}
+}
+
+// removeAll removes a copy, whose folders are read-only.
+func removeAll(p string) error {
+	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(q, 0o755)
+		}
+		return nil
+	})
+	err := os.RemoveAll(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,293 @@
+package plugins
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"google.golang.org/grpc"
+
+	pluginpb "github.com/skillmux/skillmux/plugins/proto"
+	"github.com/skillmux/skillmux/sources"
+)
+
+// remote turns a plugin's answers into what skillmux serves: listings of
+// skills judged as local ones are, and files read within bounds. It knows
+// nothing of processes: client returns the connection in use, which
+// changes when a plugin is restarted.
+type remote struct {
+	name      string // the source's name
+	namespace string // qualifies every skill; "" for plain names
+	timeout   time.Duration
+	cache     *copyCache // nil: no local copies
+	// client returns the plugin's client now, or why there is none.
+	client func() (pluginpb.SkillSourceClient, error)
+	// fileCtx bounds a read of a skill's file, which fs.FS gives no
+	// context: the source's life, and the call deadline.
+	fileCtx func() (context.Context, context.CancelFunc)
+	// copyFailed is told, once per skill, why a local copy could not be
+	// made; the file is then read through the plugin.
+	copyFailed func(id string, err error)
+}
+
+// address is where a skill of the plugin lives, for Skill.Path and
+// diagnostics.
+func (r *remote) address(id string) string { return "plugin://" + r.name + "/" + id }
+
+// fileMeta is a file of a skill as listed.
+type fileMeta struct {
+	path   string
+	size   int64
+	sha256 []byte
+}
+
+// list asks the plugin for its listing, within ctx, and checks it.
+func (r *remote) list(ctx context.Context, c pluginpb.SkillSourceClient) (*sources.Listing, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the stream when the listing is cut short
+	stream, err := c.List(ctx, &pluginpb.ListRequest{}, grpc.MaxCallRecvMsgSize(maxMessage))
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{r: r, seen: map[string]bool{}, out: &sources.Listing{}}
+	for {
+		page, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !b.page(page) {
+			break
+		}
+	}
+	if b.dropped > 0 {
+		b.out.Problems = append(b.out.Problems, sources.Diagnostic{Severity: sources.Warning, Path: r.address(""), Rule: "plugin-problems",
+			Message: fmt.Sprintf("%d more problems were reported by the plugin and left out", b.dropped)})
+	}
+	return b.out, nil
+}
+
+// builder checks a listing page by page.
+type builder struct {
+	r       *remote
+	out     *sources.Listing
+	seen    map[string]bool
+	skills  int
+	dropped int // problems past maxProblems
+}
+
+// page adds a page; false means the listing is full and the rest is
+// left out.
+func (b *builder) page(p *pluginpb.ListResponse) bool {
+	for _, d := range p.Problems {
+		b.problem(diagnosticIn(d, b.r.address("")))
+	}
+	for _, ps := range p.Skills {
+		if b.skills == MaxSkills {
+			b.problem(sources.Diagnostic{Severity: sources.Error, Path: b.r.address(""), Rule: "plugin-too-many-skills",
+				Message: fmt.Sprintf("the plugin lists more than %d skills; the rest are not served", MaxSkills)})
+			return false
+		}
+		b.skills++
+		b.skill(ps)
+	}
+	return true
+}
+
+func (b *builder) problem(d sources.Diagnostic) {
+	if len(b.out.Problems) >= maxProblems {
+		b.dropped++
+		return
+	}
+	b.out.Problems = append(b.out.Problems, d)
+}
+
+func (b *builder) skill(ps *pluginpb.Skill) {
+	r := b.r
+	id := ps.Id
+	if !validID(id) {
+		b.problem(sources.Diagnostic{Severity: sources.Error, Path: r.address(""), Rule: "plugin-skill-id",
+			Message: fmt.Sprintf("skill id %q is not a relative path of plain names (valid UTF-8, no '.', '..', ':' or '\\', at most %d bytes); the skill is not served", clean(id, false), MaxIDBytes)})
+		return
+	}
+	if b.seen[id] {
+		b.problem(sources.Diagnostic{Severity: sources.Error, Path: r.address(id), Rule: "plugin-skill-id",
+			Message: fmt.Sprintf("skill id %q is listed twice; only the first is served", id)})
+		return
+	}
+	b.seen[id] = true
+	entry := r.address(id) + "/" + sources.SkillFile
+	var diags []sources.Diagnostic
+	warn := func(rule, format string, args ...any) {
+		diags = append(diags, sources.Diagnostic{Severity: sources.Warning, Path: entry, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	files := map[string]fileMeta{}
+	var total int64
+	for _, f := range ps.Files {
+		switch {
+		case !validPath(f.Path):
+			warn("plugin-file-path", "file %q is not a relative path inside the skill; it is not served", clean(f.Path, false))
+			continue
+		case files[f.Path].sha256 != nil:
+			warn("plugin-file-path", "file %q is listed twice; the first is served", f.Path)
+			continue
+		case f.Size < 0 || f.Size > MaxSkillBytes || total+f.Size > MaxSkillBytes:
+			warn("plugin-file-size", "file %q of %d bytes would take the skill past %d MiB; it is not served", f.Path, f.Size, MaxSkillBytes>>20)
+			continue
+		case len(f.Sha256) != sha256.Size:
+			warn("plugin-file-digest", "file %q has no SHA-256 digest (%d bytes instead of 32); it is not served", f.Path, len(f.Sha256))
+			continue
+		case len(files) == MaxFiles:
+			warn("plugin-too-many-files", "more than %d files; %q and the rest are not served", MaxFiles, f.Path)
+			continue
+		}
+		total += f.Size
+		files[f.Path] = fileMeta{path: f.Path, size: f.Size, sha256: f.Sha256}
+	}
+	if _, ok := files[sources.SkillFile]; !ok {
+		b.problem(sources.Diagnostic{Severity: sources.Error, Path: entry, Rule: "plugin-no-entry",
+			Message: "the plugin lists no readable SKILL.md for this skill; it is not served"})
+		return
+	}
+	if !utf8.Valid(ps.FrontMatter) {
+		b.problem(sources.Diagnostic{Severity: sources.Error, Path: entry, Rule: "plugin-utf8",
+			Message: "the front matter is not valid UTF-8; the skill is not served"})
+		return
+	}
+	var list []string
+	for p := range files {
+		if p != sources.SkillFile {
+			list = append(list, p)
+		}
+	}
+	slices.Sort(list)
+	folder := path.Base(id)
+	rfs := &remoteFS{r: r, id: id, files: files}
+	dir := r.address(id)
+	if r.cache != nil {
+		rfs.key = contentKey(files)
+		rfs.dir = filepath.Join(r.cache.root, rfs.key, folder)
+		dir = rfs.dir
+	}
+	loc := sources.Location{Path: entry, Dir: dir, Folder: folder, Files: rfs, FileList: list}
+	sk, err := sources.NewSkill(ps.FrontMatter, loc, sources.LoadOptions{Namespace: r.namespace, Source: r.name, Scope: sources.ScopeSourcePlugin, Kind: sources.KindSkill})
+	if err != nil {
+		b.problem(sources.AsDiagnostic(entry, err))
+		return
+	}
+	own := map[string]bool{}
+	for _, d := range sk.Diagnostics {
+		own[d.Rule+"\x00"+d.Field+"\x00"+d.Message] = true
+	}
+	for i, d := range ps.Diagnostics {
+		if i == maxSkillDiagnostics {
+			warn("plugin-problems", "%d more diagnostics from the plugin were left out", len(ps.Diagnostics)-i)
+			break
+		}
+		dd := diagnosticIn(d, entry)
+		if !own[dd.Rule+"\x00"+dd.Field+"\x00"+dd.Message] { // the plugin judged the front matter too
+			diags = append(diags, dd)
+		}
+	}
+	sk.Diagnostics = append(sk.Diagnostics, diags...)
+	b.out.Skills = append(b.out.Skills, sk)
+}
+
+// contentKey names a skill's content: a digest of its files' paths,
+// sizes and digests. Equal keys mean equal files.
+func contentKey(files map[string]fileMeta) string {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	h := sha256.New()
+	io.WriteString(h, "skillmux plugin skill v1\n")
+	for _, p := range paths {
+		f := files[p]
+		fmt.Fprintf(h, "%s\x00%d\x00%x\n", p, f.size, f.sha256)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// diagnosticIn is a diagnostic a plugin sent, made safe to show.
+func diagnosticIn(d *pluginpb.Diagnostic, where string) sources.Diagnostic {
+	out := sources.Diagnostic{Severity: sources.Warning, Path: clean(d.Path, false), Line: int(max(d.Line, 0)),
+		Field: clean(d.Field, false), Rule: clean(d.Rule, false), Message: clean(d.Message, true)}
+	if d.Severity == pluginpb.Diagnostic_ERROR {
+		out.Severity = sources.Error
+	}
+	if out.Path == "" {
+		out.Path = where
+	}
+	if out.Message == "" {
+		out.Message = "(the plugin gave no message)"
+	}
+	return out
+}
+
+// readFile reads one listed file through the plugin, within ctx, and
+// checks it against the listing: its size, its chunks and its digest.
+func (r *remote) readFile(ctx context.Context, id string, m fileMeta) ([]byte, error) {
+	fail := func(err error) ([]byte, error) { return nil, &fs.PathError{Op: "read", Path: m.path, Err: err} }
+	c, err := r.client()
+	if err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := c.ReadFile(ctx, &pluginpb.ReadFileRequest{SkillId: id, Path: m.path}, grpc.MaxCallRecvMsgSize(maxChunk+(64<<10)))
+	if err != nil {
+		return fail(err)
+	}
+	buf := make([]byte, 0, m.size)
+	h := sha256.New()
+	var said []byte
+	first := true
+	for {
+		ch, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail(err)
+		}
+		if first && ch.Size != m.size {
+			return fail(fmt.Errorf("%w: the plugin sends %d bytes but listed %d", errBadFile, ch.Size, m.size))
+		}
+		first = false
+		if len(ch.Data) > maxChunk || int64(len(buf)+len(ch.Data)) > m.size {
+			return fail(fmt.Errorf("%w: more than the %d bytes listed", sources.ErrTooLarge, m.size))
+		}
+		buf = append(buf, ch.Data...)
+		h.Write(ch.Data)
+		if len(ch.Sha256) > 0 {
+			said = ch.Sha256
+		}
+	}
+	got := h.Sum(nil)
+	switch {
+	case first:
+		return fail(fmt.Errorf("%w: the plugin sent nothing", errBadFile))
+	case int64(len(buf)) != m.size:
+		return fail(fmt.Errorf("%w: %d bytes of the %d listed", errBadFile, len(buf), m.size))
+	case !bytes.Equal(got, m.sha256), said != nil && !bytes.Equal(said, got):
+		return fail(fmt.Errorf("%w: the content does not match its listed SHA-256 digest", errBadFile))
+	}
+	return buf, nil
+}
+
+// errBadFile means a plugin sent a file other than the one it listed.
+var errBadFile = errors.New("plugin sent a bad file")

@@ -1,0 +1,226 @@
+package plugins
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// The test binary is also the plugins and the host of the tests that run
+// real processes: TestMain turns into one when an environment variable
+// says so (the host passes it explicitly, as it passes nothing else).
+const (
+	envPlugin = "SKILLMUX_TEST_PLUGIN" // a plugin mode: see testPlugin
+	envHost   = "SKILLMUX_TEST_HOST"   // a host that prints its plugin's pid
+	envDir    = "SKILLMUX_TEST_DIR"
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(envPlugin); mode != "" {
+		os.Exit(testPlugin(mode))
+	}
+	if mode := os.Getenv(envHost); mode != "" {
+		os.Exit(testHost(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// testPlugin runs the test binary as a plugin:
+//
+//	dir    serves the folder $SKILLMUX_TEST_DIR (with its watch)
+//	hang   answers Describe, never List
+//	v2     prints the handshake of protocol version 2
+//	exit   exits at once with status 3
+//	flood  serves one skill and sends change events without pause
+//	env    serves one skill that describes its environment and stdin
+//	noisy  writes to stdout and stderr around its handshake
+func testPlugin(mode string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	var src sources.Source
+	switch mode {
+	case "dir", "noisy":
+		if mode == "noisy" {
+			fmt.Fprintln(os.Stderr, "noisy: before the handshake")
+		}
+		src = dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"})
+		if mode == "noisy" {
+			src = &noisy{src}
+		}
+	case "hang":
+		src = hang{}
+	case "v2":
+		fmt.Println("1|2|unix|/nonexistent.sock|grpc")
+		time.Sleep(time.Minute)
+		return 0
+	case "exit":
+		fmt.Fprintln(os.Stderr, "exit: failing on purpose")
+		return 3
+	case "flood":
+		src = &flood{Fake: sourcetest.Fake{SourceName: "flood", Skills: []sourcetest.FakeSkill{{Name: "f", Description: "F."}}}}
+	case "env":
+		n, _ := os.Stdin.Read(make([]byte, 1))
+		desc := fmt.Sprintf("HOME=%q SECRET=%q GIVEN=%q STDIN=%d", os.Getenv("HOME"), os.Getenv("SKILLMUX_TEST_SECRET"), os.Getenv("GIVEN"), n)
+		src = &sourcetest.Fake{SourceName: "env", Skills: []sourcetest.FakeSkill{{Name: "env", Description: strconv.Quote(desc)}}}
+	default:
+		fmt.Fprintln(os.Stderr, "unknown mode", mode)
+		return 2
+	}
+	if err := Serve(ctx, src, &ServeOptions{Version: "test", ParentCheck: 100 * time.Millisecond}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+type noisy struct{ sources.Source }
+
+func (n *noisy) List(ctx context.Context) (*sources.Listing, error) {
+	fmt.Println("noisy: a stray line on stdout")
+	fmt.Fprintln(os.Stderr, `{"level":"WARN","msg":"noisy: a JSON warning"}`)
+	return n.Source.List(ctx)
+}
+
+type hang struct{}
+
+func (hang) Name() string { return "hang" }
+func (hang) List(context.Context) (*sources.Listing, error) {
+	select {} // ignores its context: hung for good
+}
+
+type flood struct{ sourcetest.Fake }
+
+func (f *flood) Watch(ctx context.Context, changed func()) error {
+	for ctx.Err() == nil {
+		changed()
+		time.Sleep(100 * time.Microsecond)
+	}
+	return nil
+}
+
+// testHost runs the test binary as skillmux would: it starts a plugin
+// (mode dir over $SKILLMUX_TEST_DIR), lists it, prints "pid=N" on stdout
+// and waits to be killed.
+func testHost(mode string) int {
+	src, err := New("p", []string{os.Args[0]}, &Options{Env: map[string]string{envPlugin: mode, envDir: os.Getenv(envDir)}, NoCache: true,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if _, err := src.List(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("pid=%d\n", src.Status().PID)
+	if os.Getenv("SKILLMUX_TEST_CLOSE") != "" {
+		src.Close()
+		fmt.Println("closed")
+		return 0
+	}
+	select {}
+}
+
+// pluginCommand is the command of a test plugin.
+func pluginCommand() []string { return []string{os.Args[0]} }
+
+// logBuffer collects log lines for checks.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *logBuffer) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// newTestSource starts a plugin of the test binary in mode, closed at the
+// end of the test.
+func newTestSource(t *testing.T, name, mode string, o *Options) (*Source, *logBuffer) {
+	t.Helper()
+	logs := &logBuffer{}
+	if o == nil {
+		o = &Options{}
+	}
+	if o.Env == nil {
+		o.Env = map[string]string{}
+	}
+	o.Env[envPlugin] = mode
+	if o.Logger == nil {
+		o.Logger = logs.logger()
+	}
+	if o.CacheDir == "" {
+		o.NoCache = true
+	}
+	src, err := New(name, pluginCommand(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		src.Close()
+		if t.Failed() {
+			t.Logf("logs of %s:\n%s", name, logs)
+		}
+	})
+	return src, logs
+}
+
+// skillDir writes a skill folder under root.
+func skillDir(t *testing.T, root, name, desc string) {
+	t.Helper()
+	sourcetest.WriteFile(t, filepath.Join(root, name, "SKILL.md"), "---\nname: "+name+"\ndescription: "+desc+"\n---\nBody of "+name+".\n")
+}
+
+// alive reports whether the process pid exists and is not a zombie.
+func alive(pid int) bool {
+	if data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		// "pid (comm) S ...": the state follows the last ')'.
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+	} else if _, err := os.Stat("/proc/self"); err == nil {
+		return false // /proc is there, the process is not
+	}
+	return syscall.Kill(pid, 0) == nil
+}
+
+// eventually polls cond until it holds or d has passed.
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+var _ io.Writer = (*logBuffer)(nil)

@@ -1,0 +1,841 @@
+package plugins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
+
+	pluginpb "github.com/skillmux/skillmux/plugins/proto"
+	"github.com/skillmux/skillmux/sources"
+)
+
+// Defaults of Options.
+const (
+	// DefaultTimeout bounds every call to a plugin.
+	DefaultTimeout = 10 * time.Second
+	// DefaultStartTimeout bounds a plugin's start, up to its handshake.
+	DefaultStartTimeout = 15 * time.Second
+	// DefaultGrace is how long the skills of a plugin that is down stay
+	// in the catalog: long enough for a restart, so that one crash does
+	// not make the catalog change twice.
+	DefaultGrace = 10 * time.Second
+)
+
+// Backoff says how a crashed plugin is restarted: after Min, then twice
+// as long each time up to Max; a plugin that stays up for Window starts
+// over from Min. After MaxCrashes crashes (or failed starts) within
+// Window it is given up: not restarted until skillmux restarts or its
+// configuration changes.
+type Backoff struct {
+	Min, Max   time.Duration
+	MaxCrashes int
+	Window     time.Duration
+}
+
+// DefaultBackoff is the Backoff of a nil Options: 250 ms doubling up to
+// 30 s, given up after 5 crashes within a minute.
+var DefaultBackoff = Backoff{Min: 250 * time.Millisecond, Max: 30 * time.Second, MaxCrashes: 5, Window: time.Minute}
+
+// Options configures a Source. A nil *Options means the defaults.
+type Options struct {
+	// Env is the plugin's environment, whole: skillmux's own is not
+	// passed on (go-plugin's handshake variables are added).
+	Env map[string]string
+	// Namespace qualifies the plugin's skills; default the source's name.
+	// PlainNames serves them under their plain names instead.
+	Namespace  string
+	PlainNames bool
+	// Timeout bounds every call to the plugin; default DefaultTimeout.
+	Timeout time.Duration
+	// StartTimeout bounds a start; default DefaultStartTimeout.
+	StartTimeout time.Duration
+	// Grace is how long the last listing of a plugin that is down or not
+	// answering is still served; default DefaultGrace. A negative Grace
+	// serves none: the skills leave the catalog at once.
+	Grace time.Duration
+	// Backoff governs restarts; its zero fields take DefaultBackoff's.
+	Backoff Backoff
+	// CacheDir holds the local copies of the plugin's skills (see
+	// Skill.Dir); default <user cache folder>/skillmux/plugin-skills.
+	// NoCache makes none: files are read through the plugin, and a
+	// skill's Dir is its address.
+	CacheDir   string
+	NoCache    bool
+	CacheBytes int64 // default DefaultCacheBytes
+	// HostVersion is skillmux's version, told to the plugin.
+	HostVersion string
+	// Logger receives the plugin's life and its stderr; default discards.
+	Logger *slog.Logger
+}
+
+// Source is a source plugin as a sources.Source: it starts the plugin's
+// process at the first List or Watch, supervises it, and stops it on
+// Close. It is safe for concurrent use.
+type Source struct {
+	name    string
+	command []string
+	o       Options
+	logger  *slog.Logger
+	remote  *remote
+
+	// life ends at Close. It is kept, against the habit of passing
+	// contexts, because the process outlives every call, and reads
+	// through a skill's fs.FS have no context of their own.
+	life    context.Context
+	end     context.CancelFunc
+	start   sync.Once
+	wg      sync.WaitGroup // the supervisor
+	restart chan *instance // asks the supervisor to restart a plugin that stopped answering
+
+	// mu guards the fields below; it is never held during a call to the
+	// plugin or a callback.
+	mu           sync.Mutex
+	phase        phase
+	inst         *instance     // the plugin, when up
+	launching    *procRunner   // the process being started
+	err          error         // why it is not up
+	changed      chan struct{} // closed and replaced at each change of phase
+	troubleSince time.Time     // since when it is down or failing; zero while well
+	last         *sources.Listing
+	listeners    map[int]func()
+	nextID       int
+	graceTimer   *time.Timer
+	timeouts     int // calls timed out in a row
+	restarts     int
+	pid          int
+	flooded      time.Time // the last time the plugin flooded events
+}
+
+type phase int
+
+const (
+	phaseIdle phase = iota
+	phaseStarting
+	phaseUp
+	phaseDown
+	phaseFailed
+	phaseClosed
+)
+
+func (p phase) String() string {
+	return [...]string{"idle", "starting", "up", "down", "failed", "closed"}[p]
+}
+
+var (
+	_ sources.Watcher            = (*Source)(nil)
+	_ interface{ Close() error } = (*Source)(nil)
+)
+
+// New returns the source plugin named name (the source's name, and by
+// default its skills' namespace) that runs command. Nothing starts before
+// the first List or Watch.
+func New(name string, command []string, opts *Options) (*Source, error) {
+	if len(command) == 0 || command[0] == "" {
+		return nil, errors.New("a source plugin needs a command")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = DefaultStartTimeout
+	}
+	switch {
+	case o.Grace == 0:
+		o.Grace = DefaultGrace
+	case o.Grace < 0:
+		o.Grace = 0
+	}
+	b, d := &o.Backoff, DefaultBackoff
+	if b.Min <= 0 {
+		b.Min = d.Min
+	}
+	if b.Max <= 0 {
+		b.Max = max(d.Max, b.Min)
+	}
+	if b.MaxCrashes <= 0 {
+		b.MaxCrashes = d.MaxCrashes
+	}
+	if b.Window <= 0 {
+		b.Window = d.Window
+	}
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = DefaultCacheBytes
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if !o.PlainNames && o.Namespace == "" {
+		o.Namespace = name
+	}
+	if o.PlainNames {
+		o.Namespace = ""
+	}
+	s := &Source{
+		name:      name,
+		command:   slices.Clone(command),
+		o:         o,
+		logger:    o.Logger.With("plugin", name),
+		restart:   make(chan *instance, 1),
+		changed:   make(chan struct{}),
+		listeners: map[int]func(){},
+	}
+	s.life, s.end = context.WithCancel(context.Background())
+	s.remote = &remote{
+		name:      name,
+		namespace: o.Namespace,
+		timeout:   o.Timeout,
+		client:    s.client,
+		fileCtx:   func() (context.Context, context.CancelFunc) { return context.WithTimeout(s.life, s.o.Timeout) },
+		copyFailed: func(id string, err error) {
+			s.logger.Warn("no local copy of a plugin skill; its files are read through the plugin", "skill", id, "err", err)
+		},
+	}
+	if !o.NoCache {
+		dir := o.CacheDir
+		if dir == "" {
+			if base, err := os.UserCacheDir(); err == nil {
+				dir = filepath.Join(base, "skillmux", "plugin-skills")
+			}
+		}
+		if dir != "" {
+			s.remote.cache = newCopyCache(dir, o.CacheBytes)
+		}
+	}
+	return s, nil
+}
+
+// Name implements sources.Source.
+func (s *Source) Name() string { return s.name }
+
+// List implements sources.Source. It waits for the plugin to start (at
+// most the start timeout), then asks it, within the call timeout. When the
+// plugin is down or does not answer, the last listing is served for the
+// grace period, with a warning; after it, List fails with an error that
+// wraps sources.ErrUnavailable, and the catalog drops the skills.
+func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("list source plugin %s: %w", s.name, err)
+	}
+	s.ensureStarted()
+	inst, err := s.await(ctx)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("list source plugin %s: %w", s.name, ctx.Err())
+	}
+	if inst != nil {
+		cctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+		l, lerr := s.remote.list(cctx, inst.rpc)
+		timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		cancel()
+		switch {
+		case lerr == nil:
+			return s.listed(l), nil
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("list source plugin %s: %w", s.name, ctx.Err())
+		}
+		err = s.callFailed(inst, "List", lerr, timedOut)
+	}
+	return s.unavailable(err)
+}
+
+// await waits until the plugin is up, or known not to be.
+func (s *Source) await(ctx context.Context) (*instance, error) {
+	limit := time.NewTimer(s.o.StartTimeout + s.o.Timeout)
+	defer limit.Stop()
+	for {
+		s.mu.Lock()
+		ph, inst, err, ch := s.phase, s.inst, s.err, s.changed
+		s.mu.Unlock()
+		switch ph {
+		case phaseUp:
+			return inst, nil
+		case phaseDown, phaseFailed, phaseClosed:
+			return nil, err
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-limit.C:
+			return nil, errors.New("the plugin is still starting")
+		}
+	}
+}
+
+// listed records a good listing and returns what List serves.
+func (s *Source) listed(l *sources.Listing) *sources.Listing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last, s.troubleSince, s.timeouts = l, time.Time{}, 0
+	if s.graceTimer != nil {
+		s.graceTimer.Stop()
+		s.graceTimer = nil
+	}
+	if time.Since(s.flooded) < time.Minute {
+		out := *l
+		out.Problems = append(slices.Clip(l.Problems), sources.Diagnostic{Severity: sources.Warning, Path: s.remote.address(""), Rule: "plugin-event-flood",
+			Message: fmt.Sprintf("the plugin sends more than %d change events a second; skillmux coalesces them and refreshes at most %d times a second", floodPerSecond, int(time.Second/minRefreshGap))})
+		return &out
+	}
+	return l
+}
+
+// callFailed records a failed call and says why it failed.
+func (s *Source) callFailed(inst *instance, call string, err error, timedOut bool) error {
+	if timedOut {
+		err = fmt.Errorf("the plugin did not answer %s within %s", call, s.o.Timeout)
+	}
+	s.mu.Lock()
+	if s.troubleSince.IsZero() {
+		s.troubleSince = time.Now()
+	}
+	restart := false
+	if timedOut {
+		s.timeouts++
+		restart = s.timeouts == maxTimeouts
+	}
+	s.mu.Unlock()
+	s.logger.Warn("source plugin call failed", "call", call, "err", err)
+	if restart {
+		s.logger.Warn("source plugin stopped answering; restarting it", "timeouts_in_a_row", maxTimeouts)
+		select {
+		case s.restart <- inst:
+		default:
+		}
+	}
+	return err
+}
+
+// maxTimeouts is how many calls in a row may time out before the plugin
+// is taken for hung and restarted.
+const maxTimeouts = 3
+
+// unavailable is List's answer when the plugin cannot answer: the last
+// listing during the grace period, an error wrapping
+// sources.ErrUnavailable after it.
+func (s *Source) unavailable(why error) (*sources.Listing, error) {
+	if why == nil {
+		why = errors.New("the plugin is not running")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if s.troubleSince.IsZero() {
+		s.troubleSince = now
+	}
+	until := s.troubleSince.Add(s.o.Grace)
+	if s.last != nil && now.Before(until) {
+		s.scheduleGraceEnd(until)
+		l := *s.last
+		l.Problems = append(slices.Clip(s.last.Problems), sources.Diagnostic{Severity: sources.Warning, Path: s.remote.address(""), Rule: "plugin-down",
+			Message: fmt.Sprintf("the plugin cannot answer (%v); its last listing is served for %s more", why, until.Sub(now).Round(time.Second))})
+		return &l, nil
+	}
+	return nil, fmt.Errorf("source plugin %s: %w: %w", s.name, sources.ErrUnavailable, why)
+}
+
+// scheduleGraceEnd makes the catalog list the plugin again when its grace
+// period ends, so that its skills leave then. s.mu is held.
+func (s *Source) scheduleGraceEnd(until time.Time) {
+	if s.graceTimer != nil || s.phase == phaseClosed {
+		return
+	}
+	s.graceTimer = time.AfterFunc(time.Until(until)+10*time.Millisecond, func() {
+		s.mu.Lock()
+		s.graceTimer = nil
+		s.mu.Unlock()
+		s.notify()
+	})
+}
+
+// Watch implements sources.Watcher. It runs until ctx is done, and
+// calls changed when the plugin says its listing changed (at most every
+// minRefreshGap, however many events it sends) and when the plugin goes
+// down, comes back, or its grace period ends. A plugin without the watch
+// capability is followed through its life only.
+func (s *Source) Watch(ctx context.Context, changed func()) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	s.ensureStarted()
+	s.mu.Lock()
+	id := s.nextID
+	s.nextID++
+	s.listeners[id] = changed
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, id)
+		s.mu.Unlock()
+	}()
+	var watched *instance
+	for {
+		s.mu.Lock()
+		ph, inst, ch := s.phase, s.inst, s.changed
+		s.mu.Unlock()
+		if ph == phaseClosed {
+			return nil
+		}
+		if ph == phaseUp && inst != watched {
+			watched = inst
+			if inst.desc.GetCapabilities().GetWatch() {
+				s.watchStream(ctx, inst, changed)
+				continue
+			}
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// Limits on watch events.
+const (
+	// minRefreshGap is the least time between two refreshes a plugin's
+	// events cause.
+	minRefreshGap = 100 * time.Millisecond
+	// floodPerSecond is how many events a second make a flood, which is
+	// logged and reported.
+	floodPerSecond = 50
+)
+
+// watchStream follows the plugin's watch stream until it ends or ctx is
+// done.
+func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	kick := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	stream, err := inst.rpc.Watch(ctx, &pluginpb.WatchRequest{}, grpcMaxRecv(64<<10))
+	if err != nil {
+		s.logger.Warn("source plugin watch failed; periodic rescans keep it current", "err", err)
+		return
+	}
+	wg.Go(func() {
+		var last time.Time
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-kick:
+			}
+			if wait := minRefreshGap - time.Since(last); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+					return
+				}
+			}
+			last = time.Now()
+			changed()
+		}
+	})
+	window, count := time.Now(), 0
+	for {
+		ev, err := stream.Recv()
+		if err != nil {
+			if ctx.Err() == nil && !isGone(err) {
+				s.logger.Warn("source plugin watch ended; periodic rescans keep it current", "err", err)
+			}
+			return
+		}
+		if time.Since(window) >= time.Second {
+			window, count = time.Now(), 0
+		}
+		count++
+		if count == floodPerSecond+1 {
+			s.mu.Lock()
+			first := time.Since(s.flooded) >= time.Minute
+			s.flooded = time.Now()
+			s.mu.Unlock()
+			if first {
+				s.logger.Warn("source plugin floods change events; they are coalesced", "events_per_second_over", floodPerSecond)
+			}
+		}
+		if len(ev.SkillIds) > 0 && s.logger.Enabled(ctx, slog.LevelDebug) {
+			ids := ev.SkillIds[:min(len(ev.SkillIds), 5)]
+			for i, id := range ids {
+				ids[i] = clean(id, false)
+			}
+			s.logger.Debug("source plugin says skills changed", "skills", ids, "count", len(ev.SkillIds))
+		}
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Close implements io.Closer: it stops the plugin (asking it to exit,
+// then killing its process group) and waits until it is gone.
+func (s *Source) Close() error {
+	s.mu.Lock()
+	if s.phase == phaseClosed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.setPhaseLocked(phaseClosed, nil, errors.New("the source is closed"))
+	launching := s.launching
+	if s.graceTimer != nil {
+		s.graceTimer.Stop()
+		s.graceTimer = nil
+	}
+	s.mu.Unlock()
+	s.end()
+	if launching != nil {
+		launching.Kill(context.Background())
+	}
+	s.start.Do(func() {}) // never starts after Close
+	s.wg.Wait()
+	return nil
+}
+
+// Status is what a Source knows of its plugin now.
+type Status struct {
+	// State is "idle" (not started yet), "starting", "up", "down"
+	// (crashed, to be restarted), "failed" (given up) or "closed".
+	State string
+	// PID is the process id of the plugin, when it runs.
+	PID int
+	// Restarts counts the restarts so far.
+	Restarts int
+	// Err says why the plugin is not up.
+	Err error
+}
+
+// Status reports the plugin's state.
+func (s *Source) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{State: s.phase.String(), Restarts: s.restarts, Err: s.err}
+	if s.phase == phaseUp {
+		st.PID = s.pid
+	}
+	return st
+}
+
+func (s *Source) ensureStarted() {
+	s.start.Do(func() { s.wg.Go(s.supervise) })
+}
+
+// client returns the plugin's client, or why there is none.
+func (s *Source) client() (pluginpb.SkillSourceClient, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.phase != phaseUp {
+		if s.err != nil {
+			return nil, s.err
+		}
+		return nil, fmt.Errorf("source plugin %s is %s", s.name, s.phase)
+	}
+	return s.inst.rpc, nil
+}
+
+// setPhaseLocked moves to a phase and wakes whoever waits for one.
+// s.mu is held.
+func (s *Source) setPhaseLocked(ph phase, inst *instance, err error) {
+	s.phase, s.inst, s.err = ph, inst, err
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// setPhase moves to a phase, unless the source is closed, and tells the
+// watchers.
+func (s *Source) setPhase(ph phase, inst *instance, err error) bool {
+	s.mu.Lock()
+	if s.phase == phaseClosed {
+		s.mu.Unlock()
+		return false
+	}
+	s.setPhaseLocked(ph, inst, err)
+	switch ph {
+	case phaseUp:
+		s.pid = inst.runner.pid
+	case phaseDown, phaseFailed:
+		if s.troubleSince.IsZero() {
+			s.troubleSince = time.Now()
+		}
+		if s.last != nil && s.o.Grace > 0 {
+			s.scheduleGraceEnd(s.troubleSince.Add(s.o.Grace))
+		}
+	}
+	s.mu.Unlock()
+	if ph != phaseStarting {
+		s.notify()
+	}
+	return true
+}
+
+// notify calls the watchers' callbacks, outside the lock.
+func (s *Source) notify() {
+	s.mu.Lock()
+	fns := make([]func(), 0, len(s.listeners))
+	for _, f := range s.listeners {
+		fns = append(fns, f)
+	}
+	s.mu.Unlock()
+	for _, f := range fns {
+		f()
+	}
+}
+
+// supervise starts the plugin and restarts it when it crashes, with
+// backoff, until Close or until it is given up.
+func (s *Source) supervise() {
+	b := s.o.Backoff
+	delay := b.Min
+	var crashes []time.Time
+	for s.life.Err() == nil {
+		if !s.setPhase(phaseStarting, nil, nil) {
+			return
+		}
+		inst, err := s.launch()
+		if err == nil {
+			if !s.setPhase(phaseUp, inst, nil) {
+				inst.stop()
+				return
+			}
+			s.logger.Info("source plugin started", "pid", inst.runner.pid, "protocol", inst.desc.ProtocolVersion,
+				"watch", inst.desc.GetCapabilities().GetWatch(), "version", clean(inst.desc.Version, false))
+			upAt := time.Now()
+			err = s.runUntilExit(inst)
+			if err == nil {
+				return // closed
+			}
+			if time.Since(upAt) >= b.Window {
+				delay, crashes = b.Min, nil
+			}
+		}
+		if s.life.Err() != nil {
+			return
+		}
+		var perm *permanentError
+		if errors.As(err, &perm) {
+			s.logger.Error("source plugin cannot be used; it is not restarted", "err", err)
+			s.setPhase(phaseFailed, nil, err)
+			return
+		}
+		now := time.Now()
+		crashes = slices.DeleteFunc(crashes, func(t time.Time) bool { return now.Sub(t) > b.Window })
+		crashes = append(crashes, now)
+		if len(crashes) >= b.MaxCrashes {
+			err = fmt.Errorf("%w (it failed %d times within %s, and is not restarted until skillmux restarts or its configuration changes)", err, len(crashes), b.Window)
+			s.logger.Error("source plugin given up after repeated crashes", "crashes", len(crashes), "window", b.Window, "err", err)
+			s.setPhase(phaseFailed, nil, err)
+			return
+		}
+		s.logger.Warn("source plugin is down; restarting it", "in", delay, "err", err)
+		s.setPhase(phaseDown, nil, err)
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-s.life.Done():
+			t.Stop()
+			return
+		}
+		delay = min(delay*2, b.Max)
+		s.mu.Lock()
+		s.restarts++
+		s.mu.Unlock()
+	}
+}
+
+// runUntilExit waits for the plugin to exit, to be taken for hung, or
+// for Close (then it stops it and returns nil).
+func (s *Source) runUntilExit(inst *instance) error {
+	for {
+		select {
+		case <-inst.runner.exited:
+			inst.stop()
+			return fmt.Errorf("the plugin exited: %v", exitReason(inst.runner.err))
+		case hung := <-s.restart:
+			if hung != inst {
+				continue
+			}
+			inst.stop()
+			return fmt.Errorf("the plugin stopped answering (%d calls in a row timed out)", maxTimeouts)
+		case <-s.life.Done():
+			inst.stop()
+			return nil
+		}
+	}
+}
+
+func exitReason(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// permanentError is a failure that a restart cannot mend: a plugin that
+// speaks another version of the protocol.
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+// instance is one running plugin process and its connection.
+type instance struct {
+	client *plugin.Client
+	runner *procRunner
+	rpc    pluginpb.SkillSourceClient
+	desc   *pluginpb.DescribeResponse
+}
+
+// stop asks the plugin to exit and, when it does not within a few
+// seconds (go-plugin's own wait has no deadline for a plugin that does
+// not answer), kills its process group; it returns once it is gone.
+func (i *instance) stop() {
+	done := make(chan struct{})
+	go func() { // owned here: stop waits for it
+		i.client.Kill()
+		close(done)
+	}()
+	t := time.NewTimer(3 * time.Second)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		i.runner.Kill(context.Background())
+		<-done
+	}
+	<-i.runner.exited
+}
+
+// launch starts the plugin, checks its handshake and asks it to describe
+// itself.
+func (s *Source) launch() (*instance, error) {
+	if err := lookPath(s.command[0]); err != nil {
+		return nil, fmt.Errorf("start %s: %w", s.command[0], err)
+	}
+	stdout := newLineLog(s.logger, "stdout", slog.LevelInfo)
+	stderr := newLineLog(s.logger, "stderr", slog.LevelInfo)
+	var r *procRunner
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  handshake(),
+		VersionedPlugins: pluginSets(nil),
+		RunnerFunc: func(_ hclog.Logger, cmd *exec.Cmd, _ string) (runner.Runner, error) {
+			r = newRunner(s.command, s.o.Env, cmd, stdout, stderr)
+			s.mu.Lock()
+			s.launching = r
+			closed := s.phase == phaseClosed
+			s.mu.Unlock()
+			if closed {
+				return nil, errors.New("the source is closed")
+			}
+			return r, nil
+		},
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		StartTimeout:     s.o.StartTimeout,
+		SkipHostEnv:      true,
+		SyncStdout:       stdout,
+		SyncStderr:       stderr,
+		Logger:           goPluginLogger(s.logger),
+	})
+	defer func() {
+		s.mu.Lock()
+		s.launching = nil
+		s.mu.Unlock()
+	}()
+	fail := func(err error) (*instance, error) {
+		client.Kill()
+		if r != nil && r.pid != 0 {
+			<-r.exited
+		}
+		return nil, err
+	}
+	rpcClient, err := client.Client()
+	if err != nil {
+		return fail(s.startError(err, r))
+	}
+	if s.life.Err() != nil {
+		return fail(errors.New("the source is closed"))
+	}
+	raw, err := rpcClient.Dispense(pluginName)
+	if err != nil {
+		return fail(err)
+	}
+	inst := &instance{client: client, runner: r, rpc: raw.(pluginpb.SkillSourceClient)}
+	ctx, cancel := context.WithTimeout(s.life, s.o.Timeout)
+	versions := make([]uint32, len(protocolVersions))
+	for i, v := range protocolVersions {
+		versions[i] = uint32(v)
+	}
+	inst.desc, err = inst.rpc.Describe(ctx, &pluginpb.DescribeRequest{ProtocolVersions: versions, HostVersion: s.o.HostVersion})
+	cancel()
+	if err != nil {
+		return fail(fmt.Errorf("the plugin did not describe itself: %w", err))
+	}
+	if v := inst.desc.ProtocolVersion; v != ProtocolVersion {
+		return fail(&permanentError{fmt.Errorf("the plugin says it speaks skillmux plugin protocol version %d on a connection of version %d; skillmux speaks %s", v, ProtocolVersion, versionList(protocolVersions))})
+	}
+	return inst, nil
+}
+
+// startError explains a failed start, and marks those a restart cannot
+// mend: a plugin of another protocol version, or of another go-plugin
+// core version, or one that does not speak gRPC.
+func (s *Source) startError(err error, r *procRunner) error {
+	line := ""
+	if r != nil {
+		line = r.stdout.line()
+	}
+	parts := strings.Split(line, "|")
+	switch {
+	case len(parts) >= 4 && parts[0] != "1":
+		return &permanentError{fmt.Errorf("the plugin speaks go-plugin core protocol %s; skillmux speaks 1 (handshake %q)", clean(parts[0], false), clean(line, false))}
+	case len(parts) >= 4 && !offers(versionList(protocolVersions), atoi(parts[1])):
+		return &permanentError{fmt.Errorf("the plugin speaks skillmux plugin protocol version %s; this skillmux speaks version %s: update the plugin or skillmux so that both speak one version", clean(parts[1], false), versionList(protocolVersions))}
+	case len(parts) >= 5 && parts[4] != string(plugin.ProtocolGRPC):
+		return &permanentError{fmt.Errorf("the plugin speaks %q; skillmux speaks only grpc", clean(parts[4], false))}
+	case r != nil && r.pid != 0 && isClosed(r.exited):
+		return fmt.Errorf("the plugin exited before its handshake (%s): %w", exitReason(r.err), err)
+	}
+	return fmt.Errorf("start %s: %w", s.command[0], err)
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' || n > 1<<20 {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	if s == "" {
+		return -1
+	}
+	return n
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

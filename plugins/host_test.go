@@ -1,0 +1,305 @@
+package plugins
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+func TestSubprocessConformance(t *testing.T) {
+	dir := t.TempDir()
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	skillDir(t, dir, "beta", "Beta skill.")
+	src, _ := newTestSource(t, "p", "dir", &Options{Env: map[string]string{envDir: dir}})
+	sourcetest.Run(t, src)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var changes atomic.Int32
+	done := make(chan error, 1)
+	go func() { done <- src.Watch(ctx, func() { changes.Add(1) }) }()
+	time.Sleep(300 * time.Millisecond) // the plugin's watcher starts
+	skillDir(t, dir, "gamma", "Gamma skill.")
+	eventually(t, 5*time.Second, "no change event after a new skill", func() bool { return changes.Load() > 0 })
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Skills) != 3 {
+		t.Errorf("after the change: %d skills, want 3", len(l.Skills))
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Watch returned %v", err)
+	}
+	sk := l.Skills[0]
+	body, err := sources.ReadEntry(sk, 1<<20)
+	if err != nil || !strings.Contains(string(body), "Body of") {
+		t.Errorf("ReadEntry through the process: %q, %v", body, err)
+	}
+}
+
+// has reports whether the resolver serves name now.
+func has(r *resolver.Resolver, name string) bool {
+	_, err := r.Snapshot().Lookup(name)
+	return err == nil
+}
+
+func TestCrashLeavesAndReturns(t *testing.T) {
+	dir := t.TempDir()
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	src, logs := newTestSource(t, "p", "dir", &Options{Env: map[string]string{envDir: dir}, Grace: -1,
+		Backoff: Backoff{Min: 300 * time.Millisecond}})
+	other := &sourcetest.Fake{SourceName: "other", Skills: []sourcetest.FakeSkill{{Name: "local", Description: "Local."}}}
+	res := resolver.New([]sources.Source{src, other}, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	runDone := make(chan struct{})
+	go func() {
+		defer close(runDone)
+		res.Run(ctx, &resolver.RunOptions{Interval: -1})
+	}()
+	defer func() { cancel(); <-runDone }()
+	eventually(t, 10*time.Second, "the plugin's skill never came", func() bool { return has(res, "p:alpha") })
+	pid := src.Status().PID
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "the crashed plugin's skill stayed", func() bool { return !has(res, "p:alpha") })
+	if !has(res, "local") {
+		t.Error("the other source's skill left with the plugin")
+	}
+	if f := res.Snapshot().Failed(); len(f) != 1 || !errors.Is(f[0].Err, sources.ErrUnavailable) {
+		t.Errorf("Failed() = %v", f)
+	}
+	eventually(t, 10*time.Second, "the restarted plugin's skill never came back", func() bool { return has(res, "p:alpha") })
+	if st := src.Status(); st.Restarts < 1 || st.PID == pid {
+		t.Errorf("status %+v after a crash of pid %d", st, pid)
+	}
+	if !strings.Contains(logs.String(), "restarting it") {
+		t.Errorf("no log line about the restart:\n%s", logs)
+	}
+}
+
+func TestGraceKeepsLastListing(t *testing.T) {
+	dir := t.TempDir()
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	src, _ := newTestSource(t, "p", "dir", &Options{Env: map[string]string{envDir: dir}, Grace: 500 * time.Millisecond,
+		Backoff: Backoff{Min: 3 * time.Second}})
+	if _, err := src.List(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(src.Status().PID, syscall.SIGKILL)
+	eventually(t, 5*time.Second, "the plugin is not seen down", func() bool { return src.Status().State == "down" })
+	l, err := src.List(t.Context())
+	if err != nil || len(l.Skills) != 1 {
+		t.Fatalf("within the grace period: %v, %v; want the last listing", l, err)
+	}
+	if last := l.Problems[len(l.Problems)-1]; last.Rule != "plugin-down" {
+		t.Errorf("no plugin-down warning: %+v", l.Problems)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if _, err := src.List(t.Context()); !errors.Is(err, sources.ErrUnavailable) {
+		t.Errorf("after the grace period: %v, want ErrUnavailable", err)
+	}
+}
+
+func TestHangTimesOut(t *testing.T) {
+	hung, logs := newTestSource(t, "hung", "hang", &Options{Timeout: 300 * time.Millisecond, Grace: -1, Backoff: Backoff{Min: 50 * time.Millisecond}})
+	other := &sourcetest.Fake{SourceName: "other", Skills: []sourcetest.FakeSkill{{Name: "local", Description: "Local."}}}
+	res := resolver.New([]sources.Source{hung, other}, nil)
+	start := time.Now()
+	if _, err := res.Reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("a reload with a hung plugin took %v", took)
+	}
+	if !has(res, "local") {
+		t.Error("the other source is not served")
+	}
+	f := res.Snapshot().Failed()
+	if len(f) != 1 || !strings.Contains(f[0].Err.Error(), "did not answer List within 300ms") {
+		t.Errorf("Failed() = %v", f)
+	}
+	pid := hung.Status().PID
+	for range maxTimeouts {
+		hung.List(t.Context())
+	}
+	eventually(t, 10*time.Second, "the hung plugin was not restarted", func() bool {
+		st := hung.Status()
+		return st.Restarts >= 1 && st.PID != pid && st.PID != 0
+	})
+	if !strings.Contains(logs.String(), "stopped answering") {
+		t.Errorf("no log line about the hang:\n%s", logs)
+	}
+}
+
+func TestVersionMismatch(t *testing.T) {
+	src, logs := newTestSource(t, "old", "v2", nil)
+	_, err := src.List(t.Context())
+	if !errors.Is(err, sources.ErrUnavailable) {
+		t.Fatalf("List: %v, want ErrUnavailable", err)
+	}
+	for _, want := range []string{"speaks skillmux plugin protocol version 2", "this skillmux speaks version 1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if st := src.Status(); st.State != "failed" || st.Restarts != 0 {
+		t.Errorf("status %+v; want failed, never restarted", st)
+	}
+	if !strings.Contains(logs.String(), "cannot be used") {
+		t.Errorf("no log line:\n%s", logs)
+	}
+}
+
+func TestCrashLoopGivesUp(t *testing.T) {
+	src, logs := newTestSource(t, "bad", "exit", &Options{Backoff: Backoff{Min: 5 * time.Millisecond, Max: 20 * time.Millisecond, MaxCrashes: 3, Window: time.Minute}})
+	src.List(t.Context())
+	eventually(t, 20*time.Second, "a plugin that always exits was not given up", func() bool { return src.Status().State == "failed" })
+	st := src.Status()
+	if st.Restarts != 2 || !strings.Contains(st.Err.Error(), "failed 3 times within 1m0s") {
+		t.Errorf("status %+v", st)
+	}
+	out := logs.String()
+	for _, want := range []string{"given up after repeated crashes", "exit: failing on purpose", "plugin=bad"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("logs do not say %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestEventFloodIsCoalesced(t *testing.T) {
+	src, logs := newTestSource(t, "fl", "flood", nil)
+	if _, err := src.List(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	var n atomic.Int32
+	src.Watch(ctx, func() { n.Add(1) })
+	if got := n.Load(); got < 2 || got > 15 {
+		t.Errorf("%d refreshes in a second of flood; want a few, at most about %d", got, time.Second/minRefreshGap)
+	}
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range l.Problems {
+		found = found || d.Rule == "plugin-event-flood"
+	}
+	if !found || !strings.Contains(logs.String(), "floods change events") {
+		t.Errorf("the flood is not reported: %+v\n%s", l.Problems, logs)
+	}
+}
+
+func TestPluginEnvironmentAndStdin(t *testing.T) {
+	t.Setenv("SKILLMUX_TEST_SECRET", "leaked")
+	src, _ := newTestSource(t, "e", "env", &Options{Env: map[string]string{"GIVEN": "yes"}})
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := `HOME="" SECRET="" GIVEN="yes" STDIN=0`, l.Skills[0].Description; got != want {
+		t.Errorf("the plugin saw %s; want %s", got, want)
+	}
+}
+
+func TestPluginLogsAreTagged(t *testing.T) {
+	dir := t.TempDir()
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	src, logs := newTestSource(t, "loud", "noisy", &Options{Env: map[string]string{envDir: dir}})
+	if _, err := src.List(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "the plugin's lines were not logged", func() bool {
+		out := logs.String()
+		return strings.Contains(out, "noisy: a stray line on stdout") && strings.Contains(out, "noisy: a JSON warning")
+	})
+	for _, line := range strings.Split(logs.String(), "\n") {
+		switch {
+		case strings.Contains(line, "noisy: before the handshake"):
+			if !strings.Contains(line, "plugin=loud") || !strings.Contains(line, "stream=stderr") {
+				t.Errorf("stderr line not tagged: %s", line)
+			}
+		case strings.Contains(line, "noisy: a JSON warning"):
+			if !strings.Contains(line, "level=WARN") || !strings.Contains(line, "plugin=loud") {
+				t.Errorf("JSON line lost its level or tag: %s", line)
+			}
+		case strings.Contains(line, "noisy: a stray line on stdout"):
+			if !strings.Contains(line, "stream=stdout") || !strings.Contains(line, "plugin=loud") {
+				t.Errorf("stdout line not tagged: %s", line)
+			}
+		}
+	}
+}
+
+// TestNoOrphans runs a host process with a plugin, ends the host in
+// several ways and checks, by process id, that the plugin is gone.
+func TestNoOrphans(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts host processes")
+	}
+	for _, how := range []string{"SIGKILL", "SIGTERM", "Close"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			skillDir(t, dir, "alpha", "Alpha skill.")
+			host := exec.Command(os.Args[0])
+			host.Env = append(os.Environ(), envHost+"=dir", envDir+"="+dir)
+			if how == "Close" {
+				host.Env = append(host.Env, "SKILLMUX_TEST_CLOSE=1")
+			}
+			var stderr logBuffer
+			host.Stderr = &stderr
+			out, err := host.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := host.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer host.Process.Kill()
+			lines := bufio.NewScanner(out)
+			if !lines.Scan() {
+				t.Fatalf("the host printed nothing; its stderr:\n%s", stderr.String())
+			}
+			pid, err := strconv.Atoi(strings.TrimPrefix(lines.Text(), "pid="))
+			if err != nil || pid <= 0 || !alive(pid) {
+				t.Fatalf("host said %q; the plugin is alive: %v", lines.Text(), alive(pid))
+			}
+			switch how {
+			case "SIGKILL":
+				host.Process.Signal(syscall.SIGKILL)
+			case "SIGTERM":
+				host.Process.Signal(syscall.SIGTERM)
+			}
+			var rest []string
+			for lines.Scan() {
+				rest = append(rest, lines.Text())
+			}
+			host.Wait()
+			eventually(t, 5*time.Second, "the plugin outlived its host (pid "+strconv.Itoa(pid)+")", func() bool { return !alive(pid) })
+			want := ""
+			if how == "Close" {
+				want = "closed"
+			}
+			if got := strings.Join(rest, "\n"); got != want {
+				t.Errorf("the host's stdout after the pid: %q, want %q (nothing of the plugin's)", got, want)
+			}
+		})
+	}
+}

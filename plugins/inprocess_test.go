@@ -1,0 +1,267 @@
+package plugins
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+
+	pluginpb "github.com/skillmux/skillmux/plugins/proto"
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// connSource is a sources.Source over one in-process connection: the gRPC
+// adapter without a process.
+type connSource struct {
+	r *remote
+	c pluginpb.SkillSourceClient
+}
+
+func (cs *connSource) Name() string { return cs.r.name }
+
+func (cs *connSource) List(ctx context.Context) (*sources.Listing, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("list: %w", err)
+	}
+	return cs.r.list(ctx, cs.c)
+}
+
+// connect serves srv in process (plugin.TestPluginGRPCConn) and returns
+// the client side as a source named name; cacheDir "" makes no copies.
+func connect(t *testing.T, name string, srv pluginpb.SkillSourceServer, cacheDir string) *connSource {
+	t.Helper()
+	client, server := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{pluginName: &grpcPlugin{srv: srv}})
+	t.Cleanup(func() {
+		client.Close() // its Shutdown stops the server (a second Stop would race with it)
+		select {
+		case <-server.DoneCh:
+		case <-time.After(5 * time.Second):
+			t.Error("the in-process plugin server did not stop")
+		}
+	})
+	raw, err := client.Dispense(pluginName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := raw.(pluginpb.SkillSourceClient)
+	r := &remote{name: name, namespace: name, timeout: 5 * time.Second,
+		client:  func() (pluginpb.SkillSourceClient, error) { return c, nil },
+		fileCtx: func() (context.Context, context.CancelFunc) { return context.WithTimeout(t.Context(), 5*time.Second) },
+	}
+	if cacheDir != "" {
+		r.cache = newCopyCache(cacheDir, DefaultCacheBytes)
+		t.Cleanup(func() { removeAll(cacheDir) })
+	}
+	return &connSource{r: r, c: c}
+}
+
+func fakeSource() *sourcetest.Fake {
+	return &sourcetest.Fake{SourceName: "inner", Skills: []sourcetest.FakeSkill{
+		{Name: "pdf", Description: "Fill PDF forms.", Body: "Use the script.\n", Files: map[string]string{"scripts/fill.py": "print('fill')\n", "reference.md": "# Ref\n"}},
+		{Name: "csv", Description: "Summarize CSV files."},
+	}}
+}
+
+func TestConformanceInProcess(t *testing.T) {
+	src := connect(t, "zipped", newServer(fakeSource(), "test"), "")
+	sourcetest.Run(t, src)
+
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, sk := range l.Skills {
+		names = append(names, sk.Ref.String())
+		if sk.Scope != sources.ScopeSourcePlugin || sk.Source != "zipped" || !strings.HasPrefix(sk.Path, "plugin://zipped/") {
+			t.Errorf("%s: scope %q, source %q, path %q", sk.Ref, sk.Scope, sk.Source, sk.Path)
+		}
+	}
+	if want := []string{"zipped:pdf", "zipped:csv"}; !slices.Equal(names, want) {
+		t.Errorf("names %v, want %v", names, want)
+	}
+	pdf := l.Skills[0]
+	if want := []string{"reference.md", "scripts/fill.py"}; !slices.Equal(pdf.FileList, want) {
+		t.Errorf("FileList %v, want %v", pdf.FileList, want)
+	}
+	body, err := sources.ReadEntry(pdf, 1<<20)
+	if err != nil || !strings.Contains(string(body), "Use the script.") {
+		t.Errorf("ReadEntry: %q, %v", body, err)
+	}
+	data, err := fs.ReadFile(pdf.Files, "scripts/fill.py")
+	if err != nil || string(data) != "print('fill')\n" {
+		t.Errorf("read scripts/fill.py: %q, %v", data, err)
+	}
+	if _, err := fs.ReadFile(pdf.Files, "../csv/SKILL.md"); err == nil {
+		t.Error("a path out of the skill was read")
+	}
+	if _, err := fs.ReadFile(pdf.Files, "unlisted.md"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an unlisted file: %v, want fs.ErrNotExist", err)
+	}
+	files, _, err := sources.ListFiles(pdf.Files, sources.SkillFile)
+	if err != nil || !slices.Equal(files, pdf.FileList) {
+		t.Errorf("ListFiles = %v, %v; want %v", files, err, pdf.FileList)
+	}
+}
+
+// TestLocalCopy checks the base directory of a plugin skill: the first
+// read makes a read-only copy of the whole skill in a folder named by its
+// content, and reads are served from it.
+func TestLocalCopy(t *testing.T) {
+	cache := t.TempDir()
+	src := connect(t, "zipped", newServer(fakeSource(), "test"), cache)
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf := l.Skills[0]
+	if !strings.HasPrefix(pdf.Dir, cache) || filepath.Base(pdf.Dir) != "pdf" {
+		t.Fatalf("Dir = %q; want a folder named pdf under %s", pdf.Dir, cache)
+	}
+	if _, err := os.Stat(pdf.Dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the copy exists before the first load: %v", err)
+	}
+	if _, err := sources.ReadEntry(pdf, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(pdf.Dir, "scripts", "fill.py"))
+	if err != nil || string(got) != "print('fill')\n" {
+		t.Fatalf("the copy holds %q, %v", got, err)
+	}
+	st, _ := os.Stat(filepath.Join(pdf.Dir, "scripts", "fill.py"))
+	if st.Mode().Perm()&0o222 != 0 {
+		t.Errorf("a copied file is writable: %v", st.Mode())
+	}
+	// The same content listed again is the same folder.
+	l2, _ := src.List(t.Context())
+	if l2.Skills[0].Dir != pdf.Dir {
+		t.Errorf("unchanged skill moved: %q then %q", pdf.Dir, l2.Skills[0].Dir)
+	}
+}
+
+// garbage is a plugin that sends everything wrong.
+type garbage struct {
+	pluginpb.UnimplementedSkillSourceServer
+	skills []*pluginpb.Skill
+	files  map[string][]byte // by path, what ReadFile sends
+	lie    map[string]int64  // sizes ReadFile announces instead
+}
+
+func (g *garbage) List(_ *pluginpb.ListRequest, stream pluginpb.SkillSource_ListServer) error {
+	return stream.Send(&pluginpb.ListResponse{Skills: g.skills, Problems: []*pluginpb.Diagnostic{
+		{Severity: pluginpb.Diagnostic_ERROR, Message: "bad\x00bytes \u2028 here", Rule: "x\ny"},
+	}})
+}
+
+func (g *garbage) ReadFile(req *pluginpb.ReadFileRequest, stream pluginpb.SkillSource_ReadFileServer) error {
+	data := g.files[req.Path]
+	size := int64(len(data))
+	if n, ok := g.lie[req.Path]; ok {
+		size = n
+	}
+	return stream.Send(&pluginpb.FileChunk{Size: size, Data: data})
+}
+
+func digestOf(s string) []byte { sum := sha256.Sum256([]byte(s)); return sum[:] }
+
+func entry(front string, extra ...*pluginpb.FileInfo) []*pluginpb.FileInfo {
+	content := "---\n" + front + "---\nbody\n"
+	return append([]*pluginpb.FileInfo{{Path: "SKILL.md", Size: int64(len(content)), Sha256: digestOf(content)}}, extra...)
+}
+
+func TestGarbageBecomesDiagnostics(t *testing.T) {
+	good := "name: good\ndescription: Good.\n"
+	many := entry(good)
+	for i := range MaxFiles + 5 {
+		many = append(many, &pluginpb.FileInfo{Path: fmt.Sprintf("f%03d", i), Size: 1, Sha256: digestOf("x")})
+	}
+	g := &garbage{skills: []*pluginpb.Skill{
+		{Id: "good", FrontMatter: []byte(good), Files: entry(good,
+			&pluginpb.FileInfo{Path: "../../etc/passwd", Size: 1, Sha256: digestOf("x")},
+			&pluginpb.FileInfo{Path: "/abs", Size: 1, Sha256: digestOf("x")},
+			&pluginpb.FileInfo{Path: `a\b`, Size: 1, Sha256: digestOf("x")},
+			&pluginpb.FileInfo{Path: "huge.bin", Size: MaxSkillBytes + 1, Sha256: digestOf("x")},
+			&pluginpb.FileInfo{Path: "nodigest.md", Size: 1},
+			&pluginpb.FileInfo{Path: "lies.md", Size: 5, Sha256: digestOf("hello")},
+			&pluginpb.FileInfo{Path: "wrong.md", Size: 5, Sha256: digestOf("hello")},
+		), Diagnostics: []*pluginpb.Diagnostic{{Message: "from the plugin"}}},
+		{Id: "good", FrontMatter: []byte(good), Files: entry(good)},
+		{Id: "../escape", FrontMatter: []byte(good), Files: entry(good)},
+		{Id: "", FrontMatter: []byte(good), Files: entry(good)},
+		{Id: "control\x01char", FrontMatter: []byte(good), Files: entry(good)},
+		{Id: "a:b", FrontMatter: []byte(good), Files: entry(good)},
+		{Id: "noentry", FrontMatter: []byte(good)},
+		{Id: "utf8", FrontMatter: []byte("name: utf8\ndescription: \xff\xfe\n"), Files: entry(good)},
+		{Id: "badname", FrontMatter: []byte("name: a/b\ndescription: D.\n"), Files: entry(good)},
+		{Id: "nodesc", FrontMatter: []byte("name: nodesc\n"), Files: entry(good)},
+		{Id: "yaml", FrontMatter: []byte("name: [\n"), Files: entry(good)},
+		{Id: "huge-front", FrontMatter: bytes.Repeat([]byte("#"), sources.MaxFrontMatter+1), Files: entry(good)},
+		{Id: "many", FrontMatter: []byte("name: many\ndescription: Many.\n"), Files: many},
+	}, files: map[string][]byte{"lies.md": []byte("hello, and more"), "wrong.md": []byte("HELLO")}, lie: map[string]int64{"lies.md": 5}}
+	src := connect(t, "junk", g, "")
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, sk := range l.Skills {
+		names = append(names, sk.Ref.String())
+	}
+	if want := []string{"junk:good", "junk:badname", "junk:many"}; !slices.Equal(names, want) {
+		t.Errorf("served %v; want %v", names, want)
+	}
+	rules := map[string]bool{}
+	for _, d := range l.Problems {
+		rules[d.Rule] = true
+		if strings.ContainsAny(d.Message+d.Rule, "\x00\n") || !strings.HasPrefix(d.Path, "plugin://junk") {
+			t.Errorf("problem not cleaned or without a path: %+v", d)
+		}
+	}
+	for _, r := range []string{"plugin-skill-id", "plugin-no-entry", "plugin-utf8", "description-required", "yaml", "front-matter"} {
+		if !rules[r] {
+			t.Errorf("no problem with rule %q; got %v", r, rules)
+		}
+	}
+	good0 := l.Skills[0]
+	srules := map[string]int{}
+	for _, d := range good0.Diagnostics {
+		srules[d.Rule]++
+	}
+	if srules["plugin-file-path"] != 3 || srules["plugin-file-size"] != 1 || srules["plugin-file-digest"] != 1 {
+		t.Errorf("file diagnostics %v", srules)
+	}
+	if want := []string{"lies.md", "wrong.md"}; !slices.Equal(good0.FileList, want) {
+		t.Errorf("FileList %v, want %v", good0.FileList, want)
+	}
+	if _, err := fs.ReadFile(good0.Files, "lies.md"); !errors.Is(err, sources.ErrTooLarge) {
+		t.Errorf("a file longer than listed: %v", err)
+	}
+	if _, err := fs.ReadFile(good0.Files, "wrong.md"); !errors.Is(err, errBadFile) {
+		t.Errorf("a file unlike its digest: %v", err)
+	}
+	for _, sk := range l.Skills {
+		if sk.Ref.Name == "many" && len(sk.FileList) != MaxFiles-1 {
+			t.Errorf("many: %d files served, want %d", len(sk.FileList), MaxFiles-1)
+		}
+		if sk.Ref.Name == "badname" {
+			var found bool
+			for _, d := range sk.Diagnostics {
+				found = found || d.Rule == "name-unusable"
+			}
+			if !found {
+				t.Errorf("badname: no name-unusable warning: %v", sk.Diagnostics)
+			}
+		}
+	}
+}

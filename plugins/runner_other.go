@@ -1,0 +1,13 @@
+//go:build !unix
+
+package plugins
+
+import (
+	"os"
+	"syscall"
+)
+
+// sysProcAttr sets nothing: the plugin checks its parent (Serve does).
+func sysProcAttr() *syscall.SysProcAttr { return nil }
+
+func killGroup(p *os.Process) error { return p.Kill() }

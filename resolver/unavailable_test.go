@@ -1,0 +1,49 @@
+package resolver_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/sources"
+)
+
+// TestUnavailableSourceLeaves checks that a source whose List fails with
+// sources.ErrUnavailable stops being served, unlike one that fails
+// otherwise, and comes back when it answers again.
+func TestUnavailableSourceLeaves(t *testing.T) {
+	ctx := context.Background()
+	down := fake("down", "p", "a")
+	other := fake("other", "", "b")
+	r := resolver.New([]sources.Source{down, other}, nil)
+	if _, err := r.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	has := func(name string) bool { _, err := r.Snapshot().Lookup(name); return err == nil }
+	if !has("p:a") || !has("b") {
+		t.Fatal("first reload: skills missing")
+	}
+
+	down.Err = errors.New("flaky")
+	r.Reload(ctx)
+	if !has("p:a") {
+		t.Error("a failing source lost its last good listing")
+	}
+
+	down.Err = fmt.Errorf("plugin down for 1m: %w", sources.ErrUnavailable)
+	r.Reload(ctx)
+	if has("p:a") || !has("b") {
+		t.Errorf("unavailable source: p:a served %v, b served %v; want false, true", has("p:a"), has("b"))
+	}
+	if f := r.Snapshot().Failed(); len(f) != 1 || f[0].Stale {
+		t.Errorf("Failed() = %+v; want the source, not stale", f)
+	}
+
+	down.Err = nil
+	r.Reload(ctx)
+	if !has("p:a") {
+		t.Error("the source answered again, but its skills did not come back")
+	}
+}

@@ -1,0 +1,291 @@
+package sources
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+	"unsafe"
+)
+
+// A Cache can be saved to a file and loaded back, so that a new process
+// starts with what the last one parsed: a SKILL.md whose FileKey is the
+// one saved is not read again. The file only saves time: one that is
+// missing, stale, corrupt, or from another version is ignored, and every
+// entry is checked against the file system before use like any other.
+//
+// File times have a granularity: a file written just before the cache was
+// saved might be written again within the same tick and keep its key. As
+// git does with its index, an entry whose file was modified within
+// racyWindow of the save is not trusted, and is parsed again.
+
+// cacheMagic starts a saved cache; the version changes with the format or
+// with what Load makes of a file.
+const cacheMagic = "skillmux-cache 3\n"
+
+// racyWindow is how close to the save a modification must be for its
+// entry not to be trusted.
+const racyWindow = 2 * time.Second
+
+// MaxCacheFile bounds the size of a saved cache that LoadFile reads.
+const MaxCacheFile = 512 << 20
+
+// SaveFile writes the cache to path, atomically: a reader sees the old
+// file or the new one, never half of one. The entries are streamed to the
+// file, the checksum last, so saving costs no copy of the cache in memory.
+func (c *Cache) SaveFile(path string) error {
+	type saved struct {
+		path string
+		e    cached
+	}
+	c.mu.Lock()
+	entries := make([]saved, 0, len(c.m))
+	for p, e := range c.m {
+		entries = append(entries, saved{p, e})
+	}
+	c.changed = false
+	c.mu.Unlock()
+
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".cache-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // once renamed, there is nothing to remove
+	out := bufio.NewWriterSize(tmp, 64<<10)
+	out.WriteString(cacheMagic)
+	sum := crc32.New(castagnoli)
+	w := &cacheWriter{w: bufio.NewWriterSize(io.MultiWriter(out, sum), 64<<10)}
+	w.uvarint(uint64(time.Now().UnixNano()))
+	w.uvarint(uint64(len(entries)))
+	for _, s := range entries {
+		w.entry(s.path, s.e)
+	}
+	err = w.w.Flush()
+	if err == nil {
+		err = binary.Write(out, binary.LittleEndian, sum.Sum32())
+	}
+	if err == nil {
+		err = out.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// LoadFile fills an empty cache from a file SaveFile wrote. An error
+// means the file was not usable; the cache is then left empty.
+func (c *Cache) LoadFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() > MaxCacheFile {
+		return errors.New("cache file too large")
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return err
+	}
+	if !bytes.HasPrefix(data, []byte(cacheMagic)) || len(data) < len(cacheMagic)+4 {
+		return errors.New("not a cache file of this version")
+	}
+	body, sum := data[len(cacheMagic):len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return errors.New("cache file corrupt")
+	}
+	// Every string and front matter decoded is a part of data, read once
+	// and never written again: a load makes one allocation per entry, not
+	// one per field, and keeps one copy of the text, not two.
+	r := &cacheReader{b: body, s: unsafe.String(unsafe.SliceData(body), len(body))}
+	saved := int64(r.uvarint())
+	n := r.uvarint()
+	m := make(map[string]cached, min(n, 1<<20))
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		p, e := r.entry()
+		if r.err == nil && saved-e.key.Mtime > int64(racyWindow) {
+			m[p] = e
+		}
+	}
+	if r.err != nil {
+		return fmt.Errorf("cache file corrupt: %w", r.err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = m
+	}
+	return nil
+}
+
+// castagnoli is the CRC-32 that checks a saved cache: it catches a torn or
+// damaged file, and the processor computes it at memory speed.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// cacheWriter encodes entries: numbers as varints, strings and bytes with
+// their length first.
+type cacheWriter struct{ w *bufio.Writer }
+
+func (w *cacheWriter) uvarint(v uint64) {
+	var b [binary.MaxVarintLen64]byte
+	w.w.Write(b[:binary.PutUvarint(b[:], v)])
+}
+
+func (w *cacheWriter) str(s string) {
+	w.uvarint(uint64(len(s)))
+	w.w.WriteString(s)
+}
+
+func (w *cacheWriter) entry(path string, e cached) {
+	w.str(path)
+	for _, v := range []uint64{e.key.Dev, e.key.Ino, uint64(e.key.Size), uint64(e.key.Mtime), uint64(e.key.Ctime)} {
+		w.uvarint(v)
+	}
+	for _, s := range []string{e.opts.Namespace, e.opts.Source, string(e.opts.Scope), string(e.opts.Kind), e.opts.Convention} {
+		w.str(s)
+	}
+	var d Diagnostic
+	switch {
+	case e.skill != nil:
+		w.uvarint(1)
+		sk := e.skill
+		for _, s := range []string{sk.Ref.Name, sk.Description, string(sk.FrontMatter)} {
+			w.str(s)
+		}
+		w.uvarint(flag(sk.DisableModelInvocation) | flag(sk.UserInvocable)<<1)
+		w.uvarint(uint64(len(sk.Diagnostics)))
+		for _, d := range sk.Diagnostics {
+			w.diagnostic(d)
+		}
+	case errors.As(e.err, &d):
+		w.uvarint(2)
+		w.diagnostic(d)
+	default:
+		w.uvarint(0) // an error of no kind worth saving: load it again
+	}
+}
+
+func (w *cacheWriter) diagnostic(d Diagnostic) {
+	w.uvarint(uint64(d.Severity))
+	w.uvarint(uint64(d.Line))
+	for _, s := range []string{d.Path, d.Field, d.Rule, d.Message} {
+		w.str(s)
+	}
+}
+
+func flag(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// cacheReader decodes what cacheWriter wrote; the first problem sticks in
+// err and every later read returns zero values.
+type cacheReader struct {
+	b   []byte // what is left to read
+	s   string // the whole of it, of which strings are cut
+	err error
+}
+
+func (r *cacheReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errors.New("bad number")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *cacheReader) str() string {
+	n := r.uvarint()
+	if r.err != nil {
+		return ""
+	}
+	if n > uint64(len(r.b)) {
+		r.err = errors.New("string past the end")
+		return ""
+	}
+	at := len(r.s) - len(r.b)
+	r.b = r.b[n:]
+	return r.s[at : at+int(n)]
+}
+
+// bytes is str for bytes: a part of the data read, capacity cut so that
+// nothing can append into the next field.
+func (r *cacheReader) bytes() []byte {
+	n := r.uvarint()
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.err = errors.New("bytes past the end")
+		return nil
+	}
+	b := r.b[:n:n]
+	r.b = r.b[n:]
+	return b
+}
+
+func (r *cacheReader) entry() (string, cached) {
+	path := r.str()
+	var e cached
+	e.key = FileKey{Dev: r.uvarint(), Ino: r.uvarint(), Size: int64(r.uvarint()), Mtime: int64(r.uvarint()), Ctime: int64(r.uvarint())}
+	e.opts = LoadOptions{Namespace: r.str(), Source: r.str(), Scope: Scope(r.str()), Kind: Kind(r.str()), Convention: r.str()}
+	switch r.uvarint() {
+	case 1:
+		name, desc, front := r.str(), r.str(), r.bytes()
+		flags := r.uvarint()
+		n := r.uvarint()
+		var diags []Diagnostic
+		for i := uint64(0); i < n && r.err == nil; i++ {
+			diags = append(diags, r.diagnostic())
+		}
+		e.skill = &Skill{
+			Ref:                    Ref{Namespace: e.opts.Namespace, Name: name},
+			Description:            desc,
+			DisableModelInvocation: flags&1 != 0,
+			UserInvocable:          flags&2 != 0,
+			FrontMatter:            front,
+			Path:                   path,
+			Dir:                    filepath.Dir(path),
+			Source:                 e.opts.Source,
+			Scope:                  e.opts.Scope,
+			Kind:                   e.opts.Kind,
+			Convention:             e.opts.Convention,
+			Diagnostics:            diags,
+			Files:                  localLocation(path, e.opts.Kind).Files,
+		}
+	case 2:
+		e.err = r.diagnostic()
+	default:
+		e.key = FileKey{} // never matches: the file is loaded again
+	}
+	return path, e
+}
+
+func (r *cacheReader) diagnostic() Diagnostic {
+	sev, line := Severity(r.uvarint()), int(r.uvarint())
+	return Diagnostic{Severity: sev, Line: line, Path: r.str(), Field: r.str(), Rule: r.str(), Message: r.str()}
+}
