@@ -267,7 +267,9 @@ test('live refresh: a new skill is announced with tools/list_changed and then li
   let changed;
   const announced = new Promise((resolve) => { changed = resolve; });
   const client = new Client({ name: 'interop', version: '1.0.0' }, {
-    listChanged: { tools: { onChanged: () => changed() } },
+    // The SDK waits 300 ms after the last notification by default; with a
+    // skill written every 200 ms that wait would never end.
+    listChanged: { tools: { debounceMs: 0, onChanged: () => changed() } },
   });
   await client.connect(transport);
   try {
