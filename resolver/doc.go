@@ -1,7 +1,8 @@
 // Package resolver merges the listings of every source into one immutable
 // [Snapshot]: qualified names, precedence between sources, shadowing,
-// lookup with ambiguity and suggestions, and the catalog text shown to
-// agents under a size budget.
+// lookup with ambiguity and suggestions, the catalog text shown to agents
+// under a size budget (catalog.go: the fill, its order, visibility.go,
+// usage.go), and search (find.go, over the index of resolver/search).
 //
 // A [Resolver] owns the current Snapshot. Reload lists every source (in
 // parallel; a failing source is reported and skipped), builds a new
