@@ -276,16 +276,23 @@ func (s *session) peakRSS() (int64, bool) {
 var servingLine = regexp.MustCompile(`msg="serving MCP on stdio" skills=(\d+)`)
 
 // servedCount returns the number of skills the server's log says it
-// serves, or -1.
+// serves, or -1. Serve logs the count before it reads stdin, but through a
+// queue (logwriter) that reaches the file a moment later: the line is
+// waited for, briefly.
 func (s *session) servedCount() int {
-	log, err := os.ReadFile(s.stderr)
-	if err != nil {
-		s.t.Fatal(err)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		log, err := os.ReadFile(s.stderr)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if m := servingLine.FindSubmatch(log); m != nil {
+			n, _ := strconv.Atoi(string(m[1]))
+			return n
+		}
+		if time.Now().After(deadline) {
+			return -1
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	m := servingLine.FindSubmatch(log)
-	if m == nil {
-		return -1
-	}
-	n, _ := strconv.Atoi(string(m[1]))
-	return n
 }
