@@ -179,6 +179,7 @@ func (s *Snapshot) Search(ix *search.Index, q SearchQuery, vis *Visibility) Sear
 	}
 	res := SearchResult{Query: q.Text, Hits: []SearchHit{}}
 	hits := ix.Search(q.Text, limit, accept)
+	terms := search.QueryTerms(q.Text)
 	res.Hits = make([]SearchHit, len(hits))
 	var wg sync.WaitGroup
 	for i, h := range hits {
@@ -187,7 +188,7 @@ func (s *Snapshot) Search(ix *search.Index, q SearchQuery, vis *Visibility) Sear
 			Name: sk.Ref.String(), Description: sk.Description, Location: sk.Path,
 			Source: sk.Source, Kind: sk.Kind, Score: math.Round(h.Score*1000) / 1000,
 		}
-		wg.Go(func() { res.Hits[i].Excerpt = search.Excerpt(sk, q.Text) })
+		wg.Go(func() { res.Hits[i].Excerpt = search.Excerpt(sk, terms) })
 	}
 	wg.Wait()
 	return res

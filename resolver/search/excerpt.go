@@ -2,8 +2,9 @@ package search
 
 import (
 	"bytes"
-	"errors"
+	"encoding/binary"
 	"slices"
+	"errors"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,18 +15,33 @@ import (
 // ExcerptLength is about how many characters an excerpt has.
 const ExcerptLength = 160
 
+// maxTermHits bounds the occurrences of one term an excerpt considers.
+const maxTermHits = 16
+
+// isWordEnd reports whether c, the byte before a match, ends a word (a
+// byte of a multi-byte character counts as one).
+func isWordEnd(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c >= utf8.RuneSelf
+}
+
+// maxExcerptScan bounds how much of a body an excerpt looks through: the
+// start of a SKILL.md says what it is for, and an excerpt is a hint.
+const maxExcerptScan = 16 << 10
+
 // Excerpt returns about ExcerptLength characters of the skill around the
-// best match of the query: the stretch of the SKILL.md body (read now)
-// that holds the most distinct terms of the query, or, when the body holds
-// none, the start of the description. White space is collapsed, and "…"
-// marks a cut.
-func Excerpt(sk *sources.Skill, query string) string {
-	terms := QueryTerms(query)
+// best match of terms (QueryTerms of the query): the stretch of the
+// SKILL.md body (read now) that holds the most distinct terms, or, when
+// the body holds none, the start of the description. White space is
+// collapsed, and "…" marks a cut.
+func Excerpt(sk *sources.Skill, terms []string) string {
 	var body []byte
 	if data, err := sources.ReadEntry(sk, MaxEntry); err == nil {
 		if _, b, err := sources.SplitFrontMatter(data); err == nil || errors.Is(err, sources.ErrNoFrontMatter) {
 			body = b
 		}
+	}
+	if len(body) > maxExcerptScan {
+		body = body[:maxExcerptScan]
 	}
 	if s := excerptOf(body, terms); s != "" {
 		return s
@@ -45,27 +61,30 @@ func excerptOf(text []byte, terms []string) string {
 	type hit struct{ at, term int }
 	var hits []hit
 	if len(terms) > 0 {
-		lower := bytes.ToLower(text)
-		if len(lower) != len(text) {
-			lower = asciiLower(text) // offsets must stay those of text
-		}
+		// ASCII letters lowered, every offset kept: the terms are folded,
+		// and a stem of another script is looked for as it is.
+		lower := asciiLower(text)
+		// Each term where a word starts with it, its first few times:
+		// the best window is rarely further on.
 		for ti, term := range terms {
-			for from := 0; ; {
+			for from, n := 0, 0; n < maxTermHits; n++ {
 				i := bytes.Index(lower[from:], []byte(term))
 				if i < 0 {
 					break
 				}
 				at := from + i
-				if at == 0 || !isWordByte(lower, at) {
+				if at == 0 || !isWordEnd(lower[at-1]) {
 					hits = append(hits, hit{at, ti})
+				} else {
+					n-- // inside a word: not a hit
 				}
 				from = at + len(term)
 			}
 		}
+		slices.SortFunc(hits, func(a, b hit) int { return a.at - b.at })
 	}
 	start := 0
 	if len(hits) > 0 {
-		slices.SortFunc(hits, func(a, b hit) int { return a.at - b.at })
 		// The window of ExcerptLength bytes (about as many characters)
 		// starting at a hit that holds the most distinct terms; the
 		// earliest of equals.
@@ -90,22 +109,30 @@ func excerptOf(text []byte, terms []string) string {
 	return window(text, start)
 }
 
-// asciiLower lowers ASCII letters only, keeping every offset.
+// asciiLower lowers ASCII letters only, keeping every offset. It works
+// eight bytes at a time: a byte whose low seven bits lie in 'A'..'Z' and
+// whose high bit is clear gains 0x20.
 func asciiLower(b []byte) []byte {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
 	out := make([]byte, len(b))
-	for i, c := range b {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		h := x &^ high
+		upper := ((h + (0x80-'A')*ones) ^ (h + (0x80-'Z'-1)*ones)) &^ x & high
+		binary.LittleEndian.PutUint64(out[i:], x|upper>>2)
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		out[i] = c
 	}
 	return out
-}
-
-// isWordByte reports whether the character before at is part of a word.
-func isWordByte(b []byte, at int) bool {
-	r, _ := utf8.DecodeLastRune(b[:at])
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // window returns about ExcerptLength characters of text from start, moved

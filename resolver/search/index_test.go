@@ -201,14 +201,14 @@ func TestExcerpt(t *testing.T) {
 		strings.Repeat("More filler text. ", 20)
 	writeSkill(t, root, "pdf", "Work with PDF files.", body)
 	sk := list(t, dirtree.New(root, nil))[0]
-	got := search.Excerpt(sk, "rotating pages")
+	got := search.Excerpt(sk, search.QueryTerms("rotating pages"))
 	if !strings.Contains(got, "rotate a PDF page") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
 		t.Errorf("excerpt %q", got)
 	}
 	if n := len([]rune(got)); n > search.ExcerptLength+30 || n < search.ExcerptLength/2 {
 		t.Errorf("excerpt of %d characters: %q", n, got)
 	}
-	if got := search.Excerpt(sk, "unrelated"); !strings.HasPrefix(got, "Work with PDF files.") {
+	if got := search.Excerpt(sk, search.QueryTerms("unrelated")); !strings.HasPrefix(got, "Work with PDF files.") {
 		t.Errorf("no match: excerpt %q, want the description", got)
 	}
 }
@@ -242,5 +242,18 @@ func TestLive(t *testing.T) {
 	cancelShort()
 	if ready, err := l.Wait(short, gen+1); err == nil || !ready {
 		t.Errorf("wait past the last submission: ready %v, err %v", ready, err)
+	}
+}
+
+func TestASCIILower(t *testing.T) {
+	in := "Hello, WORLD! Ünïcode ÀÉ [\\]^_`{|}~ @AZaz 0129 " + strings.Repeat("MiXeD", 7)
+	want := []byte(in)
+	for i, c := range want {
+		if 'A' <= c && c <= 'Z' {
+			want[i] = c + 'a' - 'A'
+		}
+	}
+	if got := search.ASCIILower([]byte(in)); string(got) != string(want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
