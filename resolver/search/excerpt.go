@@ -3,8 +3,8 @@ package search
 import (
 	"bytes"
 	"encoding/binary"
-	"slices"
 	"errors"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
