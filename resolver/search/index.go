@@ -181,14 +181,16 @@ type prepared struct {
 	lens   [numFields]uint32
 	terms  []string
 	tfs    [][numFields]uint32
-	rebind int64 // the document to give to skill instead, or -1
+	rebind int64  // the document to give to skill instead, or -1
+	was    uint64 // the hash of that document's file
 }
 
 // Update makes the index hold exactly skills: it adds the new ones, indexes
 // again the changed ones and removes the others. Searches go on while it
-// reads files, and see the whole update at once. If ctx ends first, the
-// index is unchanged and Update returns ctx's error. progress, when not
-// nil, is called with the number of skills read so far.
+// reads files; they see the new skills a batch at a time, and the removed
+// ones go at the end. If ctx ends first, the index is as it was and
+// Update returns ctx's error. progress, when not nil, is called with the
+// number of skills read so far.
 func (ix *Index) Update(ctx context.Context, skills []*sources.Skill, progress func(done, total int)) (Stats, error) {
 	start := time.Now()
 	ix.updating.Lock()
@@ -221,15 +223,32 @@ func (ix *Index) Update(ctx context.Context, skills []*sources.Skill, progress f
 		p := &prepared{skill: sk, rebind: -1}
 		if id, ok := ix.byPlace[placeOf(sk)]; ok && !keep[id] && !claimed[id] {
 			if old := ix.docs[id].skill; old.Description == sk.Description && old.Ref == sk.Ref && string(old.FrontMatter) == string(sk.FrontMatter) {
-				p.rebind = int64(id)
+				p.rebind, p.was = int64(id), ix.docs[id].hash
 				claimed[id] = true
 			}
 		}
 		todo = append(todo, p)
 	}
-	if err := ix.prepare(ctx, todo, progress); err != nil {
+	// Each skill is added as soon as it is read and tokenized, so that only
+	// one per goroutine is held at a time (a build of ten thousand real
+	// skills would hold hundreds of megabytes otherwise). Until the last
+	// step removes the documents replaced, a search may see a changed
+	// skill twice.
+	oldLen := len(ix.docs)
+	added, err := ix.prepare(ctx, todo, progress)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		// Leave the index as it was.
+		ix.mu.Lock()
+		for _, id := range added {
+			ix.kill(id)
+		}
+		ix.mu.Unlock()
 		return Stats{}, err
 	}
+	st.Indexed = len(added)
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -239,7 +258,7 @@ func (ix *Index) Update(ctx context.Context, skills []*sources.Skill, progress f
 			rebound[uint32(p.rebind)] = p.skill
 		}
 	}
-	for id := range ix.docs {
+	for id := range oldLen {
 		d := &ix.docs[id]
 		if d.skill == nil || keep[id] {
 			continue
@@ -253,12 +272,6 @@ func (ix *Index) Update(ctx context.Context, skills []*sources.Skill, progress f
 		ix.kill(uint32(id))
 		st.Removed++
 	}
-	for _, p := range todo {
-		if p.rebind < 0 {
-			ix.add(p)
-			st.Indexed++
-		}
-	}
 	switch {
 	case ix.dead > 1024 && ix.dead > ix.live:
 		ix.compact()
@@ -269,20 +282,33 @@ func (ix *Index) Update(ctx context.Context, skills []*sources.Skill, progress f
 	return st, nil
 }
 
-// prepare reads and tokenizes the skills of todo, on a few goroutines. A
-// skill whose file has not changed since the document it may rebind to
-// was made keeps that document; the others get their terms.
-func (ix *Index) prepare(ctx context.Context, todo []*prepared, progress func(done, total int)) error {
+// prepare reads and tokenizes the skills of todo, on a few goroutines,
+// and adds each new or changed one to the index at once. A skill whose
+// file has not changed since the document it may rebind to was made keeps
+// p.rebind, for Update to apply; the others have theirs cleared. It
+// returns the documents added.
+func (ix *Index) prepare(ctx context.Context, todo []*prepared, progress func(done, total int)) ([]uint32, error) {
 	workers := min(runtime.GOMAXPROCS(0), 4, max(1, len(todo)/64))
 	next := make(chan *prepared)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
+	var mu sync.Mutex // guards done
 	done := 0
+	var added []uint32 // guarded by ix.mu
 	for range workers {
 		wg.Go(func() {
 			t := newTokenizer()
+			var terms []string
+			var tfs [][numFields]uint32
 			for p := range next {
+				p.terms, p.tfs = terms[:0], tfs[:0]
 				ix.prepareOne(t, p)
+				if p.rebind < 0 {
+					ix.mu.Lock()
+					added = append(added, ix.add(p))
+					ix.mu.Unlock()
+				}
+				terms, tfs = p.terms, p.tfs // kept for the next skill
+				p.terms, p.tfs = nil, nil
 				if progress != nil {
 					mu.Lock()
 					done++
@@ -301,7 +327,7 @@ func (ix *Index) prepare(ctx context.Context, todo []*prepared, progress func(do
 	}
 	close(next)
 	wg.Wait()
-	return err
+	return added, err
 }
 
 func (ix *Index) prepareOne(t *tokenizer, p *prepared) {
@@ -319,7 +345,7 @@ func (ix *Index) prepareOne(t *tokenizer, p *prepared) {
 		body = nil // unreadable now: its name and description are indexed
 	}
 	if p.rebind >= 0 {
-		if p.hash != 0 && ix.docs[p.rebind].hash == p.hash {
+		if p.hash != 0 && p.was == p.hash {
 			return
 		}
 		p.rebind = -1
@@ -395,8 +421,9 @@ func (ix *Index) unbind(id uint32) {
 	ix.docs[id].skill = nil
 }
 
-// add appends a document for p. ix.mu must be held for writing.
-func (ix *Index) add(p *prepared) {
+// add appends a document for p and returns its number. ix.mu must be
+// held for writing.
+func (ix *Index) add(p *prepared) uint32 {
 	id := uint32(len(ix.docs))
 	ix.docs = append(ix.docs, doc{lens: p.lens, hash: p.hash})
 	ix.bind(id, p.skill)
@@ -414,6 +441,7 @@ func (ix *Index) add(p *prepared) {
 	for f := range numFields {
 		ix.sumLen[f] += float64(p.lens[f])
 	}
+	return id
 }
 
 // kill marks a document dead. ix.mu must be held for writing.
