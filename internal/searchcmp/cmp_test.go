@@ -179,6 +179,12 @@ func TestCompare(t *testing.T) {
 		}
 		skills := l.Skills
 		for _, kind := range kinds {
+			if kind == "upsidedown" && n >= 100_000 {
+				// Nearly two minutes and half a gigabyte at 10,000: at
+				// 100,000 it would run for the better part of an hour.
+				fmt.Fprintf(&report, "| %d | upsidedown | not run | | | |\n", n)
+				continue
+			}
 			var e engine
 			switch kind {
 			case "mine":
@@ -201,7 +207,7 @@ func TestCompare(t *testing.T) {
 			}
 			bodies = nil
 			build := time.Since(start)
-			held := heap() - before
+			held := int64(heap()) - int64(before)
 			var qt []time.Duration
 			for range 20 {
 				for _, q := range queries {
