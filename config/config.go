@@ -39,6 +39,7 @@ type Config struct {
 	Catalog   Catalog   `koanf:"catalog"`
 	Refresh   Refresh   `koanf:"refresh"`
 	Resources Resources `koanf:"resources"`
+	Tools     Tools     `koanf:"tools"`
 	Log       Log       `koanf:"log"`
 
 	origins map[string]Origin
@@ -156,7 +157,74 @@ type Catalog struct {
 	// Budget bounds the tool description and the instructions, in
 	// characters.
 	Budget int `koanf:"budget"`
+	// Pin lists patterns (path.Match, without regard to case) of qualified
+	// names whose skills come first in the catalog.
+	Pin []string `koanf:"pin"`
+	// Visibility maps patterns of qualified names to how their skills are
+	// shown: VisibilityOn, VisibilityNameOnly or VisibilityOff. A file
+	// writes it as a map; it is kept as a list sorted by pattern, so that
+	// a pattern with a dot stays one key. A higher layer replaces it whole.
+	Visibility []VisibilityRule `koanf:"visibility"`
+	// Channel is where the catalog goes: ChannelBoth, ChannelTool or
+	// ChannelInstructions.
+	Channel string `koanf:"channel"`
 }
+
+// VisibilityRule is one entry of catalog.visibility.
+type VisibilityRule struct {
+	Pattern string `koanf:"pattern"`
+	Value   string `koanf:"value"`
+}
+
+// VisibilityMap returns the rules as a map, pattern to value.
+func (c Catalog) VisibilityMap() map[string]string {
+	m := make(map[string]string, len(c.Visibility))
+	for _, r := range c.Visibility {
+		m[r.Pattern] = r.Value
+	}
+	return m
+}
+
+// Values of Catalog.Visibility's rules.
+const (
+	VisibilityOn       = "on"
+	VisibilityNameOnly = "name-only"
+	VisibilityOff      = "off"
+)
+
+// VisibilityValues lists them.
+var VisibilityValues = []string{VisibilityOn, VisibilityNameOnly, VisibilityOff}
+
+// Values of Catalog.Channel.
+const (
+	ChannelBoth         = "both"
+	ChannelTool         = "tool"
+	ChannelInstructions = "instructions"
+)
+
+// Channels lists them.
+var Channels = []string{ChannelBoth, ChannelTool, ChannelInstructions}
+
+// Tools chooses the MCP tools served.
+type Tools struct {
+	// Profile is one of ToolProfiles: a set of tools named as a known
+	// skill server names them.
+	Profile string `koanf:"profile"`
+	// Enable adds tools to the profile's; Disable removes some.
+	Enable  []string `koanf:"enable"`
+	Disable []string `koanf:"disable"`
+}
+
+// ToolProfiles are the values of tools.profile, and ToolNames those of
+// tools.enable and tools.disable: the server's profiles and tools (the
+// server package defines them; a test checks that the lists agree).
+var (
+	ToolProfiles = []string{"all", "catalog", "default", "sk", "skill-jack", "skills-mcp"}
+	ToolNames    = []string{
+		"check_skill_exists", "cite_skill", "execute_skill_script", "get_skill_resource", "search_skills", "skill",
+		"skill-resource", "skill_resource", "skills.list", "skills.search", "skills_list", "skills_search", "suggest_skills",
+	}
+)
 
 // Log configures the logs on stderr.
 type Log struct {
@@ -207,6 +275,8 @@ var defaults = map[string]any{
 	"defaults.builtin":        true,
 	"defaults.native":         NativeExclude,
 	"catalog.budget":          2048,
+	"catalog.channel":         ChannelBoth,
+	"tools.profile":           "default",
 	"refresh.watch":           true,
 	"refresh.debounce":        "200ms",
 	"refresh.interval":        "30s",
@@ -486,6 +556,16 @@ func (c *Config) Describe() string {
 	line("  ", "native: "+c.Defaults.Native, "defaults.native")
 	b.WriteString("catalog:\n")
 	line("  ", fmt.Sprintf("budget: %d", c.Catalog.Budget), "catalog.budget")
+	if len(c.Catalog.Pin) > 0 {
+		line("  ", "pin: "+showList(c.Catalog.Pin), "catalog.pin")
+	}
+	if len(c.Catalog.Visibility) > 0 {
+		b.WriteString("  visibility:\n")
+		for _, r := range c.Catalog.Visibility {
+			line("    ", show(r.Pattern)+": "+r.Value, "catalog.visibility."+r.Pattern)
+		}
+	}
+	line("  ", "channel: "+c.Catalog.Channel, "catalog.channel")
 	b.WriteString("refresh:\n")
 	line("  ", fmt.Sprintf("watch: %v", c.Refresh.Watch), "refresh.watch")
 	line("  ", "debounce: "+c.Refresh.Debounce.String(), "refresh.debounce")
@@ -498,6 +578,14 @@ func (c *Config) Describe() string {
 	b.WriteString("log:\n")
 	line("  ", "level: "+c.Log.Level, "log.level")
 	line("  ", "format: "+c.Log.Format, "log.format")
+	b.WriteString("tools:\n")
+	line("  ", "profile: "+c.Tools.Profile, "tools.profile")
+	if len(c.Tools.Enable) > 0 {
+		line("  ", "enable: "+showList(c.Tools.Enable), "tools.enable")
+	}
+	if len(c.Tools.Disable) > 0 {
+		line("  ", "disable: "+showList(c.Tools.Disable), "tools.disable")
+	}
 	return b.String()
 }
 

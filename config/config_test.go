@@ -489,7 +489,7 @@ func TestOneDocument(t *testing.T) {
 }
 
 // knownVars is the list an unknown SKILLMUX_ variable is answered with.
-const knownVars = "SKILLMUX_CATALOG__BUDGET, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_DEFAULTS__NATIVE, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL, SKILLMUX_REFRESH__DEBOUNCE, SKILLMUX_REFRESH__INTERVAL, SKILLMUX_REFRESH__WATCH, SKILLMUX_RESOURCES__MAX_FILE_SIZE"
+const knownVars = "SKILLMUX_CATALOG__BUDGET, SKILLMUX_CATALOG__CHANNEL, SKILLMUX_DEFAULTS__BUILTIN, SKILLMUX_DEFAULTS__NATIVE, SKILLMUX_LOG__FORMAT, SKILLMUX_LOG__LEVEL, SKILLMUX_REFRESH__DEBOUNCE, SKILLMUX_REFRESH__INTERVAL, SKILLMUX_REFRESH__WATCH, SKILLMUX_RESOURCES__MAX_FILE_SIZE, SKILLMUX_TOOLS__PROFILE"
 
 // TestValuesInMessages: a value echoed in a message is short and on one
 // line, whatever it holds, so that each problem stays one
@@ -507,7 +507,7 @@ func TestValuesInMessages(t *testing.T) {
 		{name: "huge value in a file", file: "log:\n  level: " + huge + "\n",
 			want: "D/.skillmux.yaml:2: log.level: " + clipped + " is not a level; use debug, info, warn or error"},
 		{name: "huge key in a file", file: "? " + huge + "\n: 1\n", // an implicit key is at most 1024 characters
-			want: "D/.skillmux.yaml:1: " + clipped + ": unknown key; known keys here: catalog, defaults, log, refresh, resources, sources"},
+			want: "D/.skillmux.yaml:1: " + clipped + ": unknown key; known keys here: catalog, defaults, log, refresh, resources, sources, tools"},
 		{name: "huge value in the environment", env: []string{"SKILLMUX_CATALOG__BUDGET=" + huge},
 			want: "SKILLMUX_CATALOG__BUDGET: catalog.budget: must be an integer, got " + clipped},
 		{name: "huge flag value", flags: []config.FlagValue{{Key: "log.format", Flag: "--log-format", Value: huge}},
@@ -519,7 +519,7 @@ func TestValuesInMessages(t *testing.T) {
 		{name: "newlines in a block value", file: "sources:\n  - type: |\n      dir\n      user\n",
 			want: `D/.skillmux.yaml:2: sources[0].type: "dir\nuser\n" is not a source type; use one of user, project, dir, claude-plugins, plugin-dir or plugin`},
 		{name: "newline in a key", file: "\"lo\\ng\": 1\n",
-			want: `D/.skillmux.yaml:1: "lo\ng": unknown key (did you mean "log"?); known keys here: catalog, defaults, log, refresh, resources, sources`},
+			want: `D/.skillmux.yaml:1: "lo\ng": unknown key (did you mean "log"?); known keys here: catalog, defaults, log, refresh, resources, sources, tools`},
 		{name: "newline in an environment value", env: []string{"SKILLMUX_LOG__LEVEL=de\nbug"},
 			want: `SKILLMUX_LOG__LEVEL: log.level: "de\nbug" is not a level (did you mean "debug"?); use debug, info, warn or error`},
 		{name: "newline in a variable name", env: []string{"SKILLMUX_LOG\n__LEVEL=debug"},

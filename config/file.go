@@ -116,10 +116,27 @@ func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error)
 			}
 		}
 	}
+	visibilityAsList(m)
 	if err := k.Load(confmap.Provider(m, ""), nil); err != nil {
 		return nil, nil, &Error{File: file, Message: err.Error()}
 	}
 	return k, c.origins, nil
+}
+
+// visibilityAsList turns catalog.visibility, a map of patterns to values,
+// into a list of {pattern, value} sorted by pattern: koanf splits keys at
+// dots, and a pattern may hold one.
+func visibilityAsList(m map[string]any) {
+	cat, _ := m["catalog"].(map[string]any)
+	vis, ok := cat["visibility"].(map[string]any)
+	if !ok {
+		return
+	}
+	list := make([]any, 0, len(vis))
+	for _, p := range sortedKeys(vis) {
+		list = append(list, map[string]any{"pattern": p, "value": vis[p]})
+	}
+	cat["visibility"] = list
 }
 
 // parseYAML parses data, which must hold one YAML document; an empty data

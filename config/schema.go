@@ -103,6 +103,7 @@ const (
 	kMap
 	kList     // a list of maps
 	kDuration // a string such as "200ms" or "30s", or the integer 0
+	kRules    // a map of free keys (checked by keyCheck) to strings (checked by check)
 	kEnv      // a map of environment variable names to strings
 )
 
@@ -115,6 +116,8 @@ type field struct {
 	// check says what is wrong with a string (a kString, or each element
 	// of a kStrings), or "" when nothing is.
 	check func(string) string
+	// keyCheck says what is wrong with a key of a kRules.
+	keyCheck func(string) string
 	// min and max bound a kInt when either is set.
 	min, max int
 	// dmin and dmax bound a kDuration; a kDuration of 0 is always allowed
@@ -167,7 +170,17 @@ var schema = &field{kind: kMap, fields: map[string]*field{
 		"builtin": {kind: kBool},
 		"native":  {kind: kString, check: oneOf("a choice for native", NativeExclude, NativeInclude)},
 	}},
-	"catalog": {kind: kMap, fields: map[string]*field{"budget": {kind: kInt, min: 200, max: 1_000_000}}},
+	"catalog": {kind: kMap, fields: map[string]*field{
+		"budget":     {kind: kInt, min: 200, max: 1_000_000},
+		"pin":        {kind: kStrings, check: checkPattern},
+		"visibility": {kind: kRules, keyCheck: checkPattern, check: oneOf("a visibility", VisibilityValues...)},
+		"channel":    {kind: kString, check: oneOf("a channel", Channels...)},
+	}},
+	"tools": {kind: kMap, fields: map[string]*field{
+		"profile": {kind: kString, check: oneOf("a tool profile", ToolProfiles...)},
+		"enable":  {kind: kStrings, check: oneOf("a tool", ToolNames...)},
+		"disable": {kind: kStrings, check: oneOf("a tool", ToolNames...)},
+	}},
 	"refresh": {kind: kMap, fields: map[string]*field{
 		"watch":    {kind: kBool},
 		"debounce": {kind: kDuration, dmin: 10 * time.Millisecond, dmax: 10 * time.Second},
@@ -427,6 +440,31 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 			ek := fmt.Sprintf("%s[%d]", key, i)
 			c.origins[ek] = Origin{Layer: c.layer, File: c.file, Line: e.Line}
 			c.walk(e, &field{kind: kString, check: f.check}, ek)
+		}
+	case kRules:
+		if n.Kind != yaml.MappingNode {
+			c.fail(n, key, "must be a map of patterns to values, such as {\"example-skills:*\": off}, got %s", nodeKind(n))
+			return
+		}
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			kn, vn := n.Content[i], n.Content[i+1]
+			child := join(key, keyLabel(kn.Value))
+			if !isString(kn) {
+				c.fail(kn, key, "a pattern must be a string, got %s (quote it)", nodeKind(kn))
+				continue
+			}
+			if line, dup := seen[kn.Value]; dup {
+				c.fail(kn, child, "set twice, here and on line %d; keep one", line)
+				continue
+			}
+			seen[kn.Value] = kn.Line
+			c.origins[child] = Origin{Layer: c.layer, File: c.file, Line: kn.Line}
+			if msg := f.keyCheck(kn.Value); msg != "" {
+				c.fail(kn, child, "%s", msg)
+				continue
+			}
+			c.walk(vn, &field{kind: kString, check: f.check}, child)
 		}
 	case kString:
 		if !isString(n) {

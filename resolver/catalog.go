@@ -2,6 +2,8 @@ package resolver
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -16,10 +18,6 @@ import (
 // kept: Claude Code cuts both at 2048.
 const DefaultBudget = 2048
 
-// minDescription is the shortest a description is cut to before the
-// catalog falls back to names only.
-const minDescription = 40
-
 // ToolHeader opens the description of the skill tool.
 const ToolHeader = "Load a skill by name to get specialized instructions."
 
@@ -33,41 +31,139 @@ const InstructionsPreamble = "Agent Skills: before a task that matches a skill b
 // names fit in it.
 const headLength = 250
 
+// Values of CatalogOptions.Channel: where the catalog goes.
+const (
+	ChannelBoth         = "both"         // the skill tool's description and the instructions
+	ChannelTool         = "tool"         // the skill tool's description only
+	ChannelInstructions = "instructions" // the instructions only
+)
+
+// Channels lists the values of CatalogOptions.Channel.
+var Channels = []string{ChannelBoth, ChannelTool, ChannelInstructions}
+
+// CatalogOptions says what the catalog shows, in which order, and where.
+// A nil *CatalogOptions means the defaults.
+//
+// The catalog is filled, within Budget, in this order of precedence:
+// pinned skills (Pin), then the project's, the user's, those of the
+// folders named on the command line or in the configuration (roots), and
+// those of plugins; within each group the most used first (Usage), then by
+// qualified name. Roots come after the user's own folders because they are
+// often large shared collections, and before plugins because the person
+// named them. Skills not offered to the model (Visibility off,
+// disable-model-invocation) are left out and not counted.
+type CatalogOptions struct {
+	// Budget bounds each text, in UTF-16 code units; default
+	// DefaultBudget.
+	Budget int
+	// Pin lists patterns (path.Match, without regard to case) of qualified
+	// names whose skills come first.
+	Pin []string
+	// Visibility says how each skill is shown; nil shows every one.
+	Visibility *Visibility
+	// Usage orders each group, most used first; nil orders by name.
+	Usage Usage
+	// Channel is ChannelBoth (default), ChannelTool or
+	// ChannelInstructions: the catalog goes to the skill tool's
+	// description, to the instructions, or to both. The other text says
+	// where the catalog is.
+	Channel string
+	// SearchTool is the tool that finds skills, which the closing line
+	// points to when not every skill is listed; "" when the client has
+	// none (the line then says to load any skill by name).
+	SearchTool string
+	// Preamble replaces InstructionsPreamble, for a tool surface without
+	// the skill tool.
+	Preamble string
+}
+
+func (o *CatalogOptions) withDefaults() CatalogOptions {
+	var c CatalogOptions
+	if o != nil {
+		c = *o
+	}
+	if c.Budget <= 0 {
+		c.Budget = DefaultBudget
+	}
+	if c.Channel == "" {
+		c.Channel = ChannelBoth
+	}
+	if c.Preamble == "" {
+		c.Preamble = InstructionsPreamble
+	}
+	return c
+}
+
 // ToolDescription returns the skill tool's description: ToolHeader, a blank
 // line, "Available skills:" and one line "- <name>: <description>" per
-// skill, within budget (see fitCatalog for how it shrinks).
-func (s *Snapshot) ToolDescription(budget int) string {
+// skill, filled within the budget (see fill), or, when the catalog goes
+// to the instructions only, a line that says so.
+func (s *Snapshot) ToolDescription(opts *CatalogOptions) string {
+	o := opts.withDefaults()
+	if o.Channel == ChannelInstructions {
+		text := ToolHeader + "\n\nThe server's instructions list the available skills"
+		if o.SearchTool != "" {
+			text += "; " + o.SearchTool + " finds any skill by what it does"
+		}
+		return text + "."
+	}
+	footer := func(n int) string {
+		if o.SearchTool != "" {
+			return fmt.Sprintf("\n(%d more not shown; find them with %s)", n, o.SearchTool)
+		}
+		return fmt.Sprintf("\n(%d more not shown; call this tool with any skill name)", n)
+	}
 	f := catalogFormat{
 		head:  ToolHeader + "\n\nAvailable skills:",
 		empty: "\n(none found)",
-		entry: func(b *strings.Builder, sk *sources.Skill, desc string, namesOnly bool) {
+		entry: func(b *strings.Builder, sk *sources.Skill, desc string, withDesc bool) {
 			b.WriteString("\n- ")
 			b.WriteString(oneLine(sk.Ref.String()))
-			if !namesOnly {
+			if withDesc {
 				b.WriteString(": ")
 				b.WriteString(desc)
 			}
 		},
-		footer: func(n int) string {
-			return fmt.Sprintf("\n(%d more not listed; call this tool with any skill name)", n)
-		},
+		footer: footer,
 	}
-	return fitCatalog(s.skills, budget, f)
+	return fill(s.catalogOrder(&o), o.Budget, f)
 }
 
-// Instructions returns the server instructions: InstructionsPreamble and
-// an <available_skills> block giving each skill's name, description and
-// SKILL.md location, within budget.
-func (s *Snapshot) Instructions(budget int) string {
+// Instructions returns the server instructions: the preamble, a line of
+// the skills' names (which some clients show alone), and an
+// <available_skills> block giving each skill's name, description and
+// SKILL.md location, filled within the budget; or, when the catalog goes
+// to the skill tool only, a short text that says so.
+func (s *Snapshot) Instructions(opts *CatalogOptions) string {
+	o := opts.withDefaults()
+	if o.Channel == ChannelTool {
+		text := "Agent Skills: the skill tool's description lists the available skills; before a task that matches one, load it with the skill tool (argument name) and follow it."
+		if o.SearchTool != "" {
+			text += " " + o.SearchTool + " finds any skill by what it does."
+		}
+		return text
+	}
+	order := s.catalogOrder(&o)
+	footer := func(n int) string {
+		if o.SearchTool != "" {
+			return fmt.Sprintf("\n%d more skills are not listed; find them with %s.", n, o.SearchTool)
+		}
+		return fmt.Sprintf("\n%d more skills are not listed; load any of them by name with the skill tool.", n)
+	}
+	// The line of names fits in what the shortest-sighted client shows,
+	// and leaves most of a small budget to the catalog.
+	head := o.Preamble
+	if room := min(headLength-units(o.Preamble), o.Budget/2-units(o.Preamble)) - 1; room >= minNamesLine {
+		head += "\n" + namesLine(order, room)
+	}
 	f := catalogFormat{
-		head:  InstructionsPreamble + "\n" + namesLine(s.skills, headLength-units(InstructionsPreamble)-1) + "\n\n<available_skills>",
-		empty: "",
-		tail:  "\n</available_skills>",
-		entry: func(b *strings.Builder, sk *sources.Skill, desc string, namesOnly bool) {
+		head: head + "\n\n<available_skills>",
+		tail: "\n</available_skills>",
+		entry: func(b *strings.Builder, sk *sources.Skill, desc string, withDesc bool) {
 			b.WriteString("\n<skill><name>")
 			xmlEscape(b, oneLine(sk.Ref.String()))
 			b.WriteString("</name>")
-			if !namesOnly {
+			if withDesc {
 				b.WriteString("<description>")
 				xmlEscape(b, desc)
 				b.WriteString("</description><location>")
@@ -76,26 +172,31 @@ func (s *Snapshot) Instructions(budget int) string {
 			}
 			b.WriteString("</skill>")
 		},
-		footer: func(n int) string {
-			return fmt.Sprintf("\n%d more skills are not listed; load any of them by name with the skill tool.", n)
-		},
+		footer: footer,
 	}
-	return fitCatalog(s.skills, budget, f)
+	if units(f.head)+units(f.tail)+units(f.footer(order.Len())) > o.Budget {
+		// Too small a budget for the block: the preamble and the names.
+		return o.Preamble + "\n" + namesLine(order, o.Budget-units(o.Preamble)-1)
+	}
+	return fill(order, o.Budget, f)
 }
+
+// minNamesLine is the least room worth a line of names.
+const minNamesLine = 40
 
 // namesLine lists the skills' names in at most room units: "Skills: a, b
 // and 12 more." It leads the instructions so that a client that shows only
 // their start still shows what is there.
-func namesLine(skills []*sources.Skill, room int) string {
-	if len(skills) == 0 {
+func namesLine(entries *ordered, room int) string {
+	if entries.Len() == 0 {
 		return "No skills are available yet."
 	}
 	var b strings.Builder
 	b.WriteString("Skills: ")
-	for i, sk := range skills {
-		name := oneLine(sk.Ref.String())
+	for i := range entries.Len() {
+		name := oneLine(entries.At(i).skill.Ref.String())
 		rest := ""
-		if more := len(skills) - i - 1; more > 0 {
+		if more := entries.Len() - i - 1; more > 0 {
 			rest = fmt.Sprintf(" and %d more.", more)
 		}
 		sep := ", "
@@ -103,7 +204,7 @@ func namesLine(skills []*sources.Skill, room int) string {
 			sep = ""
 		}
 		if units(b.String())+units(sep)+units(name)+units(rest) > room && i > 0 {
-			fmt.Fprintf(&b, " and %d more.", len(skills)-i)
+			fmt.Fprintf(&b, " and %d more.", entries.Len()-i)
 			return b.String()
 		}
 		b.WriteString(sep)
@@ -113,111 +214,330 @@ func namesLine(skills []*sources.Skill, room int) string {
 	return b.String()
 }
 
+// catalogEntry is a skill the catalog may list.
+type catalogEntry struct {
+	skill    *sources.Skill
+	nameOnly bool // its visibility is name-only
+}
+
+// Groups of the catalog's order.
+const (
+	groupPinned = iota
+	groupProject
+	groupUser
+	groupRoot
+	groupPlugin
+	numGroups
+)
+
+func groupOf(sc sources.Scope) int {
+	switch sc {
+	case sources.ScopeProject:
+		return groupProject
+	case sources.ScopeUser:
+		return groupUser
+	case sources.ScopePlugin:
+		return groupPlugin
+	}
+	return groupRoot
+}
+
+// catalogOrder returns the skills offered to the model in the catalog's
+// order of precedence (see CatalogOptions), made as far as it is read: a
+// catalog of ten thousand skills shows a few dozen, and is rendered at
+// every start. One pass over the snapshot gives each skill its group; the
+// skills of a group keep the snapshot's order by name, but for those with
+// a use count, which come first, most used first.
+func (s *Snapshot) catalogOrder(o *CatalogOptions) *ordered {
+	pins := make([]string, len(o.Pin))
+	for i, p := range o.Pin {
+		pins[i] = strings.ToLower(p)
+	}
+	var counts map[string]int
+	if o.Usage != nil {
+		counts = o.Usage.Counts()
+	}
+	od := &ordered{skills: s.skills, vis: o.Visibility, group: make([]uint8, len(s.skills))}
+	for i, sk := range s.skills {
+		if !o.Visibility.Offered(sk) {
+			od.group[i] = notOffered
+			continue
+		}
+		od.n++
+		g := groupOf(sk.Scope)
+		if len(pins) > 0 {
+			key := sk.Ref.Key()
+			for _, p := range pins {
+				if ok, _ := path.Match(p, key); ok {
+					g = groupPinned
+					break
+				}
+			}
+		}
+		if len(counts) > 0 && counts[sk.Ref.Key()] > 0 {
+			od.used[g] = append(od.used[g], i)
+			g += usedGroup // taken by the used list, not the scan
+		}
+		od.group[i] = uint8(g)
+	}
+	for g := range od.used {
+		slices.SortStableFunc(od.used[g], func(a, b int) int {
+			return counts[s.skills[b].Ref.Key()] - counts[s.skills[a].Ref.Key()]
+		})
+	}
+	return od
+}
+
+// Marks in ordered.group besides the group itself.
+const (
+	notOffered = 255
+	usedGroup  = 16 // added to the group of a skill with a use count
+)
+
+// ordered is the catalog's order, made as it is read.
+type ordered struct {
+	skills []*sources.Skill
+	vis    *Visibility
+	group  []uint8          // each skill's group, or a mark
+	used   [numGroups][]int // per group, the skills with a use count, most used first
+	n      int              // skills offered
+
+	made []catalogEntry // the order so far
+	g    int            // the group being made
+	next int            // in it: the next used skill, then the next skill to scan
+	scan bool           // the used ones of g are done; scanning
+}
+
+// Len is the number of skills offered.
+func (od *ordered) Len() int { return od.n }
+
+// At returns the i-th skill of the order; i < Len.
+func (od *ordered) At(i int) catalogEntry {
+	for len(od.made) <= i {
+		od.advance()
+	}
+	return od.made[i]
+}
+
+// advance appends the next skill of the order.
+func (od *ordered) advance() {
+	for {
+		if !od.scan {
+			if od.next < len(od.used[od.g]) {
+				od.emit(od.used[od.g][od.next])
+				od.next++
+				return
+			}
+			od.scan, od.next = true, 0
+		}
+		for ; od.next < len(od.skills); od.next++ {
+			if int(od.group[od.next]) == od.g {
+				od.emit(od.next)
+				od.next++
+				return
+			}
+		}
+		od.g, od.next, od.scan = od.g+1, 0, false
+	}
+}
+
+func (od *ordered) emit(i int) {
+	sk := od.skills[i]
+	od.made = append(od.made, catalogEntry{skill: sk, nameOnly: od.vis.Of(sk.Ref) == ShownNameOnly})
+}
+
 type catalogFormat struct {
 	head, empty, tail string
-	entry             func(b *strings.Builder, sk *sources.Skill, desc string, namesOnly bool)
+	entry             func(b *strings.Builder, sk *sources.Skill, desc string, withDesc bool)
 	footer            func(omitted int) string
 }
 
-// fitCatalog renders the catalog in the first of these forms that fits the
-// budget: every description whole; every description cut to the same
-// longest length that fits (at least minDescription); names only; as many
-// names as fit, followed by how many were left out.
-func fitCatalog(skills []*sources.Skill, budget int, f catalogFormat) string {
-	if budget <= 0 {
-		budget = DefaultBudget
+// Limits of the fill.
+const (
+	// minDescription is the shortest a description is cut to; shorter
+	// than that, the name alone says as much.
+	minDescription = 40
+	// cutTarget is the length a description is cut to once whole ones no
+	// longer fit: about a sentence, so that several skills keep one.
+	cutTarget = 120
+)
+
+// fill renders entries, in their order, within budget, filling it rather
+// than degrading every entry at once:
+//
+//  1. names: every entry's name when all of them fit; otherwise as many as
+//     fit in three quarters of the budget, and a closing line that counts
+//     the rest and says where to find them;
+//  2. whole descriptions, in order, while they fit in what is left (a
+//     description longer than an eighth of the budget is cut to that, as
+//     below, and the next is tried whole);
+//  3. from the first that does not fit on, descriptions cut to a clean
+//     cut (the end of a sentence or clause, else of a word, never inside
+//     one) of at most cutTarget units and at least minDescription;
+//  4. the names of more entries, if room is left.
+//
+// Entries whose visibility is name-only never get a description.
+func fill(entries *ordered, budget int, f catalogFormat) string {
+	var scratch strings.Builder
+	measure := func(e catalogEntry, desc string, withDesc bool) int {
+		scratch.Reset()
+		f.entry(&scratch, e.skill, desc, withDesc)
+		return units(scratch.String())
 	}
-	// Descriptions are flattened on first use: for a large catalog only
-	// the entries that fit the budget are ever looked at.
-	descs := lazyDescs{skills: skills, flat: make([]string, len(skills)), done: make([]bool, len(skills))}
-	const whole = int(^uint(0) >> 1)
-	render := func(limit int, namesOnly bool, n int) string {
+	render := func(descs []string, shown int) string {
 		var b strings.Builder
 		b.WriteString(f.head)
-		if len(skills) == 0 {
+		if entries.Len() == 0 {
 			b.WriteString(f.empty)
 		}
-		for i := range n {
-			f.entry(&b, skills[i], cutUnits(descs.get(i), limit), namesOnly)
+		for i := range shown {
+			f.entry(&b, entries.At(i).skill, descs[i], descs[i] != "")
 		}
 		b.WriteString(f.tail)
-		if n < len(skills) {
-			b.WriteString(f.footer(len(skills) - n))
+		if shown < entries.Len() {
+			b.WriteString(f.footer(entries.Len() - shown))
 		}
 		return b.String()
 	}
-	fits := func(limit int, namesOnly bool) bool {
-		return size(skills, &descs, limit, namesOnly, f, budget) <= budget
+	n := entries.Len()
+	avail := budget - units(f.head) - units(f.tail)
+	if n == 0 {
+		return render(nil, 0)
 	}
-	switch {
-	case fits(whole, false):
-		return render(whole, false, len(skills))
-	case fits(minDescription, false):
-		// Few enough skills to fit: find the longest cut that does.
-		lo, hi := minDescription, 0 // lo fits, hi does not
-		for i := range skills {
-			hi = max(hi, units(descs.get(i)))
+	footerCost := func(shown int) int {
+		if shown == n {
+			return 0
 		}
-		for hi-lo > 1 {
-			mid := (lo + hi) / 2
-			if fits(mid, false) {
-				lo = mid
+		return units(f.footer(n - shown))
+	}
+
+	// 1. Names.
+	var nameCost []int
+	sum, shown := 0, 0
+	for shown < n {
+		c := measure(entries.At(shown), "", false)
+		if sum+c > avail {
+			break
+		}
+		nameCost = append(nameCost, c)
+		sum += c
+		shown++
+	}
+	if shown < n {
+		limit := avail - budget/4
+		for shown > 0 && sum+footerCost(shown) > limit {
+			shown--
+			sum -= nameCost[shown]
+		}
+	}
+	slack := avail - sum - footerCost(shown)
+
+	// 2 and 3. Descriptions.
+	descs := make([]string, shown)
+	whole := true
+	for i := range shown {
+		e := entries.At(i)
+		d := oneLine(e.skill.Description)
+		if e.nameOnly || d == "" || slack <= 0 {
+			continue
+		}
+		extra := func(desc string) int { return measure(e, desc, true) - nameCost[i] }
+		over := extra("")
+		room := min(slack-over, cutTarget)
+		if whole {
+			if units(d) <= budget/8 {
+				if c := extra(d); c <= slack {
+					descs[i], slack = d, slack-c
+					continue
+				}
+				whole = false
 			} else {
-				hi = mid
+				// A long description is cut even here, to an eighth of
+				// the budget: a sentence or two says when to use it.
+				room = min(slack-over, budget/8)
 			}
 		}
-		return render(lo, false, len(skills))
-	case fits(0, true):
-		return render(0, true, len(skills))
+		for room >= minDescription {
+			cut, ok := cleanCut(d, room)
+			if !ok {
+				break
+			}
+			if c := extra(cut); c <= slack {
+				descs[i], slack = cut, slack-c
+				break
+			} else {
+				room -= c - slack // escaping made it longer: try shorter
+			}
+		}
 	}
-	// Names only, as many as fit with room for the footer.
-	used := units(f.head) + units(f.tail) + units(f.footer(len(skills)))
+
+	// 4. More names.
+	for shown < n {
+		c := measure(entries.At(shown), "", false)
+		grow := c + footerCost(shown+1) - footerCost(shown)
+		if grow > slack {
+			break
+		}
+		slack -= grow
+		shown++
+		descs = append(descs, "")
+	}
+	return render(descs, shown)
+}
+
+// cleanCut shortens s to at most limit units at a clean cut, marked with
+// an ellipsis: at the end of its last sentence that fits, when that keeps
+// at least half the room, else of its last clause, else of its last word;
+// never inside a word, and never shorter than minDescription. s itself is
+// returned when it fits; ok is false when no cut is long enough.
+func cleanCut(s string, limit int) (cut string, ok bool) {
+	if units(s) <= limit {
+		return s, true
+	}
+	room := limit - 1 // the ellipsis
+	sentence, clause, word := -1, -1, -1
 	n := 0
-	var b strings.Builder
-	for ; n < len(skills); n++ {
-		b.Reset()
-		f.entry(&b, skills[n], "", true)
-		if used+units(b.String()) > budget {
+	for i, r := range s {
+		if n > room {
 			break
 		}
-		used += units(b.String())
-	}
-	return render(0, true, n)
-}
-
-// size is the length in units of the whole catalog with descriptions cut
-// to limit, computed without keeping it. It stops counting once past
-// budget, so checking a form against a catalog of any size costs about
-// the budget, not the catalog.
-func size(skills []*sources.Skill, descs *lazyDescs, limit int, namesOnly bool, f catalogFormat, budget int) int {
-	var b strings.Builder
-	total := units(f.head) + units(f.tail)
-	if len(skills) == 0 {
-		total += units(f.empty)
-	}
-	for i, sk := range skills {
-		if total > budget {
-			break
+		size := utf8.RuneLen(r)
+		next, _ := utf8.DecodeRuneInString(s[i+size:])
+		fits := n+utf16.RuneLen(r) <= room // a cut after r keeps r
+		switch {
+		case !fits:
+		case r == '。' || r == '！' || r == '？':
+			sentence = i + size
+		case (r == '.' || r == '!' || r == '?') && next == ' ':
+			sentence = i + size
+		case r == '，' || r == '、' || r == '；':
+			clause = i + size
+		case (r == ',' || r == ';' || r == ':') && next == ' ':
+			clause = i + size
 		}
-		b.Reset()
-		f.entry(&b, sk, cutUnits(descs.get(i), limit), namesOnly)
-		total += units(b.String())
+		if r == ' ' { // a cut before the space keeps what came before
+			if next == '—' || next == '–' || next == '-' || next == '(' {
+				clause = max(clause, i)
+			}
+			word = i
+		}
+		n += utf16.RuneLen(r)
 	}
-	return total
-}
-
-// lazyDescs flattens descriptions to one line on first use.
-type lazyDescs struct {
-	skills []*sources.Skill
-	flat   []string
-	done   []bool
-}
-
-func (d *lazyDescs) get(i int) string {
-	if !d.done[i] {
-		d.flat[i], d.done[i] = oneLine(d.skills[i].Description), true
+	minLen := func(at int) bool { return at > 0 && units(s[:at]) >= minDescription }
+	var at int
+	switch {
+	case sentence > 0 && minLen(sentence) && units(s[:sentence]) >= room/2:
+		at = sentence
+	case clause > 0 && minLen(clause):
+		at = clause
+	case sentence > 0 && minLen(sentence):
+		at = sentence
+	case word > 0 && minLen(word):
+		at = word
+	default:
+		return "", false
 	}
-	return d.flat[i]
+	return strings.TrimRight(s[:at], " ,;:.!?—–-(，、；。") + "…", true
 }
 
 // oneLine collapses runs of white space, line breaks included, to one
@@ -262,25 +582,6 @@ func units(s string) int {
 		n += utf16.RuneLen(r)
 	}
 	return n
-}
-
-// cutUnits shortens s to at most limit units, ending with an ellipsis when
-// anything was cut.
-func cutUnits(s string, limit int) string {
-	if units(s) <= limit {
-		return s
-	}
-	if limit <= 1 {
-		return ""
-	}
-	n := 0
-	for i, r := range s {
-		n += utf16.RuneLen(r)
-		if n > limit-1 {
-			return strings.TrimRight(s[:i], " ,;:.") + "…"
-		}
-	}
-	return s
 }
 
 func xmlEscape(b *strings.Builder, s string) {

@@ -14,12 +14,12 @@ import (
 // protocol allows.
 const maxCompletions = 100
 
-// complete completes the arguments of the resource templates: "skill"
+// completeResource completes the arguments of the resource templates: "skill"
 // with the skill paths of the session's view (matched by prefix, of the
 // whole path or of the skill's name, without regard to case), and
 // "path" with the files of the skill already chosen. Anything else
 // completes to nothing.
-func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
 	p := req.Params
 	if p == nil || p.Ref == nil || p.Ref.Type != "ref/resource" || !isSkillTemplate(p.Ref.URI) {

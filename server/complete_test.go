@@ -14,7 +14,7 @@ import (
 
 // The resource templates complete skill names, and the files of the
 // skill chosen.
-func TestCompletion(t *testing.T) {
+func TestResourceCompletion(t *testing.T) {
 	rt := newResourceTree(t)
 	plugins := &sourcetest.Fake{SourceName: "plugins", Namespace: "example-skills", Skills: []sourcetest.FakeSkill{{Name: "pdf", Description: "The plugin's."}}}
 	shadow := &sourcetest.Fake{SourceName: "project", Skills: []sourcetest.FakeSkill{{Name: "pdf", Description: "Shadowed."}}}

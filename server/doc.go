@@ -12,8 +12,23 @@
 // the session last saw and announces a change only to the sessions it
 // concerns.
 //
-// One file per tool or concern:
+// The tools served are chosen by a profile (tools.go: a map from tool name
+// to the function that makes the tool, and the profiles over it; adding a
+// tool is adding its file and its line there).
+//
+// One file per tool family or concern:
+//   - tools.go: the tool registry and the profiles;
 //   - skill.go: the skill tool and the text it returns;
+//   - search.go: skills_search and the search index, built in the
+//     background and following each snapshot;
+//   - list.go: skills_list;
+//   - sk.go: skills.list and skills.search of the sk profile;
+//   - catalogtools.go: search_skills, check_skill_exists, cite_skill and
+//     suggest_skills of the catalog profile;
+//   - prompts.go: every skill a prompt, answered per session, and the
+//     completion of skill names;
+//   - completion.go: completion/complete, by kind of reference;
+//   - args.go: reading tool arguments, with -32602 for bad ones;
 //   - session.go: per-session views, their instructions and tool
 //     description, the filtering of list_changed, panic recovery;
 //   - clients.go: which client loads which skill folders itself;

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,9 +22,22 @@ type Catalog interface {
 type Options struct {
 	// Version is reported in serverInfo; default "dev".
 	Version string
-	// Budget bounds the tool description and the instructions, in UTF-16
-	// code units; default resolver.DefaultBudget.
-	Budget int
+	// Catalog says what the catalog shows and where (budget, pins,
+	// visibility, channel); nil means the defaults. Its Usage, SearchTool
+	// and Preamble are the server's to set: the catalog orders by the
+	// Usage below and points to the search tool served.
+	Catalog *resolver.CatalogOptions
+	// Usage counts the loads of skills, for the catalog's order; default
+	// a resolver.MemoryUsage.
+	Usage resolver.Usage
+	// Tools chooses the tools served; nil is the default profile.
+	Tools *ToolsOptions
+	// SearchWait bounds how long a search waits for the search index to
+	// catch up with the catalog (it is built in the background at the
+	// start, and updated after each change); default 10 s. Past it, a
+	// search answers from the index as it is, or, before the first
+	// build, with an error that says to try again.
+	SearchWait time.Duration
 	// Logger receives the server's logs; default discards. It must not
 	// write to stdout.
 	Logger *slog.Logger
@@ -53,11 +67,14 @@ type Options struct {
 
 // Server serves a Catalog over MCP. Each session sees a view of the
 // current snapshot that fits its client (see clients.go), with its own
-// instructions and skill tool description.
+// instructions, skill tool description and prompts.
 type Server struct {
 	mcp           *mcp.Server
 	catalog       Catalog
-	budget        int
+	catalogOpts   resolver.CatalogOptions
+	usage         resolver.Usage
+	tools         toolSet
+	index         *searchIndex
 	logger        *slog.Logger
 	includeNative bool
 	roots         *rootsFollower
@@ -79,37 +96,46 @@ type Server struct {
 // Name is the server name reported in serverInfo.
 const Name = "skillmux"
 
+// DefaultSearchWait is the default of Options.SearchWait.
+const DefaultSearchWait = 10 * time.Second
+
 // New returns a Server over c.
 func New(c Catalog, opts *Options) *Server {
-	s := &Server{catalog: c, budget: resolver.DefaultBudget, logger: slog.New(slog.DiscardHandler), sessions: map[*mcp.ServerSession]*session{},
-		maxFileSize: DefaultMaxFileSize, pageSize: defaultPageSize, warned: map[string]bool{}}
-	version := "dev"
-	var onRoots func(context.Context, []string)
+	var o Options
 	if opts != nil {
-		if opts.Version != "" {
-			version = opts.Version
-		}
-		if opts.Budget > 0 {
-			s.budget = opts.Budget
-		}
-		if opts.Logger != nil {
-			s.logger = opts.Logger
-		}
-		onRoots = opts.OnRoots
-		s.includeNative = opts.IncludeNative
-		if opts.MaxFileSize > 0 {
-			s.maxFileSize = opts.MaxFileSize
-		}
-		for _, d := range opts.AllowDirs {
-			s.allowDirs = append(s.allowDirs, strings.TrimSuffix(d, "/"))
-		}
-		if opts.PageSize > 0 {
-			s.pageSize = opts.PageSize
-		}
+		o = *opts
 	}
-	s.roots = newRootsFollower(onRoots, s.logger)
+	s := &Server{catalog: c, logger: o.Logger, usage: o.Usage, includeNative: o.IncludeNative, sessions: map[*mcp.ServerSession]*session{},
+		maxFileSize: o.MaxFileSize, pageSize: o.PageSize, warned: map[string]bool{}}
+	version := o.Version
+	if version == "" {
+		version = "dev"
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.usage == nil {
+		s.usage = &resolver.MemoryUsage{}
+	}
+	if o.SearchWait <= 0 {
+		o.SearchWait = DefaultSearchWait
+	}
+	if s.maxFileSize <= 0 {
+		s.maxFileSize = DefaultMaxFileSize
+	}
+	if s.pageSize <= 0 {
+		s.pageSize = defaultPageSize
+	}
+	for _, d := range o.AllowDirs {
+		s.allowDirs = append(s.allowDirs, strings.TrimSuffix(d, "/"))
+	}
+	s.tools = resolveTools(o.Tools)
+	s.catalogOpts = s.catalogOptions(o.Catalog)
+	s.index = newSearchIndex(s.logger, o.SearchWait, c.Snapshot)
+	s.roots = newRootsFollower(o.OnRoots, s.logger)
 	caps := &mcp.ServerCapabilities{
 		Tools:     &mcp.ToolCapabilities{ListChanged: true},
+		Prompts:   &mcp.PromptCapabilities{ListChanged: true},
 		Resources: &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
 	}
 	caps.AddExtension(SkillsExtension, map[string]any{"directoryRead": true})
@@ -124,10 +150,18 @@ func New(c Catalog, opts *Options) *Server {
 	})
 	// recoverPanics covers every handler after it, the resource
 	// methods included.
-	s.mcp.AddReceivingMiddleware(s.codedErrors, s.recoverPanics, s.sessionViews, s.resourceMethods)
+	s.mcp.AddReceivingMiddleware(s.codedErrors, s.recoverPanics, s.sessionViews, s.servePrompts, s.resourceMethods)
 	s.mcp.AddSendingMiddleware(s.filterListChanged, s.filterResourceNotes)
-	s.addSkillTool(s.catalog.Snapshot().ToolDescription(s.budget))
-	s.addSkillResourceTool()
+	s.reportTools(s.tools)
+	makers := toolMakers()
+	for _, name := range s.tools.served {
+		if name == SkillToolName {
+			s.addSkillTool(s.catalog.Snapshot().ToolDescription(&s.catalogOpts))
+			continue
+		}
+		t := makers[name](s)
+		s.mcp.AddTool(t.def, t.handle)
+	}
 	s.addResourceTemplates()
 	s.addSkillsExtension()
 	return s
@@ -136,34 +170,74 @@ func New(c Catalog, opts *Options) *Server {
 // DefaultMaxFileSize is the default of Options.MaxFileSize: 10 MiB.
 const DefaultMaxFileSize = 10 << 20
 
+// catalogOptions completes the configured catalog options with what the
+// server knows: the usage, the search tool the closing line points to,
+// and, without the skill tool, a preamble that names the tools there are.
+func (s *Server) catalogOptions(c *resolver.CatalogOptions) resolver.CatalogOptions {
+	var o resolver.CatalogOptions
+	if c != nil {
+		o = *c
+	}
+	o.Usage = s.usage
+	for _, name := range []string{SearchToolName, catalogSearchName, skSearchName} {
+		if s.tools.has(name) {
+			o.SearchTool = name
+			break
+		}
+	}
+	if !s.tools.has(SkillToolName) {
+		switch {
+		case s.tools.has(skListName) || s.tools.has(skSearchName):
+			o.Preamble = "Agent Skills: prefer skills.list for exhaustive metadata and skills.search for targeted lookups; each skill's instructions are its SKILL.md, at the location below."
+		default:
+			o.Preamble = "Agent Skills: before a task that matches a skill below, read its SKILL.md at the location given and follow it."
+		}
+		if o.Channel == resolver.ChannelTool {
+			s.logger.Warn("catalog.channel is tool, but the tools served have no skill tool: the catalog goes to the instructions")
+		}
+		o.Channel = resolver.ChannelInstructions
+	}
+	return o
+}
+
 // Refresh brings every session up to date with the current snapshot: a
 // session whose skill tool description changed gets tools/list_changed,
-// once it has sent notifications/initialized; one whose resources changed
-// gets the resource notifications it is due (subscribe.go); the others
-// get nothing. Call it after the catalog swaps in a new snapshot.
+// and one whose prompts changed prompts/list_changed, once it has sent
+// notifications/initialized; one whose resources changed gets the
+// resource notifications it is due (subscribe.go); the others get
+// nothing. The search index follows the snapshot in the background. Call
+// Refresh after the catalog swaps in a new snapshot.
 func (s *Server) Refresh() {
 	snap := s.catalog.Snapshot()
+	s.index.follow()
 	live := map[*mcp.ServerSession]bool{}
 	for ss := range s.mcp.Sessions() {
 		live[ss] = true
 	}
 	s.mu.Lock()
-	changed := false
+	toolChanged, promptsChanged := false, false
 	for ss, st := range s.sessions {
 		if !live[ss] {
 			delete(s.sessions, ss) // the session has ended
 			continue
 		}
-		if st.listed != "" && s.viewLocked(snap, st).tool != st.listed {
-			changed = true
+		v := s.viewLocked(snap, st)
+		if st.listed != "" && v.tool != st.listed {
+			toolChanged = true
+		}
+		if st.promptsListed != 0 && s.promptsOf(v).sum != st.promptsListed {
+			promptsChanged = true
 		}
 	}
 	s.mu.Unlock()
-	if changed {
+	if toolChanged && s.tools.has(SkillToolName) {
 		// Registering the tool again makes the SDK announce
 		// tools/list_changed to every session; filterListChanged keeps it
 		// from those whose view did not change.
-		s.addSkillTool(snap.ToolDescription(s.budget))
+		s.addSkillTool(snap.ToolDescription(&s.catalogOpts))
+	}
+	if promptsChanged {
+		s.announcePrompts()
 	}
 	s.refreshResources(snap)
 }
@@ -175,8 +249,10 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 }
 
 // Close stops the work the Server does on its own (asking clients for
-// their roots) and waits for it. Sessions end with their transports.
+// their roots, updating the search index) and waits for it. Sessions end
+// with their transports.
 func (s *Server) Close() error {
 	s.roots.close()
+	s.index.close()
 	return nil
 }

@@ -120,8 +120,8 @@ func TestToolList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 2 || res.Tools[0].Name != "skill" || res.Tools[1].Name != "skill_resource" {
-		t.Fatalf("tools = %+v", res.Tools)
+	if len(res.Tools) != 3 || res.Tools[0].Name != "skill" || res.Tools[1].Name != "skill_resource" || res.Tools[2].Name != "skills_search" {
+		t.Fatalf("tools = %v", toolNames(res.Tools))
 	}
 	want := "Load a skill by name to get specialized instructions.\n\nAvailable skills:\n" +
 		"- docx: Edit Word documents. Keeps styles.\n- nested: A skill inside another.\n- pdf: Fill and read PDF forms."

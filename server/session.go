@@ -23,12 +23,16 @@ type session struct {
 	announced   string             // the description the last tools/list_changed was sent for
 	seen        *resolver.Snapshot // the view the session last heard of (handshake, or a change note)
 	res         resSession         // its resources and subscriptions (subscribe.go)
+
+	promptsListed    uint64 // the sum of the prompts the session last listed; 0 before prompts/list
+	promptsAnnounced uint64 // the sum the last prompts/list_changed was sent for
 }
 
 // view is the catalog one kind of client sees in one snapshot.
 type view struct {
 	snap         *resolver.Snapshot
 	tool, instrs string
+	prompts      *promptList // made on first use (prompts.go)
 }
 
 // sessionLocked returns the state of ss, which knows its client once the
@@ -76,7 +80,7 @@ func (s *Server) viewLocked(snap *resolver.Snapshot, st *session) *view {
 		return v
 	}
 	vs := snap.Excluding(exclude)
-	v := &view{snap: vs, tool: vs.ToolDescription(s.budget), instrs: vs.Instructions(s.budget)}
+	v := &view{snap: vs, tool: vs.ToolDescription(&s.catalogOpts), instrs: vs.Instructions(&s.catalogOpts), prompts: &promptList{}}
 	s.views[key] = v
 	return v
 }
@@ -92,7 +96,7 @@ func (s *Server) viewOf(req mcp.Request) *view {
 func (s *Server) viewOfSession(ss *mcp.ServerSession) *view {
 	snap := s.catalog.Snapshot()
 	if ss == nil {
-		return &view{snap: snap, tool: snap.ToolDescription(s.budget), instrs: snap.Instructions(s.budget)}
+		return &view{snap: snap, tool: snap.ToolDescription(&s.catalogOpts), instrs: snap.Instructions(&s.catalogOpts), prompts: &promptList{}}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -151,10 +155,12 @@ func (s *Server) sessionViews(next mcp.MethodHandler) mcp.MethodHandler {
 
 // filterListChanged lets notifications/tools/list_changed reach a session
 // only when it has finished its handshake and the skill tool it listed
-// differs from its current view (once per change).
+// differs from its current view (once per change), and
+// notifications/prompts/list_changed only when the prompts it listed
+// differ from its current view's.
 func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "notifications/tools/list_changed" {
+		if method != "notifications/tools/list_changed" && method != "notifications/prompts/list_changed" {
 			return next(ctx, method, req)
 		}
 		ss, ok := req.GetSession().(*mcp.ServerSession)
@@ -164,10 +170,19 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 		snap := s.catalog.Snapshot()
 		s.mu.Lock()
 		st := s.sessionLocked(ss)
-		tool := s.viewLocked(snap, st).tool
-		send := st.initialized && st.listed != "" && tool != st.listed && tool != st.announced
-		if send {
-			st.announced = tool
+		v := s.viewLocked(snap, st)
+		var send bool
+		if method == "notifications/tools/list_changed" {
+			send = st.initialized && st.listed != "" && v.tool != st.listed && v.tool != st.announced
+			if send {
+				st.announced = v.tool
+			}
+		} else {
+			sum := s.promptsOf(v).sum
+			send = st.initialized && st.promptsListed != 0 && sum != st.promptsListed && sum != st.promptsAnnounced
+			if send {
+				st.promptsAnnounced = sum
+			}
 		}
 		s.mu.Unlock()
 		if !send {
@@ -179,7 +194,10 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 
 // onInitialized records the end of a session's handshake, and asks a
 // client that declares the roots capability for its workspace folders.
+// The first handshake also starts the search index: its build is kept off
+// the way of the server's start.
 func (s *Server) onInitialized(ctx context.Context, req *mcp.InitializedRequest) {
+	s.index.start()
 	if req.Session == nil {
 		return
 	}

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillmux/skillmux/resolver"
@@ -30,14 +29,31 @@ var skillInputSchema = map[string]any{
 	"additionalProperties": false,
 }
 
-func (s *Server) addSkillTool(description string) {
-	s.mcp.AddTool(&mcp.Tool{
+// SkillSearchHint is the skill tool's anthropic/searchHint: what Claude
+// Code's tool search matches when it looks for a tool.
+const SkillSearchHint = "agent skills: load specialized instructions and workflows by name (skill catalog)"
+
+// skillTool makes the skill tool with the catalog of the current snapshot;
+// sessionViews gives each session its own view's description.
+func (s *Server) skillTool() *tool {
+	return &tool{def: &mcp.Tool{
 		Name:        SkillToolName,
 		Title:       "Load a skill",
-		Description: description,
+		Description: s.catalog.Snapshot().ToolDescription(&s.catalogOpts),
 		InputSchema: skillInputSchema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
-	}, s.callSkill)
+		// Claude Code defers the descriptions of MCP tools behind its tool
+		// search unless told to load them: the catalog is in this one.
+		Meta: mcp.Meta{"anthropic/alwaysLoad": true, "anthropic/searchHint": SkillSearchHint},
+	}, handle: s.callSkill}
+}
+
+// addSkillTool registers the skill tool with description, again after a
+// change: the SDK then announces tools/list_changed.
+func (s *Server) addSkillTool(description string) {
+	t := s.skillTool()
+	t.def.Description = description
+	s.mcp.AddTool(t.def, t.handle)
 }
 
 func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -59,6 +75,7 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if note != "" {
 		blocks = append(blocks, note)
 	}
+	s.usage.Record(m.Skill.Ref.Key())
 	res := &mcp.CallToolResult{}
 	for _, b := range blocks {
 		res.Content = append(res.Content, &mcp.TextContent{Text: b})
@@ -102,25 +119,6 @@ func nameArgument(raw json.RawMessage) (string, error) {
 		return "", invalidParams("argument \"name\" must not be empty")
 	}
 	return name, nil
-}
-
-func invalidParams(msg string) error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + msg}
-}
-
-func jsonKind(v json.RawMessage) string {
-	switch s := strings.TrimSpace(string(v)); {
-	case s == "null":
-		return "null"
-	case strings.HasPrefix(s, "{"):
-		return "an object"
-	case strings.HasPrefix(s, "["):
-		return "an array"
-	case s == "true" || s == "false":
-		return "a boolean"
-	default:
-		return "a number"
-	}
 }
 
 // errorResult is a tool error: the model reads msg, and the notes after

@@ -39,14 +39,19 @@ var skillResourceInputSchema = map[string]any{
 	"additionalProperties": false,
 }
 
-func (s *Server) addSkillResourceTool() {
-	s.mcp.AddTool(&mcp.Tool{
-		Name:        SkillResourceToolName,
+// skillResourceTool is the skill_resource tool. Other servers' users know
+// it as get_skill_resource (skills-mcp) and skill-resource (skill-jack):
+// their profiles serve it under those names, with the same arguments.
+func (s *Server) skillResourceTool() *tool { return s.skillResourceToolNamed(SkillResourceToolName) }
+
+func (s *Server) skillResourceToolNamed(name string) *tool {
+	return &tool{def: &mcp.Tool{
+		Name:        name,
 		Title:       "Read a skill's file",
 		Description: skillResourceDescription,
 		InputSchema: skillResourceInputSchema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
-	}, s.callSkillResource)
+	}, handle: s.callSkillResource}
 }
 
 func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

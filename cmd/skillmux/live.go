@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -82,7 +83,7 @@ func (l *live) apply(ctx context.Context, why string) {
 	}
 	s.logger = l.logger
 	if changedBeyondSources(l.s.cfg, s.cfg) {
-		l.logger.Warn("some of the changed settings (catalog, log, defaults.native, refresh, resources) apply only after a restart; the sources follow now")
+		l.logger.Warn("some of the changed settings (catalog, tools, log, defaults.native, refresh, resources) apply only after a restart; the sources follow now")
 	}
 	l.s = s
 	if l.repoll != nil {
@@ -120,6 +121,7 @@ func (l *live) configFiles() []string {
 // changedBeyondSources reports whether a new configuration changes what
 // only a restart applies.
 func changedBeyondSources(old, new *config.Config) bool {
-	return old.Catalog != new.Catalog || old.Log != new.Log || old.Defaults.Native != new.Defaults.Native || old.Refresh != new.Refresh ||
+	return !reflect.DeepEqual(old.Catalog, new.Catalog) || !reflect.DeepEqual(old.Tools, new.Tools) ||
+		old.Log != new.Log || old.Defaults.Native != new.Defaults.Native || old.Refresh != new.Refresh ||
 		old.Resources.MaxFileSize != new.Resources.MaxFileSize || !slices.Equal(old.Resources.AllowDirs, new.Resources.AllowDirs)
 }

@@ -142,7 +142,7 @@ Start with:
 	root.SuggestionsMinimumDistance = 2
 	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("skillmux {{.Version}}\n")
-	root.AddCommand(newServeCmd(e), newListCmd(e), newShowCmd(e), newValidateCmd(e), newConfigCmd(e), newVersionCmd(e))
+	root.AddCommand(newServeCmd(e), newListCmd(e), newSearchCmd(e), newShowCmd(e), newValidateCmd(e), newConfigCmd(e), newVersionCmd(e))
 	return root
 }
 

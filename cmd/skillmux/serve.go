@@ -54,7 +54,7 @@ func interval(d time.Duration) time.Duration {
 func newServeCmd(e *env) *cobra.Command {
 	var f catalogFlags
 	cmd := &cobra.Command{
-		Use:     "serve",
+		Use:     "serve [DIR...]",
 		Aliases: []string{"mcp-server"},
 		Short:   "Run the MCP server on stdio",
 		Long: `Run the MCP server on stdin/stdout. Stdout carries JSON-RPC only; logs go to
@@ -67,20 +67,27 @@ Skills come from, in precedence order for equal names:
     to the repository root, and skills/ at the repository root (when the
     client declares MCP roots, its roots are the project instead);
   - the sources of the configuration file (.skillmux.yaml, see --config);
-  - the folders given with --root (repeatable), else $SKILLS_DIR (paths
-    separated by ':' or ',');
+  - the folders given as arguments or with --root (repeatable), else
+    $SKILLS_DIR (paths separated by ':' or ',');
   - Claude Code plugins: those given with --plugin-dir and those installed
     and enabled in Claude Code, named "<plugin>:<skill>".
+
+The tools served are those of tools.profile (default: skill, skill_resource, skills_search),
+with tools.enable and tools.disable; each skill is also a prompt. A tool
+the profile names that this version does not serve is reported on stderr.
 
 An invalid configuration stops the server before it starts, with exit
 status 2.`,
 		Example: `  skillmux serve --root examples/skills
+  skillmux serve ~/skills ~/team-skills
   skillmux serve --no-builtin --root ~/team-skills
   SKILLS_DIR=~/skills:./more skillmux serve`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			start := time.Now()
+			// Folders as arguments, as skill-jack users type them, come
+			// before those given with --root.
+			f.roots = append(args, f.roots...)
 			// Logs never stop the server, even when the client does not
 			// read its stderr.
 			lw := logwriter.New(e.stderr, 0)
@@ -98,9 +105,14 @@ status 2.`,
 				return err
 			}
 			l := &live{cmd: cmd, e: &e, f: &f, logger: logger, res: res, s: s, workspaces: []string{e.workdir}}
+			catalog, err := catalogOptions(s.cfg)
+			if err != nil {
+				return err
+			}
 			srv := server.New(res, &server.Options{
 				Version:       version(),
-				Budget:        s.cfg.Catalog.Budget,
+				Catalog:       catalog,
+				Tools:         &server.ToolsOptions{Profile: s.cfg.Tools.Profile, Enable: s.cfg.Tools.Enable, Disable: s.cfg.Tools.Disable},
 				Logger:        logger,
 				IncludeNative: includeNative(s.cfg),
 				OnRoots:       l.setWorkspaces,

@@ -59,29 +59,33 @@ func required(t testing.TB, err error) {
 
 // find looks for shared/corpus beside the module root, which it finds by
 // walking up from the working folder (a package's folder under go test)
-// to go.mod.
+// to go.mod; past a module nested in the repository (one of its own, for
+// a benchmark with other dependencies), up to the next go.mod.
 func find() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("corpus: %w", err)
 	}
-	root := ""
+	first := ""
 	for d := wd; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			root = d
-			break
+			dir := filepath.Join(filepath.Dir(d), "shared", "corpus")
+			if first == "" {
+				first = dir
+			}
+			if st, err := os.Stat(dir); err == nil {
+				if !st.IsDir() {
+					return "", fmt.Errorf("corpus: %s is not a folder", dir)
+				}
+				return dir, nil
+			}
 		}
 		if d == filepath.Dir(d) {
-			return "", errors.New("corpus: no go.mod above " + wd)
+			break
 		}
 	}
-	dir := filepath.Join(filepath.Dir(root), "shared", "corpus")
-	st, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("corpus not present at %s (the shared folder belongs beside the checkout)", dir)
-	case !st.IsDir():
-		return "", fmt.Errorf("corpus: %s is not a folder", dir)
+	if first == "" {
+		return "", errors.New("corpus: no go.mod above " + wd)
 	}
-	return dir, nil
+	return "", fmt.Errorf("corpus not present at %s (the shared folder belongs beside the checkout)", first)
 }

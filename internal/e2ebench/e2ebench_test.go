@@ -143,7 +143,8 @@ func run(t *testing.T, bin string, c *catalog, workload bool, r *result) *sessio
 	watchdog := time.AfterFunc(processTimeout, func() { s.cmd.Process.Kill() })
 	defer watchdog.Stop()
 	s.started = s.initialize(begin)
-	// serve logs the count before it reads stdin: the line is there.
+	// serve logs the count before it reads stdin (servedCount waits for
+	// the line to reach the file).
 	s.served = s.servedCount()
 	if c.skills > 0 && s.served != c.skills {
 		s.fail("%s: the server says it serves %d skills, want %d", c.label, s.served, c.skills)

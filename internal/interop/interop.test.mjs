@@ -76,11 +76,14 @@ test('initialize: server info, capabilities, instructions', async () => {
   }
 });
 
-test('tools/list: the skill tool with the catalog in its description, and skill_resource', async () => {
+test('tools/list: the skill tool with the catalog in its description, skill_resource and skills_search', async () => {
   const client = await connect([fixtures]);
   try {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['skill', 'skill_resource']);
+    assert.deepEqual(tools.map((t) => t.name), ['skill', 'skill_resource', 'skills_search']);
+    assert.equal(tools[0]._meta['anthropic/alwaysLoad'], true);
+    assert.ok(tools[0]._meta['anthropic/searchHint']);
+    assert.equal(tools[2].outputSchema.type, 'object');
     assert.equal(
       tools[0].description,
       'Load a skill by name to get specialized instructions.\n\nAvailable skills:\n' +
@@ -89,6 +92,44 @@ test('tools/list: the skill tool with the catalog in its description, and skill_
         '- tools-skill: Has scripts and references.',
     );
     assert.deepEqual(tools[0].inputSchema.required, ['name']);
+  } finally {
+    await client.close();
+  }
+});
+
+test('skills_search: ranked hits as structured content the SDK checks against the output schema', async () => {
+  const client = await connect([fixtures, examples]);
+  try {
+    // The TypeScript client validates structuredContent against the
+    // tool's outputSchema once it has listed the tools.
+    await client.listTools();
+    const res = await client.callTool({ name: 'skills_search', arguments: { query: 'write the release notes', limit: 3 } });
+    assert.notEqual(res.isError, true);
+    assert.equal(res.structuredContent.query, 'write the release notes');
+    assert.equal(res.structuredContent.hits[0].name, 'release-notes');
+    assert.ok(res.structuredContent.hits[0].excerpt.length > 0);
+    assert.match(res.content[0].text, /- release-notes \(/);
+    await assert.rejects(client.callTool({ name: 'skills_search', arguments: { query: '  ' } }), (err) => {
+      assert.equal(err.code, -32602);
+      assert.match(err.message, /"query"/);
+      return true;
+    });
+  } finally {
+    await client.close();
+  }
+});
+
+test('prompts: one per skill, $ARGUMENTS replaced; completion of skill names', async () => {
+  const client = await connect([fixtures, examples]);
+  try {
+    const { prompts } = await client.listPrompts();
+    const names = prompts.map((p) => p.name);
+    for (const n of ['release-notes', 'crlf-skill', 'skill']) assert.ok(names.includes(n), n);
+    const got = await client.getPrompt({ name: 'block-skill', arguments: { arguments: 'now' } });
+    assert.equal(got.description, 'First line.\nSecond line: with a colon.', 'the skill\'s description, as written');
+    assert.match(got.messages[0].content.text, /Body\.\n\nARGUMENTS: now$/);
+    const done = await client.complete({ ref: { type: 'ref/prompt', name: 'skill' }, argument: { name: 'name', value: 'rel' } });
+    assert.deepEqual(done.completion.values, ['release-notes']);
   } finally {
     await client.close();
   }

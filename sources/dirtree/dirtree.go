@@ -252,6 +252,9 @@ func (t *Tree) scanAll(ctx context.Context, deep bool) error {
 	}
 	st.gen = gen
 	t.cache.Prune(gen)
+	if t.st != nil {
+		st.keepServed(t.st)
+	}
 	t.st = st
 	if st.rootReal != "" {
 		t.addWatch()

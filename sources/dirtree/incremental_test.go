@@ -137,6 +137,31 @@ func writeSkill(t *testing.T, path, content string) {
 	must(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
+// A full rescan (the periodic one, or a tree without a watcher) returns
+// the same *sources.Skill for a skill that did not change, file list
+// included, and a new one for the skill that did.
+func TestFullRescanKeepsUnchangedSkills(t *testing.T) {
+	root := tree(t, map[string]string{
+		"a/SKILL.md": skillMD("a"), "a/references/r.md": "r",
+		"b/SKILL.md": skillMD("b"),
+	})
+	tr := dirtree.New(root, nil)
+	first := byName(relist(t, tr))
+	writeSkill(t, filepath.Join(root, "b/SKILL.md"), "---\nname: b\ndescription: Edited.\n---\n")
+	second := byName(relist(t, tr))
+	if second["a"] != first["a"] {
+		t.Error("an unchanged skill came back as a new *sources.Skill")
+	}
+	if second["b"] == first["b"] || second["b"].Description != "Edited." {
+		t.Error("the edited skill was not loaded again")
+	}
+	must(t, os.WriteFile(filepath.Join(root, "a/references/more.md"), []byte("m"), 0o644))
+	third := byName(relist(t, tr))
+	if third["a"] == second["a"] || !slices.Contains(third["a"].FileList, "references/more.md") {
+		t.Errorf("a new file of a skill did not make a new *sources.Skill: %v", third["a"].FileList)
+	}
+}
+
 // A tree with a cache folder starts from what the last process parsed.
 func TestCacheDir(t *testing.T) {
 	root := tree(t, map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b")})

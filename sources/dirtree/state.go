@@ -45,6 +45,20 @@ type entry struct {
 	gone      bool           // forgotten or replaced; still in state.order until the next listing
 }
 
+// keepServed gives each entry the copy with its file list that prev
+// made, when nothing about the skill changed: a full rescan then returns
+// the same *sources.Skill for an unchanged skill, as the Source contract
+// allows, and what follows the catalog (the search index) sees no change.
+func (s *state) keepServed(prev *state) {
+	for k, e := range s.skills {
+		p, ok := prev.skills[k]
+		if ok && p.served != nil && p.skill == e.skill && p.inside && e.inside &&
+			p.truncated == e.truncated && slices.Equal(p.files, e.files) {
+			e.served = p.served
+		}
+	}
+}
+
 // bounds records which bounds a scan hit.
 type bounds struct {
 	depth, skills, dirs bool

@@ -14,6 +14,9 @@ type FakeSkill struct {
 	Body string
 	// Files are the skill's other files, by relative path.
 	Files map[string]string
+	// DisableModelInvocation and NotUserInvocable set the front matter's
+	// disable-model-invocation: true and user-invocable: false.
+	DisableModelInvocation, NotUserInvocable bool
 }
 
 // Fake is an in-memory Source. Its fields may be changed between calls to
@@ -49,23 +52,30 @@ func (f *Fake) List(ctx context.Context) (*sources.Listing, error) {
 	l := &sources.Listing{Problems: append([]sources.Diagnostic(nil), f.Problems...)}
 	for _, fs := range f.Skills {
 		front := "name: " + fs.Name + "\ndescription: " + fs.Description + "\n"
+		if fs.DisableModelInvocation {
+			front += "disable-model-invocation: true\n"
+		}
+		if fs.NotUserInvocable {
+			front += "user-invocable: false\n"
+		}
 		m := fstest.MapFS{sources.SkillFile: {Data: []byte("---\n" + front + "---\n" + fs.Body)}}
 		for p, c := range fs.Files {
 			m[p] = &fstest.MapFile{Data: []byte(c)}
 		}
 		dir := "/fake/" + f.SourceName + "/" + fs.Name
 		l.Skills = append(l.Skills, &sources.Skill{
-			Ref:           sources.Ref{Namespace: f.Namespace, Name: fs.Name},
-			Description:   fs.Description,
-			UserInvocable: true,
-			FrontMatter:   []byte(front),
-			Path:          dir + "/" + sources.SkillFile,
-			Dir:           dir,
-			Source:        f.SourceName,
-			Scope:         scope,
-			Kind:          sources.KindSkill,
-			Convention:    f.Convention,
-			Files:         m,
+			Ref:                    sources.Ref{Namespace: f.Namespace, Name: fs.Name},
+			Description:            fs.Description,
+			UserInvocable:          !fs.NotUserInvocable,
+			DisableModelInvocation: fs.DisableModelInvocation,
+			FrontMatter:            []byte(front),
+			Path:                   dir + "/" + sources.SkillFile,
+			Dir:                    dir,
+			Source:                 f.SourceName,
+			Scope:                  scope,
+			Kind:                   sources.KindSkill,
+			Convention:             f.Convention,
+			Files:                  m,
 		})
 	}
 	return l, nil

@@ -1,0 +1,49 @@
+package resolver_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/resolver/search"
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// An index follows the catalog in the background, so a session may search
+// with a snapshot one refresh away from the one indexed, whose skills are
+// new values read from the same files. The skills the session's snapshot
+// serves are found, as it has them; the ones it does not serve are not.
+func TestSearchAnIndexOneRefreshAway(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "team", Skills: []sourcetest.FakeSkill{
+		{Name: "pdf-forms", Description: "Fill in PDF forms.", Body: "Use the form filler for every PDF."},
+		{Name: "old-pdf", Description: "Merge PDF files.", Body: "Merge PDF pages."},
+	}}
+	r := resolver.New([]sources.Source{src}, nil)
+	indexed, err := r.Reload(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := search.NewIndex()
+	if _, err := ix.Update(context.Background(), indexed.IndexedSkills(), nil); err != nil {
+		t.Fatal(err)
+	}
+	src.Skills = src.Skills[:1]
+	src.Skills[0].Description = "Fill in PDF forms, again."
+	now, err := r.Reload(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := now.Search(ix, resolver.SearchQuery{Text: "pdf"}, nil)
+	if len(res.Hits) != 1 || res.Hits[0].Name != "pdf-forms" {
+		t.Fatalf("hits = %+v, want pdf-forms alone", res.Hits)
+	}
+	if got := res.Hits[0].Description; got != "Fill in PDF forms, again." {
+		t.Errorf("description %q, want the one the snapshot serves", got)
+	}
+	// And the other way round: an index ahead of the snapshot.
+	old := indexed.Search(ix, resolver.SearchQuery{Text: "merge"}, nil)
+	if len(old.Hits) != 1 || old.Hits[0].Name != "old-pdf" {
+		t.Errorf("the older snapshot's search: %+v", old.Hits)
+	}
+}

@@ -1,0 +1,4 @@
+package search
+
+// ASCIILower is asciiLower, for the tests.
+var ASCIILower = asciiLower

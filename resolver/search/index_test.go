@@ -1,0 +1,259 @@
+package search_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/resolver/search"
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+func writeSkill(t *testing.T, root, name, desc, body string) string {
+	t.Helper()
+	p := filepath.Join(root, name, "SKILL.md")
+	sourcetest.WriteFile(t, p, "---\nname: "+name+"\ndescription: "+desc+"\n---\n"+body)
+	return p
+}
+
+func list(t *testing.T, src sources.Source) []*sources.Skill {
+	t.Helper()
+	l, err := src.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.Skills
+}
+
+func update(t *testing.T, ix *search.Index, skills []*sources.Skill) search.Stats {
+	t.Helper()
+	st, err := ix.Update(context.Background(), skills, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func names(hits []search.Hit) []string {
+	out := []string{}
+	for _, h := range hits {
+		out = append(out, h.Skill.Ref.String())
+	}
+	return out
+}
+
+func TestSearchFields(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "pdf-forms", "Fill in forms in documents.", "Use pdftk.")
+	writeSkill(t, root, "spreadsheets", "Edit workbooks; mentions PDF export.", "Nothing else.")
+	writeSkill(t, root, "notes", "Take notes.", "Convert the notes to PDF with pandoc. PDF PDF.")
+	writeSkill(t, root, "unrelated", "Something else.", "Nothing.")
+	ix := search.NewIndex()
+	update(t, ix, list(t, dirtree.New(root, nil)))
+	// The name outweighs the description, which outweighs the body.
+	if diff := cmp.Diff([]string{"pdf-forms", "spreadsheets", "notes"}, names(ix.Search("pdf", 10, nil))); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// Stems and case: "Filling FORMS" finds "Fill in forms".
+	if got := names(ix.Search("Filling FORMS", 10, nil)); len(got) == 0 || got[0] != "pdf-forms" {
+		t.Errorf("got %v", got)
+	}
+	// The exact name first, even against a better match elsewhere.
+	hits := ix.Search("notes", 10, nil)
+	if len(hits) == 0 || hits[0].Skill.Ref.Name != "notes" || !hits[0].Exact {
+		t.Errorf("got %+v", hits)
+	}
+	// accept filters, and limit cuts.
+	if diff := cmp.Diff([]string{"notes"}, names(ix.Search("pdf", 10, func(sk *sources.Skill) bool { return sk.Ref.Name == "notes" }))); diff != "" {
+		t.Errorf("accept (-want +got):\n%s", diff)
+	}
+	if got := ix.Search("pdf", 1, nil); len(got) != 1 {
+		t.Errorf("limit 1: %d hits", len(got))
+	}
+	for _, q := range []string{"", "   ", "the of and", "zzzz"} {
+		if got := ix.Search(q, 10, nil); len(got) != 0 {
+			t.Errorf("%q: %v", q, names(got))
+		}
+	}
+}
+
+// Update indexes only what changed: new skills, edited ones (a new
+// *sources.Skill), removed ones; the same *sources.Skill costs nothing,
+// and one returned anew for an unchanged file keeps its document.
+func TestUpdateFollowsChanges(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "a", "Alpha.", "apples")
+	bPath := writeSkill(t, root, "b", "Beta.", "bananas")
+	writeSkill(t, root, "c", "Gamma.", "cherries")
+	tree := dirtree.New(root, nil)
+	ix := search.NewIndex()
+	first := list(t, tree)
+	if st := update(t, ix, first); st.Indexed != 3 {
+		t.Errorf("first: %+v", st)
+	}
+	if st := update(t, ix, first); st.Kept != 3 || st.Indexed+st.Removed+st.Rebound != 0 {
+		t.Errorf("the same skills again: %+v", st)
+	}
+
+	// An edit and a removal.
+	sourcetest.WriteFile(t, bPath, "---\nname: b\ndescription: Beta.\n---\nblueberries now")
+	if err := os.RemoveAll(filepath.Join(root, "c")); err != nil {
+		t.Fatal(err)
+	}
+	second := list(t, tree)
+	st := update(t, ix, second)
+	if st.Kept != 1 || st.Indexed != 1 || st.Removed != 2 {
+		t.Errorf("edit and removal: %+v", st) // b's old document and c's
+	}
+	if got := names(ix.Search("bananas", 10, nil)); len(got) != 0 {
+		t.Errorf("the old body is still found: %v", got)
+	}
+	if got := names(ix.Search("blueberries", 10, nil)); len(got) != 1 || got[0] != "b" {
+		t.Errorf("the new body is not found: %v", got)
+	}
+	if got := names(ix.Search("cherries", 10, nil)); len(got) != 0 {
+		t.Errorf("a removed skill is found: %v", got)
+	}
+
+	// The same files given as new *sources.Skill values (a source that
+	// made copies): documents kept, files read, nothing tokenized again.
+	var copies []*sources.Skill
+	for _, sk := range second {
+		c := *sk
+		copies = append(copies, &c)
+	}
+	if st := update(t, ix, copies); st.Rebound != 2 || st.Indexed != 0 || st.Removed != 0 {
+		t.Errorf("copies: %+v", st)
+	}
+	if !ix.Has(copies[0]) || ix.Has(second[0]) || ix.Len() != 2 {
+		t.Errorf("copies not bound: len %d", ix.Len())
+	}
+}
+
+// Many edits end in a compaction; the index answers as before.
+func TestCompaction(t *testing.T) {
+	f := &sourcetest.Fake{SourceName: "s"}
+	for i := range 40 {
+		f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: "s" + strings.Repeat("x", i%5) + string(rune('a'+i%26)) + strings.Repeat("y", i/26), Description: "Word number " + string(rune('a'+i%26)) + ".", Body: "common body text"})
+	}
+	ix := search.NewIndex()
+	for round := range 80 {
+		// The Fake's skills are new values at every List, with new
+		// front matter each round: every skill is indexed again.
+		for i := range f.Skills {
+			f.Skills[i].Description = strings.Repeat("Edited. ", round%3+1) + "Word number."
+		}
+		update(t, ix, list(t, f))
+	}
+	if ix.Len() != 40 {
+		t.Errorf("%d skills", ix.Len())
+	}
+	if got := ix.Search("common", 100, nil); len(got) != 40 {
+		t.Errorf("%d hits", len(got))
+	}
+}
+
+func TestCancelledUpdateChangesNothing(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "a", "Alpha.", "apples")
+	ix := search.NewIndex()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ix.Update(ctx, list(t, dirtree.New(root, nil)), nil); err == nil {
+		t.Error("no error")
+	}
+	if ix.Len() != 0 {
+		t.Errorf("%d skills indexed", ix.Len())
+	}
+}
+
+func TestTokenizing(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"Debugging failing TESTS", "debug fail test"},
+		{"test-driven", "test driven testdriven"},
+		{"CLAUDE.md and p5.js", "claud md claudemd p5 js p5js"},
+		{"Café résumé naïve", "cafe resum naiv"},
+		{"Straße STRASSE", "strass"}, // one term, given once
+		{"ſkill", "skill"},
+		{"数据分析", "数 据 分 析"},
+		{"Привет мир", "привет мир"},
+		{"the of and a", ""},
+		{strings.Repeat("x", 100) + " ok", "ok"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(search.QueryTerms(tt.text), " "); got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	root := t.TempDir()
+	body := strings.Repeat("Filler words about nothing in particular. ", 20) +
+		"To rotate a PDF page, run the rotate script with the page number. " +
+		strings.Repeat("More filler text. ", 20)
+	writeSkill(t, root, "pdf", "Work with PDF files.", body)
+	sk := list(t, dirtree.New(root, nil))[0]
+	got := search.Excerpt(sk, search.QueryTerms("rotating pages"))
+	if !strings.Contains(got, "rotate a PDF page") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
+		t.Errorf("excerpt %q", got)
+	}
+	if n := len([]rune(got)); n > search.ExcerptLength+30 || n < search.ExcerptLength/2 {
+		t.Errorf("excerpt of %d characters: %q", n, got)
+	}
+	if got := search.Excerpt(sk, search.QueryTerms("unrelated")); !strings.HasPrefix(got, "Work with PDF files.") {
+		t.Errorf("no match: excerpt %q, want the description", got)
+	}
+}
+
+// A Live index is built in the background; Wait sees each submission.
+func TestLive(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "a", "Alpha.", "apples")
+	tree := dirtree.New(root, nil)
+	l := search.NewLive(nil)
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	gen := l.Submit(list(t, tree))
+	if ready, err := l.Wait(ctx, gen); !ready || err != nil {
+		t.Fatalf("wait: %v %v", ready, err)
+	}
+	if l.Index().Len() != 1 {
+		t.Errorf("%d skills", l.Index().Len())
+	}
+	writeSkill(t, root, "b", "Beta.", "bananas")
+	gen = l.Submit(list(t, tree))
+	if _, err := l.Wait(ctx, gen); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(l.Index().Search("bananas", 10, nil)); len(got) != 1 {
+		t.Errorf("got %v", got)
+	}
+	// A wait for a submission that never comes ends with its context.
+	short, cancelShort := context.WithCancel(ctx)
+	cancelShort()
+	if ready, err := l.Wait(short, gen+1); err == nil || !ready {
+		t.Errorf("wait past the last submission: ready %v, err %v", ready, err)
+	}
+}
+
+func TestASCIILower(t *testing.T) {
+	in := "Hello, WORLD! Ünïcode ÀÉ [\\]^_`{|}~ @AZaz 0129 " + strings.Repeat("MiXeD", 7)
+	want := []byte(in)
+	for i, c := range want {
+		if 'A' <= c && c <= 'Z' {
+			want[i] = c + 'a' - 'A'
+		}
+	}
+	if got := search.ASCIILower([]byte(in)); string(got) != string(want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

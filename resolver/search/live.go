@@ -1,0 +1,144 @@
+package search
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/skillmux/skillmux/sources"
+)
+
+// Live keeps an Index in step with a catalog, in the background: Submit
+// hands it the skills of a new snapshot and returns at once, and one
+// goroutine, started by the first Submit and stopped by Close, brings the
+// index up to the latest skills submitted (the intermediate ones are
+// skipped). Wait lets a search wait, as long as its context allows, for
+// the index to hold a given submission.
+type Live struct {
+	ix     *Index
+	logger *slog.Logger
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	// mu guards the fields below.
+	mu        sync.Mutex
+	pending   []*sources.Skill // the latest submission not yet applied
+	submitted uint64           // submissions so far
+	applied   uint64           // the submission the index holds
+	changed   chan struct{}    // closed, and replaced, when applied moves
+	running   bool
+	done      int // skills read by the update under way
+	todo      int // skills to read in it
+}
+
+// NewLive returns a Live over an empty Index. A nil logger discards.
+func NewLive(logger *slog.Logger) *Live {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Live{ix: NewIndex(), logger: logger, ctx: ctx, cancel: cancel, changed: make(chan struct{})}
+}
+
+// Index returns the index, for searching. It may lag behind the latest
+// submission: use Wait first.
+func (l *Live) Index() *Index { return l.ix }
+
+// Submit asks for the index to hold exactly skills, and returns the
+// number of this submission, for Wait. The caller must not change skills
+// afterwards.
+func (l *Live) Submit(skills []*sources.Skill) uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.submitted++
+	l.pending = skills
+	if !l.running && l.ctx.Err() == nil {
+		l.running = true
+		l.wg.Go(l.run)
+	}
+	return l.submitted
+}
+
+// Submitted is the number of the latest submission, 0 before the first.
+func (l *Live) Submitted() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.submitted
+}
+
+func (l *Live) run() {
+	first := true
+	for {
+		l.mu.Lock()
+		if l.applied == l.submitted || l.ctx.Err() != nil {
+			l.running = false
+			l.mu.Unlock()
+			return
+		}
+		skills, gen := l.pending, l.submitted
+		l.pending = nil
+		l.mu.Unlock()
+		st, err := l.ix.Update(l.ctx, skills, l.progress)
+		if err != nil {
+			l.mu.Lock()
+			l.running = false
+			l.mu.Unlock()
+			return // Close
+		}
+		level := slog.LevelDebug
+		if first {
+			level, first = slog.LevelInfo, false
+		}
+		l.logger.Log(l.ctx, level, "search index updated", "skills", l.ix.Len(), "indexed", st.Indexed, "removed", st.Removed, "rebound", st.Rebound, "took", st.Took.Round(1000))
+		l.mu.Lock()
+		l.applied = gen
+		close(l.changed)
+		l.changed = make(chan struct{})
+		l.mu.Unlock()
+	}
+}
+
+func (l *Live) progress(done, todo int) {
+	l.mu.Lock()
+	l.done, l.todo = done, todo
+	l.mu.Unlock()
+}
+
+// Wait waits until the index holds submission gen or a later one, or until
+// ctx ends. It returns nil, or ctx's error. ready reports whether the
+// index holds any submission at all, so that a caller whose wait ran out
+// can search a slightly older index rather than none.
+func (l *Live) Wait(ctx context.Context, gen uint64) (ready bool, err error) {
+	for {
+		l.mu.Lock()
+		applied, ch := l.applied, l.changed
+		l.mu.Unlock()
+		if applied >= gen {
+			return true, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return applied > 0, ctx.Err()
+		}
+	}
+}
+
+// Progress says how far the update under way is: skills read, of how
+// many.
+func (l *Live) Progress() (done, todo int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.done, l.todo
+}
+
+// Close stops the updates and waits for the goroutine. The index keeps
+// what it holds.
+func (l *Live) Close() error {
+	l.mu.Lock() // so that no Submit starts the goroutine past this point
+	l.cancel()
+	l.mu.Unlock()
+	l.wg.Wait()
+	return nil
+}

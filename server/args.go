@@ -1,0 +1,156 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/skillmux/skillmux/resolver"
+)
+
+// args are a tool call's arguments, checked against the names the tool
+// takes. Every getter returns the -32602 error a client expects, naming
+// the argument and what would be right.
+type args struct {
+	m map[string]json.RawMessage
+}
+
+// parseArgs decodes raw, an object, refusing a key not in allowed.
+func parseArgs(raw json.RawMessage, allowed ...string) (*args, error) {
+	a := &args{m: map[string]json.RawMessage{}}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &a.m); err != nil {
+			return nil, invalidParams("arguments must be an object")
+		}
+	}
+	var unknown []string
+	for k := range a.m {
+		if !slices.Contains(allowed, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return nil, invalidParams(fmt.Sprintf("unknown argument %q; this tool takes %s", unknown[0], quoted(allowed)))
+	}
+	return a, nil
+}
+
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// has reports whether the argument is given and not null.
+func (a *args) has(name string) bool {
+	v, ok := a.m[name]
+	return ok && strings.TrimSpace(string(v)) != "null"
+}
+
+// str returns a string argument; "" when absent.
+func (a *args) str(name string) (string, error) {
+	if !a.has(name) {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(a.m[name], &s); err != nil {
+		return "", invalidParams(fmt.Sprintf("argument %q must be a string, got %s", name, jsonKind(a.m[name])))
+	}
+	return s, nil
+}
+
+// query returns a required, non-blank string argument.
+func (a *args) query(name, example string) (string, error) {
+	if !a.has(name) {
+		return "", invalidParams(fmt.Sprintf("missing required argument %q (%s)", name, example))
+	}
+	s, err := a.str(name)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", invalidParams(fmt.Sprintf("argument %q must not be empty or only white space (%s)", name, example))
+	}
+	return s, nil
+}
+
+// intIn returns an integer argument within [lo, hi], or def when absent.
+// A number with no fraction counts as an integer (10.0); a string does
+// not.
+func (a *args) intIn(name string, lo, hi, def int) (int, error) {
+	if !a.has(name) {
+		return def, nil
+	}
+	bad := invalidParams(fmt.Sprintf("argument %q must be an integer from %d to %d (default %d), got %s", name, lo, hi, def, strings.TrimSpace(string(a.m[name]))))
+	var f float64
+	if err := json.Unmarshal(a.m[name], &f); err != nil {
+		bad = invalidParams(fmt.Sprintf("argument %q must be an integer from %d to %d (default %d), got %s", name, lo, hi, def, jsonKind(a.m[name])))
+		return 0, bad
+	}
+	if f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
+		return 0, bad
+	}
+	return int(f), nil
+}
+
+// boolean returns a boolean argument; false when absent.
+func (a *args) boolean(name string) (bool, error) {
+	if !a.has(name) {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(a.m[name], &b); err != nil {
+		return false, invalidParams(fmt.Sprintf("argument %q must be true or false, got %s", name, jsonKind(a.m[name])))
+	}
+	return b, nil
+}
+
+// strings returns a list of strings; nil when absent.
+func (a *args) strings(name string) ([]string, error) {
+	if !a.has(name) {
+		return nil, nil
+	}
+	var out []string
+	if err := json.Unmarshal(a.m[name], &out); err != nil {
+		return nil, invalidParams(fmt.Sprintf("argument %q must be a list of strings, got %s", name, jsonKind(a.m[name])))
+	}
+	return out, nil
+}
+
+// argumentError maps a resolver.ArgumentError to -32602 and leaves other
+// errors as they are.
+func argumentError(err error) error {
+	if ae, ok := errors.AsType[*resolver.ArgumentError](err); ok {
+		return invalidParams(ae.Error())
+	}
+	return err
+}
+
+func invalidParams(msg string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + msg}
+}
+
+func jsonKind(v json.RawMessage) string {
+	switch s := strings.TrimSpace(string(v)); {
+	case s == "null":
+		return "null"
+	case strings.HasPrefix(s, "{"):
+		return "an object"
+	case strings.HasPrefix(s, "["):
+		return "an array"
+	case strings.HasPrefix(s, `"`):
+		return "a string"
+	case s == "true" || s == "false":
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}

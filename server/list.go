@@ -1,0 +1,153 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/sources"
+)
+
+// ListToolName is the name of the tool that lists skills with their
+// metadata.
+const ListToolName = "skills_list"
+
+var listInputSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"query": map[string]any{
+			"type":        "string",
+			"description": "Optional substring filter applied to the install name, meta.name or description, without regard to case.",
+		},
+		"includeBody": map[string]any{
+			"type":        "boolean",
+			"description": "Include the SKILL.md body (minus YAML front-matter) in the structured payload.",
+		},
+	},
+	"additionalProperties": false,
+}
+
+var listedSchema = map[string]any{
+	"installName": map[string]any{"type": "string", "description": "The name that loads the skill with the skill tool."},
+	"meta": map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"name": map[string]any{"type": "string"}, "description": map[string]any{"type": "string"}},
+		"required":   []string{"name", "description"},
+	},
+	"skillPath": map[string]any{"type": "string", "description": "The skill's folder."},
+	"skillFile": map[string]any{"type": "string", "description": "Its SKILL.md."},
+	"body":      map[string]any{"type": "string"},
+}
+
+var listOutputSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"skills": map[string]any{
+			"type":  "array",
+			"items": map[string]any{"type": "object", "properties": listedSchema, "required": []string{"installName", "meta", "skillPath", "skillFile"}},
+		},
+	},
+	"required": []string{"skills"},
+}
+
+// listed is a skill as skills_list (and sk's skills.list) shows it.
+type listed struct {
+	InstallName string     `json:"installName"`
+	Meta        listedMeta `json:"meta"`
+	SkillPath   string     `json:"skillPath"`
+	SkillFile   string     `json:"skillFile"`
+	Body        *string    `json:"body,omitempty"`
+}
+
+type listedMeta struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+type listResult struct {
+	Skills []listed `json:"skills"`
+}
+
+func (s *Server) listTool() *tool { return s.listToolNamed(ListToolName) }
+
+func (s *Server) listToolNamed(name string) *tool {
+	return &tool{def: &mcp.Tool{
+		Name:  name,
+		Title: "List skills",
+		Description: "List every Agent Skill with its metadata (name, description, folder, SKILL.md), optionally filtered by a substring, " +
+			"optionally with each SKILL.md body. For exhaustive metadata; to find a skill by what it does, search instead.",
+		InputSchema:  listInputSchema,
+		OutputSchema: listOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}, handle: s.callList}
+}
+
+func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a, err := parseArgs(req.Params.Arguments, "query", "includeBody")
+	if err != nil {
+		return nil, err
+	}
+	query, err := a.str("query")
+	if err != nil {
+		return nil, err
+	}
+	withBody, err := a.boolean("includeBody")
+	if err != nil {
+		return nil, err
+	}
+	v := s.viewOf(req)
+	q := strings.ToLower(strings.TrimSpace(query))
+	res := listResult{Skills: []listed{}}
+	for _, sk := range v.snap.Skills() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if s.catalogOpts.Visibility.Of(sk.Ref) == resolver.ShownOff {
+			continue // listed nowhere; loaded by its exact name
+		}
+		l := listedOf(sk)
+		if q != "" && !strings.Contains(strings.ToLower(l.InstallName), q) && !strings.Contains(strings.ToLower(l.Meta.Name), q) && !strings.Contains(strings.ToLower(l.Meta.Description), q) {
+			continue
+		}
+		if withBody {
+			body, err := readBody(sk)
+			if err != nil {
+				s.logger.Warn("cannot read a skill's body for skills_list", "name", sk.Ref.String(), "err", err)
+			}
+			l.Body = &body
+		}
+		res.Skills = append(res.Skills, l)
+	}
+	text := fmt.Sprintf("%s.", count(len(res.Skills), "skill"))
+	if q != "" {
+		text = fmt.Sprintf("%s match %q.", count(len(res.Skills), "skill"), query)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: res}, nil
+}
+
+func listedOf(sk *sources.Skill) listed {
+	return listed{
+		InstallName: sk.Ref.String(),
+		Meta:        listedMeta{Name: sk.Ref.Name, Description: sk.Description},
+		SkillPath:   sk.Dir,
+		SkillFile:   sk.Path,
+	}
+}
+
+// readBody reads the skill's entry file now and returns it without its
+// front matter.
+func readBody(sk *sources.Skill) (string, error) {
+	data, err := sources.ReadEntry(sk, MaxSkillFileSize)
+	if err != nil {
+		return "", err
+	}
+	_, body, err := sources.SplitFrontMatter(data)
+	if err != nil && !errors.Is(err, sources.ErrNoFrontMatter) {
+		return "", err
+	}
+	return string(body), nil
+}

@@ -1,0 +1,127 @@
+package server_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+func toolNames(tools []*mcp.Tool) []string {
+	var out []string
+	for _, t := range tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// Every profile serves its tools under their names, in the order the
+// SDK lists them (by name); the tools this version does not serve are
+// reported by name at start-up.
+func TestProfiles(t *testing.T) {
+	r := newResolver(t, fake("s", "", "pdf"))
+	tests := []struct {
+		opts        *server.ToolsOptions
+		want        []string
+		unavailable []string
+		dots        bool
+	}{
+		{nil, []string{"skill", "skill_resource", "skills_search"}, nil, false},
+		{&server.ToolsOptions{Profile: "default"}, []string{"skill", "skill_resource", "skills_search"}, nil, false},
+		{&server.ToolsOptions{Profile: "sk"}, []string{"skills.list", "skills.search"}, nil, true},
+		{&server.ToolsOptions{Profile: "skills-mcp"}, []string{"get_skill_resource", "skill"}, []string{"execute_skill_script"}, false},
+		{&server.ToolsOptions{Profile: "skill-jack"}, []string{"skill", "skill-resource"}, nil, false},
+		{&server.ToolsOptions{Profile: "catalog"}, []string{"check_skill_exists", "cite_skill", "search_skills", "suggest_skills"}, nil, false},
+		{&server.ToolsOptions{Profile: "all"}, []string{"check_skill_exists", "cite_skill", "search_skills", "skill", "skill_resource", "skills.list", "skills.search", "skills_list", "skills_search", "suggest_skills"},
+			[]string{"execute_skill_script"}, true},
+		{&server.ToolsOptions{Enable: []string{"skills_list"}, Disable: []string{"skills_search", "skill_resource"}}, []string{"skill", "skills_list"}, nil, false},
+		{&server.ToolsOptions{Profile: "sk", Enable: []string{"skill"}, Disable: []string{"skills.search"}}, []string{"skill", "skills.list"}, nil, true},
+	}
+	for _, tt := range tests {
+		name := "nil"
+		if tt.opts != nil {
+			name = tt.opts.Profile + "+" + strings.Join(tt.opts.Enable, ",") + "-" + strings.Join(tt.opts.Disable, ",")
+		}
+		t.Run(name, func(t *testing.T) {
+			var logs logBuffer
+			cs := connect(t, server.New(r, &server.Options{Tools: tt.opts, Logger: logs.logger()}), "", nil)
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, toolNames(res.Tools)); diff != "" {
+				t.Errorf("tools (-want +got):\n%s", diff)
+			}
+			log := logs.String()
+			for _, u := range tt.unavailable {
+				if !strings.Contains(log, "tool "+u+" is not available in this version") {
+					t.Errorf("%s is not reported unavailable:\n%s", u, log)
+				}
+			}
+			if got := strings.Contains(log, "names with a dot"); got != tt.dots {
+				t.Errorf("warning about dots: %v, want %v:\n%s", got, tt.dots, log)
+			}
+		})
+	}
+}
+
+// The skill tool carries Claude Code's _meta, so that its tool search
+// does not defer the catalog.
+func TestSkillToolMeta(t *testing.T) {
+	cs := connect(t, server.New(newResolver(t, fake("s", "", "pdf")), nil), "", nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == "skill" })
+	meta := res.Tools[i].Meta
+	if meta["anthropic/alwaysLoad"] != true || meta["anthropic/searchHint"] != server.SkillSearchHint {
+		t.Errorf("_meta = %v", meta)
+	}
+}
+
+// Without the skill tool (the sk profile), the catalog goes to the
+// instructions, which say how to use the tools there are.
+func TestInstructionsWithoutTheSkillTool(t *testing.T) {
+	r := newResolver(t, fake("s", "", "pdf"))
+	cs := connect(t, server.New(r, &server.Options{Tools: &server.ToolsOptions{Profile: "sk"}}), "", nil)
+	instrs := cs.InitializeResult().Instructions
+	for _, want := range []string{"prefer skills.list for exhaustive metadata and skills.search for targeted lookups", "<name>pdf</name>", "<location>"} {
+		if !strings.Contains(instrs, want) {
+			t.Errorf("instructions lack %q:\n%s", want, instrs)
+		}
+	}
+}
+
+func fake(name, ns string, skills ...string) *sourcetest.Fake {
+	f := &sourcetest.Fake{SourceName: name, Namespace: ns}
+	for _, s := range skills {
+		f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: s, Description: "The " + s + " skill from " + name + ".", Body: "Body of " + s + ".\n"})
+	}
+	return f
+}
+
+// The names other servers gave skill_resource read a skill's files as it
+// does, and list them when the path is empty, as skill-jack users expect.
+func TestSkillResourceAliases(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "pdf", Description: "PDFs.", Files: map[string]string{"forms.md": "fill the form"}}}}
+	for profile, name := range map[string]string{"skill-jack": "skill-resource", "skills-mcp": "get_skill_resource"} {
+		t.Run(profile, func(t *testing.T) {
+			cs := connect(t, server.New(newResolver(t, src), &server.Options{Tools: &server.ToolsOptions{Profile: profile}}), "", nil)
+			read, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"skill": "pdf", "path": "forms.md"}})
+			if err != nil || read.IsError || text(t, read.Content[0]) != "fill the form" {
+				t.Fatalf("reading forms.md with %s: %v %+v", name, err, read)
+			}
+			list, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"skill": "pdf", "path": ""}})
+			if err != nil || list.IsError || !strings.Contains(text(t, list.Content[0]), "forms.md (13 bytes)") {
+				t.Fatalf("listing with %s: %v %+v", name, err, list)
+			}
+		})
+	}
+}

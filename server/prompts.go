@@ -1,0 +1,286 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/sources"
+)
+
+// Every skill is also an MCP prompt, which clients offer as a slash
+// command: named by its qualified name, described by its description,
+// with one optional argument, "arguments", whose text replaces $ARGUMENTS
+// in the skill's body (or, when the body has none, follows it as
+// "ARGUMENTS: ..."). A skill whose front matter says user-invocable: false
+// is the model's only, and is not a prompt; one whose visibility is off is
+// listed nowhere, but its prompt answers to its exact name.
+//
+// One more prompt, LoaderPromptName, loads any skill by name, as the skill
+// tool does: with many skills it is easier to find than a long list, and
+// its "name" argument is completed (completion/complete) with the skills'
+// names. A skill of that very name is reached through it.
+//
+// Each session lists the prompts of its own view (clients.go), so prompts
+// are answered here rather than registered with the SDK; the SDK is only
+// asked to announce notifications/prompts/list_changed, which
+// filterListChanged lets through to the sessions whose prompts changed.
+
+// LoaderPromptName is the prompt that loads any skill by name.
+const LoaderPromptName = "skill"
+
+// ArgumentsName is the argument of a skill's prompt.
+const ArgumentsName = "arguments"
+
+// promptPageSize is the most prompts in one page of prompts/list.
+const promptPageSize = 1000
+
+// promptList is the prompts of one view, in name order, made once.
+type promptList struct {
+	once    sync.Once
+	prompts []*mcp.Prompt
+	sum     uint64 // of names and descriptions, to tell lists apart; never 0
+}
+
+// promptsOf returns the prompts of v.
+func (s *Server) promptsOf(v *view) *promptList {
+	pl := v.prompts
+	pl.once.Do(func() {
+		h := fnv.New64a()
+		pl.prompts = append(pl.prompts, loaderPrompt())
+		for _, sk := range v.snap.Skills() {
+			if !sk.UserInvocable || s.catalogOpts.Visibility.Of(sk.Ref) == resolver.ShownOff || strings.EqualFold(sk.Ref.String(), LoaderPromptName) {
+				continue
+			}
+			p := skillPrompt(sk)
+			pl.prompts = append(pl.prompts, p)
+			fmt.Fprintf(h, "%s\x00%s\x00%s\x00", p.Name, p.Description, p.Arguments[0].Description)
+		}
+		slices.SortFunc(pl.prompts, func(a, b *mcp.Prompt) int { return strings.Compare(a.Name, b.Name) })
+		pl.sum = h.Sum64() | 1
+	})
+	return pl
+}
+
+func loaderPrompt() *mcp.Prompt {
+	return &mcp.Prompt{
+		Name:        LoaderPromptName,
+		Title:       "Load a skill",
+		Description: "Load an Agent Skill by name and follow it.",
+		Arguments: []*mcp.PromptArgument{
+			{Name: "name", Description: "The skill's name, e.g. \"pdf\" or \"example-skills:pdf\" (completed as you type).", Required: true},
+			{Name: ArgumentsName, Description: "Optional text for the skill: it replaces $ARGUMENTS in the skill."},
+		},
+	}
+}
+
+func skillPrompt(sk *sources.Skill) *mcp.Prompt {
+	desc := "Optional text for the skill: it replaces $ARGUMENTS in the skill."
+	if hint := argumentHint(sk); hint != "" {
+		desc += " Expected: " + hint
+	}
+	return &mcp.Prompt{
+		Name:        sk.Ref.String(),
+		Description: sk.Description,
+		Arguments:   []*mcp.PromptArgument{{Name: ArgumentsName, Description: desc}},
+	}
+}
+
+// argumentHint returns the front matter's argument-hint, which Claude Code
+// shows beside a slash command; the YAML is parsed only when it has one.
+func argumentHint(sk *sources.Skill) string {
+	if !bytes.Contains(sk.FrontMatter, []byte("argument-hint")) {
+		return ""
+	}
+	fm, err := sk.Fields()
+	if err != nil {
+		return ""
+	}
+	if h, ok := fm["argument-hint"].(string); ok {
+		return strings.Join(strings.Fields(h), " ")
+	}
+	return ""
+}
+
+// servePrompts answers prompts/list and prompts/get from the view of the
+// session that asks.
+func (s *Server) servePrompts(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "prompts/list":
+			r, ok := req.(*mcp.ListPromptsRequest)
+			if !ok {
+				break
+			}
+			return s.listPrompts(r)
+		case "prompts/get":
+			r, ok := req.(*mcp.GetPromptRequest)
+			if !ok {
+				break
+			}
+			return s.getPrompt(r)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (s *Server) listPrompts(req *mcp.ListPromptsRequest) (*mcp.ListPromptsResult, error) {
+	v := s.viewOf(req)
+	pl := s.promptsOf(v)
+	start := 0
+	if req.Params != nil && req.Params.Cursor != "" {
+		after, err := base64.RawURLEncoding.DecodeString(req.Params.Cursor)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: cursor is not one this server gave"}
+		}
+		start, _ = slices.BinarySearchFunc(pl.prompts, string(after), func(p *mcp.Prompt, name string) int {
+			if p.Name <= name {
+				return -1
+			}
+			return 1
+		})
+	}
+	end := min(start+promptPageSize, len(pl.prompts))
+	res := &mcp.ListPromptsResult{Prompts: slices.Clone(pl.prompts[start:end])}
+	res.CacheScope = "private" // each session has its view
+	if end < len(pl.prompts) {
+		res.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(pl.prompts[end-1].Name))
+	}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+		s.mu.Lock()
+		s.sessionLocked(ss).promptsListed = pl.sum
+		s.mu.Unlock()
+	}
+	return res, nil
+}
+
+func (s *Server) getPrompt(req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	if req.Params == nil || strings.TrimSpace(req.Params.Name) == "" {
+		return nil, invalidParams(`missing the prompt's "name"`)
+	}
+	args := req.Params.Arguments
+	name := req.Params.Name
+	if name == LoaderPromptName {
+		name = args["name"]
+		if strings.TrimSpace(name) == "" {
+			return nil, invalidParams(fmt.Sprintf(`prompt %q needs the argument "name": the skill to load`, LoaderPromptName))
+		}
+	}
+	for k := range args {
+		if k != ArgumentsName && !(req.Params.Name == LoaderPromptName && k == "name") {
+			return nil, invalidParams(fmt.Sprintf("prompt %q takes no argument %q; it takes %q", req.Params.Name, k, ArgumentsName))
+		}
+	}
+	v := s.viewOf(req)
+	m, err := s.lookup(v, name)
+	if err != nil {
+		return nil, invalidParams(fmt.Sprintf("unknown prompt: %v", err))
+	}
+	if !m.Skill.UserInvocable {
+		return nil, invalidParams(fmt.Sprintf("skill %s is not a prompt: its front matter says user-invocable: false (the model loads it with the skill tool)", m.Ref))
+	}
+	body, err := readBody(m.Skill)
+	if err != nil {
+		if errors.Is(err, sources.ErrTooLarge) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("skill %s is too large to load", m.Ref)}
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("cannot read skill %s: %v", m.Ref, err)}
+	}
+	s.usage.Record(m.Skill.Ref.Key())
+	text := fmt.Sprintf("Base directory for this skill: %s\n\n%s", m.Skill.Dir, SubstituteArguments(body, args[ArgumentsName]))
+	return &mcp.GetPromptResult{
+		Description: m.Skill.Description,
+		Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}},
+	}, nil
+}
+
+// SubstituteArguments puts arguments in place of every $ARGUMENTS in body;
+// when body has none, non-empty arguments follow it as "ARGUMENTS: ...",
+// as Claude Code does for its own skills.
+func SubstituteArguments(body, arguments string) string {
+	if strings.Contains(body, "$ARGUMENTS") {
+		return strings.ReplaceAll(body, "$ARGUMENTS", arguments)
+	}
+	if strings.TrimSpace(arguments) == "" {
+		return body
+	}
+	return strings.TrimRight(body, "\n") + "\n\nARGUMENTS: " + arguments
+}
+
+// announcePrompts makes the SDK send notifications/prompts/list_changed
+// to every session (filterListChanged keeps it from those whose prompts
+// did not change): adding a prompt to the SDK announces a change. The
+// prompt added is never listed, since servePrompts answers the lists.
+func (s *Server) announcePrompts() {
+	s.mcp.AddPrompt(&mcp.Prompt{Name: "skillmux-prompts-changed"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return nil, invalidParams("no such prompt")
+	})
+}
+
+// completePrompt completes an argument of a prompt: the skill names of
+// the loader's "name", in name order, those that start with what was typed
+// (the qualified name or the short one) first, then those that contain it.
+// A skill prompt's "arguments" is free text: no values.
+func (s *Server) completePrompt(req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	p := req.Params
+	v := s.viewOf(req)
+	arg := p.Argument.Name
+	if p.Ref.Name == LoaderPromptName {
+		switch arg {
+		case "name":
+			return completion(s.skillNames(v, p.Argument.Value)), nil
+		case ArgumentsName:
+			return completion(nil), nil
+		}
+		return nil, invalidParams(fmt.Sprintf("prompt %q has no argument %q; it has \"name\" and %q", LoaderPromptName, arg, ArgumentsName))
+	}
+	m, err := v.snap.Lookup(p.Ref.Name)
+	if err != nil || !m.Skill.UserInvocable {
+		return nil, invalidParams(fmt.Sprintf("unknown prompt %q", p.Ref.Name))
+	}
+	if arg != ArgumentsName {
+		return nil, invalidParams(fmt.Sprintf("prompt %q has no argument %q; it has %q", p.Ref.Name, arg, ArgumentsName))
+	}
+	return completion(nil), nil
+}
+
+// skillNames returns the names of the user-invocable skills of v that
+// match typed, without regard to case.
+func (s *Server) skillNames(v *view, typed string) []string {
+	typed = strings.ToLower(strings.TrimSpace(typed))
+	var prefix, within []string
+	for _, sk := range v.snap.Skills() {
+		if !sk.UserInvocable || s.catalogOpts.Visibility.Of(sk.Ref) == resolver.ShownOff {
+			continue
+		}
+		key := sk.Ref.Key()
+		switch {
+		case strings.HasPrefix(key, typed) || strings.HasPrefix(strings.ToLower(sk.Ref.Name), typed):
+			prefix = append(prefix, sk.Ref.String())
+		case strings.Contains(key, typed):
+			within = append(within, sk.Ref.String())
+		}
+	}
+	return append(prefix, within...)
+}
+
+// completion answers with at most maxCompletions of values.
+func completion(values []string) *mcp.CompleteResult {
+	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}, Total: len(values)}}
+	if len(values) > maxCompletions {
+		res.Completion.HasMore = true
+		values = values[:maxCompletions]
+	}
+	res.Completion.Values = append(res.Completion.Values, values...)
+	return res
+}

@@ -1,0 +1,253 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+func promptNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	var names []string
+	for p, err := range cs.Prompts(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+func TestPrompts(t *testing.T) {
+	root := searchDir(t)
+	r := newResolver(t, dirtree.New(root, nil))
+	srv := server.New(r, &server.Options{Catalog: visibility(t, map[string]string{"noisy": "off"})})
+	defer srv.Close()
+	cs := connect(t, srv, "", nil)
+	if cs.InitializeResult().Capabilities.Prompts == nil || !cs.InitializeResult().Capabilities.Prompts.ListChanged {
+		t.Errorf("capabilities: %+v", cs.InitializeResult().Capabilities)
+	}
+	// Every skill the user may invoke, the model-disabled one included;
+	// not the model's own, not the hidden one; and the loader.
+	if diff := cmp.Diff([]string{"pdf-forms", "release-notes", "secret-ops", "skill", "spreadsheets"}, promptNames(t, cs)); diff != "" {
+		t.Errorf("prompts (-want +got):\n%s", diff)
+	}
+	get := func(name string, args map[string]string) (*mcp.GetPromptResult, error) {
+		return cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: name, Arguments: args})
+	}
+	res, err := get("release-notes", map[string]string{"arguments": "features first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := res.Messages[0].Content.(*mcp.TextContent).Text
+	if res.Description != "Write release notes from the git log." || res.Messages[0].Role != "user" ||
+		!strings.Contains(body, "Group the commits by kind: features first") || !strings.HasPrefix(body, "Base directory for this skill: "+filepath.Join(root, "release-notes")) {
+		t.Errorf("%+v\n%s", res, body)
+	}
+	// Without $ARGUMENTS in the body, the arguments follow it.
+	res, err = get("pdf-forms", map[string]string{"arguments": "invoice.pdf"})
+	if err != nil || !strings.HasSuffix(res.Messages[0].Content.(*mcp.TextContent).Text, "then flatten.\n\nARGUMENTS: invoice.pdf") {
+		t.Errorf("%v %+v", err, res)
+	}
+	// No arguments: $ARGUMENTS is emptied.
+	res, err = get("release-notes", nil)
+	if err != nil || !strings.Contains(res.Messages[0].Content.(*mcp.TextContent).Text, "Group the commits by kind: \n") {
+		t.Errorf("%v %+v", err, res)
+	}
+	// The loader, and a hidden skill by its exact name.
+	for _, name := range []string{"release-notes", "noisy"} {
+		if _, err := get("skill", map[string]string{"name": name}); err != nil {
+			t.Errorf("loader %s: %v", name, err)
+		}
+	}
+	if _, err := get("noisy", nil); err != nil {
+		t.Errorf("a hidden skill's prompt by its exact name: %v", err)
+	}
+	for _, tt := range []struct {
+		name string
+		args map[string]string
+		want string
+	}{
+		{"model-only", nil, "is not a prompt: its front matter says user-invocable: false"},
+		{"pdf-form", nil, `unknown prompt: no skill named "pdf-form"; did you mean pdf-forms?`},
+		{"skill", nil, `prompt "skill" needs the argument "name"`},
+		{"pdf-forms", map[string]string{"args": "x"}, `prompt "pdf-forms" takes no argument "args"; it takes "arguments"`},
+	} {
+		_, err := get(tt.name, tt.args)
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, tt.want) {
+			t.Errorf("%s: got %v, want -32602 with %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestSubstituteArguments(t *testing.T) {
+	for _, tt := range []struct{ body, args, want string }{
+		{"Do $ARGUMENTS now; $ARGUMENTS.", "it", "Do it now; it."},
+		{"Body.\n", "x y", "Body.\n\nARGUMENTS: x y"},
+		{"Body.\n", "", "Body.\n"},
+		{"Use $ARGUMENTS.", "", "Use ."},
+	} {
+		if got := server.SubstituteArguments(tt.body, tt.args); got != tt.want {
+			t.Errorf("%q with %q: got %q, want %q", tt.body, tt.args, got, tt.want)
+		}
+	}
+}
+
+// Thousands of prompts come in pages.
+func TestPromptPages(t *testing.T) {
+	f := &sourcetest.Fake{SourceName: "s"}
+	for i := range 2500 {
+		f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: fmt.Sprintf("s%04d", i), Description: "D."})
+	}
+	cs := connect(t, server.New(newResolver(t, f), nil), "", nil)
+	res, err := cs.ListPrompts(context.Background(), nil)
+	if err != nil || len(res.Prompts) != 1000 || res.NextCursor == "" {
+		t.Fatalf("first page: %v %d %q", err, len(res.Prompts), res.NextCursor)
+	}
+	if names := promptNames(t, cs); len(names) != 2501 || names[0] != "s0000" || names[2500] != "skill" {
+		t.Errorf("%d prompts", len(names))
+	}
+}
+
+func TestPromptCompletion(t *testing.T) {
+	r := newResolver(t, dirtree.New(searchDir(t), nil), fake("p", "plug", "release-check"))
+	srv := server.New(r, nil)
+	defer srv.Close()
+	cs := connect(t, srv, "", nil)
+	if cs.InitializeResult().Capabilities.Completions == nil {
+		t.Error("no completions capability")
+	}
+	complete := func(prompt, arg, value string) (*mcp.CompleteResult, error) {
+		return cs.Complete(context.Background(), &mcp.CompleteParams{
+			Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: prompt},
+			Argument: mcp.CompleteParamsArgument{Name: arg, Value: value},
+		})
+	}
+	for _, tt := range []struct {
+		prompt, arg, value string
+		want               []string
+	}{
+		{"skill", "name", "REL", []string{"plug:release-check", "release-notes"}},
+		{"skill", "name", "plug:", []string{"plug:release-check"}},
+		{"skill", "name", "sheet", []string{"spreadsheets"}},
+		{"skill", "name", "", []string{"noisy", "pdf-forms", "plug:release-check", "release-notes", "secret-ops", "spreadsheets"}},
+		{"skill", "arguments", "x", []string{}},
+		{"release-notes", "arguments", "v", []string{}},
+	} {
+		res, err := complete(tt.prompt, tt.arg, tt.value)
+		if err != nil {
+			t.Fatalf("%+v: %v", tt, err)
+		}
+		if diff := cmp.Diff(tt.want, res.Completion.Values); diff != "" {
+			t.Errorf("%s %s %q (-want +got):\n%s", tt.prompt, tt.arg, tt.value, diff)
+		}
+	}
+	for _, tt := range []struct{ prompt, arg, want string }{
+		{"nope", "arguments", `unknown prompt "nope"`},
+		{"model-only", "arguments", `unknown prompt "model-only"`},
+		{"skill", "title", `prompt "skill" has no argument "title"`},
+		{"release-notes", "name", `prompt "release-notes" has no argument "name"`},
+	} {
+		_, err := complete(tt.prompt, tt.arg, "")
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, tt.want) {
+			t.Errorf("%s %s: got %v, want -32602 with %q", tt.prompt, tt.arg, err, tt.want)
+		}
+	}
+}
+
+// Completion offers at most 100 names, and says how many there are.
+func TestCompletionIsBounded(t *testing.T) {
+	f := &sourcetest.Fake{SourceName: "s"}
+	for i := range 150 {
+		f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: fmt.Sprintf("s%03d", i), Description: "D."})
+	}
+	cs := connect(t, server.New(newResolver(t, f), nil), "", nil)
+	res, err := cs.Complete(context.Background(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "skill"},
+		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "s"},
+	})
+	if err != nil || len(res.Completion.Values) != 100 || !res.Completion.HasMore || res.Completion.Total != 150 {
+		t.Errorf("%v %+v", err, res)
+	}
+}
+
+// prompts/list_changed reaches the sessions that listed prompts and whose
+// prompts changed, once per change; in a synctest bubble, so that "not
+// sent" can be checked.
+func TestPromptsListChanged(t *testing.T) {
+	synctest.Test(t, testPromptsListChanged)
+}
+
+func testPromptsListChanged(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
+	r := newResolver(t, src)
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	connectPrompts := func(name string) (*mcp.ClientSession, chan struct{}) {
+		changed := make(chan struct{}, 8)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ClientOptions{
+			PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { changed <- struct{}{} },
+		})
+		// A session of 2025-11-25: list_changed notifications come
+		// unasked (2026-07-28 clients subscribe to them).
+		cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs, changed
+	}
+	lister, listerChanged := connectPrompts("a")
+	_, silentChanged := connectPrompts("b") // never lists prompts
+	promptNames(t, lister)
+
+	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "two", Description: "Two."})
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, listerChanged, "the session that listed prompts")
+	synctest.Wait()
+	if n := len(listerChanged); n != 0 {
+		t.Errorf("the session that listed prompts was told %d more times", n)
+	}
+	if n := len(silentChanged); n != 0 {
+		t.Errorf("a session that never listed prompts was told %d times", n)
+	}
+	if diff := cmp.Diff([]string{"one", "skill", "two"}, promptNames(t, lister)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// A change that leaves the prompts as they are (a body) is not told:
+	// on the bubble's clock, far past the SDK's 10 ms debounce, nothing
+	// comes.
+	src.Skills[0].Body = "New body."
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-listerChanged:
+		t.Error("told of a body change")
+	case <-time.After(time.Minute):
+	}
+}

@@ -1,0 +1,229 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/resolver/search"
+	"github.com/skillmux/skillmux/sources"
+)
+
+// SearchToolName is the name of the ranked search tool.
+const SearchToolName = "skills_search"
+
+var searchInputSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"query": map[string]any{
+			"type":        "string",
+			"minLength":   1,
+			"description": "What the skill should help with, in your own words, e.g. \"fill in a PDF form\" or \"debug a failing test\". Names, descriptions and the skills' whole instructions are searched.",
+		},
+		"limit": map[string]any{
+			"type": "integer", "minimum": 1, "maximum": resolver.MaxSearchLimit, "default": resolver.DefaultSearchLimit,
+			"description": "The most skills to return.",
+		},
+		"source":    map[string]any{"type": "string", "description": "Only skills from this source (as skills are listed: user, project, a plugin folder...)."},
+		"namespace": map[string]any{"type": "string", "description": "Only skills of this namespace (a plugin's name, the part before ':' in \"plugin:skill\")."},
+		"kind":      map[string]any{"type": "string", "enum": []string{string(sources.KindSkill), string(sources.KindLearned)}, "description": "Only skill folders, or only learned notes."},
+	},
+	"required":             []string{"query"},
+	"additionalProperties": false,
+}
+
+var searchOutputSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"query": map[string]any{"type": "string"},
+		"hits": map[string]any{
+			"type": "array",
+			"items": map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"name":        map[string]any{"type": "string", "description": "The name that loads the skill with the skill tool."},
+					"description": map[string]any{"type": "string"},
+					"location":    map[string]any{"type": "string", "description": "The skill's SKILL.md."},
+					"source":      map[string]any{"type": "string"},
+					"kind":        map[string]any{"type": "string"},
+					"score":       map[string]any{"type": "number", "description": "Relevance; higher is better."},
+					"excerpt":     map[string]any{"type": "string", "description": "About 160 characters around the best match."},
+				},
+				"required": []string{"name", "description", "location", "source", "kind", "score", "excerpt"},
+			},
+		},
+	},
+	"required": []string{"query", "hits"},
+}
+
+func (s *Server) searchTool() *tool {
+	return &tool{def: &mcp.Tool{
+		Name:  SearchToolName,
+		Title: "Search skills",
+		Description: "Find Agent Skills by what they do: a ranked search over every skill's name, description and instructions. " +
+			"Use it when no skill in the catalog obviously fits, or to find skills the catalog does not list. Then load one with the skill tool.",
+		InputSchema:  searchInputSchema,
+		OutputSchema: searchOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}, handle: s.callSearch}
+}
+
+func (s *Server) callSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a, err := parseArgs(req.Params.Arguments, "query", "limit", "source", "namespace", "kind")
+	if err != nil {
+		return nil, err
+	}
+	q, err := searchQuery(a)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.search(ctx, req, q)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return errorResult(s.index.notReady()), nil
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: searchSummary(res)}},
+		StructuredContent: res,
+	}, nil
+}
+
+// searchQuery reads the arguments of a ranked search.
+func searchQuery(a *args) (resolver.SearchQuery, error) {
+	var q resolver.SearchQuery
+	var err error
+	if q.Text, err = a.query("query", `what the skill should help with, e.g. {"query": "fill in a PDF form"}`); err != nil {
+		return q, err
+	}
+	if q.Limit, err = a.intIn("limit", 1, resolver.MaxSearchLimit, resolver.DefaultSearchLimit); err != nil {
+		return q, err
+	}
+	if q.Source, err = a.str("source"); err != nil {
+		return q, err
+	}
+	if q.Namespace, err = a.str("namespace"); err != nil {
+		return q, err
+	}
+	kind, err := a.str("kind")
+	q.Kind = sources.Kind(kind)
+	return q, err
+}
+
+// search runs q on the view of the session that sent req. It returns
+// nil, nil when the index is not built yet (see searchIndex.ready).
+func (s *Server) search(ctx context.Context, req mcp.Request, q resolver.SearchQuery) (*resolver.SearchResult, error) {
+	v := s.viewOf(req)
+	if err := q.Check(v.snap); err != nil {
+		return nil, argumentError(err)
+	}
+	ix, err := s.index.ready(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ix == nil {
+		return nil, nil
+	}
+	res := v.snap.Search(ix, q, s.catalogOpts.Visibility)
+	return &res, nil
+}
+
+// searchSummary is the text beside the structured result: one line per
+// skill, for clients that show the model only text.
+func searchSummary(res *resolver.SearchResult) string {
+	if len(res.Hits) == 0 {
+		return fmt.Sprintf("No skill matches %q. Try other words, or fewer.", res.Query)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s for %q, best first; load one with the skill tool:", count(len(res.Hits), "skill"), res.Query)
+	for _, h := range res.Hits {
+		fmt.Fprintf(&b, "\n- %s (%.2f): %s", h.Name, h.Score, clipText(h.Description, 200))
+	}
+	return b.String()
+}
+
+// clipText puts s on one line and cuts it to about n characters.
+func clipText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return strings.TrimRight(string(r[:n]), " ,;:.") + "…"
+	}
+	return s
+}
+
+// searchIndex is the server's search index: built in the background from
+// the first handshake (or the first search) on, so that it is never on the
+// way of the start, and following each new snapshot.
+type searchIndex struct {
+	live     *search.Live
+	wait     time.Duration
+	logger   *slog.Logger
+	snapshot func() *resolver.Snapshot // the catalog's current one
+
+	// mu guards the fields below, and orders the submissions: each is of
+	// the snapshot current when it was made, so the index never goes
+	// back to an older one.
+	mu      sync.Mutex
+	started bool
+	last    *resolver.Snapshot // the snapshot submitted last
+}
+
+func newSearchIndex(logger *slog.Logger, wait time.Duration, snapshot func() *resolver.Snapshot) *searchIndex {
+	return &searchIndex{live: search.NewLive(logger), wait: wait, logger: logger, snapshot: snapshot}
+}
+
+// start starts following the catalog, once.
+func (x *searchIndex) start() {
+	x.mu.Lock()
+	x.started = true
+	x.mu.Unlock()
+	x.follow()
+}
+
+// follow hands the index the catalog's current snapshot, once it has
+// started.
+func (x *searchIndex) follow() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	snap := x.snapshot()
+	if !x.started || snap == x.last {
+		return
+	}
+	x.last = snap
+	x.live.Submit(snap.IndexedSkills())
+}
+
+// ready returns the index once it holds the catalog's current snapshot,
+// waiting at most x.wait. If the wait runs out, it returns the index as
+// it is, or nil when it has not been built yet.
+func (x *searchIndex) ready(ctx context.Context) (*search.Index, error) {
+	x.start()
+	wctx, cancel := context.WithTimeout(ctx, x.wait)
+	defer cancel()
+	built, err := x.live.Wait(wctx, x.live.Submitted())
+	switch {
+	case err == nil:
+		return x.live.Index(), nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case built:
+		x.logger.Warn("search answered from an index not yet up to date with the catalog", "waited", x.wait)
+		return x.live.Index(), nil
+	}
+	return nil, nil
+}
+
+// notReady says why there are no results yet.
+func (x *searchIndex) notReady() string {
+	done, todo := x.live.Progress()
+	return fmt.Sprintf("The search index is still being built (%d of %d skills read). Try again in a few seconds; meanwhile the skill tool loads any skill by name.", done, todo)
+}
+
+func (x *searchIndex) close() { x.live.Close() }

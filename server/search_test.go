@@ -1,0 +1,355 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// searchDir writes skills whose words tell them apart, on disk.
+func searchDir(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	w := func(rel, content string) {
+		sourcetest.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel)), content)
+	}
+	w("pdf-forms/SKILL.md", "---\nname: pdf-forms\ndescription: Fill in and flatten PDF forms.\n---\n# PDF forms\n\nUse pdftk to fill the form fields, then flatten.\n")
+	w("spreadsheets/SKILL.md", "---\nname: spreadsheets\ndescription: Edit Excel workbooks and CSV files.\n---\nPivot tables, formulas and charts. Export a report as PDF when asked.\n")
+	w("release-notes/SKILL.md", "---\nname: release-notes\ndescription: Write release notes from the git log.\n---\nGroup the commits by kind: $ARGUMENTS\n")
+	w("secret-ops/SKILL.md", "---\nname: secret-ops\ndescription: Rotate the production credentials.\ndisable-model-invocation: true\n---\nOnly when the user asks. Mentions PDF.\n")
+	w("model-only/SKILL.md", "---\nname: model-only\ndescription: Background knowledge about PDF internals.\nuser-invocable: false\n---\nXref tables.\n")
+	w("noisy/SKILL.md", "---\nname: noisy\ndescription: A PDF skill nobody wants to see.\n---\nPDF PDF PDF.\n")
+	return root
+}
+
+func callTool(cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, error) {
+	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+// structured decodes a result's structured content into v.
+func structured(t *testing.T, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	data, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%v: %s", err, data)
+	}
+}
+
+func visibility(t *testing.T, rules map[string]string) *resolver.CatalogOptions {
+	t.Helper()
+	vis, err := resolver.NewVisibility(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &resolver.CatalogOptions{Visibility: vis}
+}
+
+func TestSkillsSearch(t *testing.T) {
+	root := searchDir(t)
+	r := newResolver(t, dirtree.New(root, nil))
+	srv := server.New(r, &server.Options{Catalog: visibility(t, map[string]string{"noisy": "off"})})
+	defer srv.Close()
+	cs := connect(t, srv, "", nil)
+	res, err := callTool(cs, "skills_search", map[string]any{"query": "fill a pdf form"})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	var got resolver.SearchResult
+	structured(t, res, &got)
+	var names []string
+	for _, h := range got.Hits {
+		names = append(names, h.Name)
+		if h.Excerpt == "" || h.Location == "" || h.Score <= 0 || h.Source == "" || h.Kind == "" {
+			t.Errorf("incomplete hit %+v", h)
+		}
+	}
+	// Ranked; the model-disabled skill and the hidden one are left out;
+	// the model-only one is found.
+	if diff := cmp.Diff([]string{"pdf-forms", "spreadsheets", "model-only"}, names); diff != "" {
+		t.Errorf("hits (-want +got):\n%s", diff)
+	}
+	if summary := text(t, res.Content[0]); !strings.Contains(summary, "- pdf-forms (") || !strings.Contains(summary, "Fill in and flatten PDF forms.") {
+		t.Errorf("summary:\n%s", summary)
+	}
+	if !strings.Contains(got.Hits[0].Excerpt, "fill the form fields") {
+		t.Errorf("excerpt %q", got.Hits[0].Excerpt)
+	}
+
+	// Filters and limit.
+	for _, tt := range []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"query": "pdf", "kind": "learned"}, nil},
+		{map[string]any{"query": "pdf", "kind": "skill", "limit": 1}, []string{"pdf-forms"}},
+		{map[string]any{"query": "pdf", "source": got.Hits[0].Source, "limit": 2.0}, []string{"pdf-forms", "model-only"}},
+		{map[string]any{"query": "release notes"}, []string{"release-notes"}},
+	} {
+		res, err := callTool(cs, "skills_search", tt.args)
+		if err != nil || res.IsError {
+			t.Fatalf("%v: %v %+v", tt.args, err, res)
+		}
+		var got resolver.SearchResult
+		structured(t, res, &got)
+		var names []string
+		for _, h := range got.Hits {
+			names = append(names, h.Name)
+		}
+		if diff := cmp.Diff(tt.want, names); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}
+
+// Bad arguments are -32602 errors that name the argument and what would be
+// right.
+func TestBadSearchArguments(t *testing.T) {
+	r := newResolver(t, dirtree.New(searchDir(t), nil))
+	srv := server.New(r, &server.Options{Tools: &server.ToolsOptions{Profile: "all"}})
+	defer srv.Close()
+	cs := connect(t, srv, "", nil)
+	for _, tt := range []struct {
+		tool string
+		args any
+		want string
+	}{
+		{"skills_search", map[string]any{}, `missing required argument "query"`},
+		{"skills_search", map[string]any{"query": ""}, `argument "query" must not be empty`},
+		{"skills_search", map[string]any{"query": " \t\n"}, `argument "query" must not be empty`},
+		{"skills_search", map[string]any{"query": 7}, `argument "query" must be a string, got a number`},
+		{"skills_search", map[string]any{"query": "pdf", "limit": 0}, `argument "limit" must be an integer from 1 to 25 (default 10), got 0`},
+		{"skills_search", map[string]any{"query": "pdf", "limit": 26}, `argument "limit" must be an integer from 1 to 25`},
+		{"skills_search", map[string]any{"query": "pdf", "limit": 2.5}, `argument "limit" must be an integer from 1 to 25`},
+		{"skills_search", map[string]any{"query": "pdf", "limit": "10"}, `argument "limit" must be an integer from 1 to 25 (default 10), got a string`},
+		{"skills_search", map[string]any{"query": "pdf", "filter": "x"}, `unknown argument "filter"; this tool takes "query", "limit", "source", "namespace", "kind"`},
+		{"skills_search", map[string]any{"query": "pdf", "kind": "folder"}, `argument "kind" must be "skill" or "learned", got "folder"`},
+		{"skills_search", map[string]any{"query": "pdf", "source": "nope"}, `argument "source" names no source: "nope"; the sources are`},
+		{"skills_search", map[string]any{"query": "pdf", "namespace": "nope"}, `argument "namespace" names no namespace: "nope"; the namespaces are none`},
+		{"skills_search", "not an object", `arguments must be an object`},
+		{"skills_list", map[string]any{"includeBody": "yes"}, `argument "includeBody" must be true or false, got a string`},
+		{"skills.search", map[string]any{"query": "  "}, `argument "query" must not be empty`},
+		{"skills.search", map[string]any{"query": "pdf", "limit": 99}, `argument "limit" must be an integer from 1 to 25`},
+		{"check_skill_exists", map[string]any{}, `give exactly one of the arguments "name"`},
+		{"cite_skill", map[string]any{"name": ""}, `argument "name" must not be empty`},
+		{"suggest_skills", map[string]any{"task": "x", "files": "a.pdf"}, `argument "files" must be a list of strings`},
+	} {
+		_, err := callTool(cs, tt.tool, tt.args)
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, tt.want) {
+			t.Errorf("%s %v: got %v, want -32602 with %q", tt.tool, tt.args, err, tt.want)
+		}
+	}
+}
+
+// The index follows the catalog: a skill added on disk is found by the
+// next search, which waits for the index to hold the new snapshot.
+func TestSearchFollowsRefresh(t *testing.T) {
+	root := searchDir(t)
+	r := newResolver(t, dirtree.New(root, nil))
+	srv := server.New(r, nil)
+	defer srv.Close()
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	cs := connect(t, srv, "", nil)
+	search := func(q string) []string {
+		t.Helper()
+		res, err := callTool(cs, "skills_search", map[string]any{"query": q})
+		if err != nil || res.IsError {
+			t.Fatalf("%v %+v", err, res)
+		}
+		var got resolver.SearchResult
+		structured(t, res, &got)
+		var names []string
+		for _, h := range got.Hits {
+			names = append(names, h.Name)
+		}
+		return names
+	}
+	if got := search("kubernetes"); len(got) != 0 {
+		t.Fatalf("found %v", got)
+	}
+	sourcetest.WriteFile(t, filepath.Join(root, "k8s", "SKILL.md"), "---\nname: k8s\ndescription: Deploy to a cluster.\n---\nUse kubectl on Kubernetes.\n")
+	sourcetest.WriteFile(t, filepath.Join(root, "pdf-forms", "SKILL.md"), "---\nname: pdf-forms\ndescription: Fill in and flatten PDF forms.\n---\nNow with qpdf.\n")
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"k8s"}, search("kubernetes")); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"pdf-forms"}, search("qpdf")); diff != "" {
+		t.Errorf("the edited body (-want +got):\n%s", diff)
+	}
+	if got := search("pdftk"); len(got) != 0 {
+		t.Errorf("the old body is still found: %v", got)
+	}
+}
+
+func TestSkillsList(t *testing.T) {
+	root := searchDir(t)
+	r := newResolver(t, dirtree.New(root, nil))
+	srv := server.New(r, &server.Options{Tools: &server.ToolsOptions{Enable: []string{"skills_list"}}, Catalog: visibility(t, map[string]string{"noisy": "off"})})
+	defer srv.Close()
+	cs := connect(t, srv, "", nil)
+	type entry struct {
+		InstallName string `json:"installName"`
+		Meta        struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		} `json:"meta"`
+		SkillPath string  `json:"skillPath"`
+		SkillFile string  `json:"skillFile"`
+		Body      *string `json:"body"`
+	}
+	list := func(args map[string]any) ([]entry, string) {
+		t.Helper()
+		res, err := callTool(cs, "skills_list", args)
+		if err != nil || res.IsError {
+			t.Fatalf("%v %+v", err, res)
+		}
+		var got struct{ Skills []entry }
+		structured(t, res, &got)
+		return got.Skills, text(t, res.Content[0])
+	}
+	all, line := list(nil)
+	var names []string
+	for _, e := range all {
+		names = append(names, e.InstallName)
+		if e.Body != nil {
+			t.Errorf("%s: a body without includeBody", e.InstallName)
+		}
+	}
+	// Listable: the model-disabled skill too; not the hidden one.
+	if diff := cmp.Diff([]string{"model-only", "pdf-forms", "release-notes", "secret-ops", "spreadsheets"}, names); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if line != "5 skills." {
+		t.Errorf("text %q", line)
+	}
+	some, line := list(map[string]any{"query": "EXCEL", "includeBody": true})
+	if len(some) != 1 || some[0].InstallName != "spreadsheets" || some[0].Body == nil || !strings.HasPrefix(*some[0].Body, "Pivot tables") ||
+		some[0].SkillFile != filepath.Join(root, "spreadsheets", "SKILL.md") || some[0].SkillPath != filepath.Join(root, "spreadsheets") ||
+		some[0].Meta.Description != "Edit Excel workbooks and CSV files." {
+		t.Errorf("%+v", some)
+	}
+	if line != `1 skill match "EXCEL".` {
+		t.Errorf("text %q", line)
+	}
+}
+
+// sk's skills.search, exactly: every lower-cased token must occur in the
+// name, the front matter or the body; the score is the number of tokens;
+// {query, limit, total, results}.
+func TestSkSearch(t *testing.T) {
+	root := searchDir(t)
+	r := newResolver(t, dirtree.New(root, nil))
+	srv := server.New(r, &server.Options{Tools: &server.ToolsOptions{Profile: "sk"}})
+	defer srv.Close()
+	cs := connect(t, srv, "", nil)
+	type hit struct {
+		InstallName string `json:"installName"`
+		Score       int    `json:"score"`
+		Excerpt     string `json:"excerpt"`
+		SkillFile   string `json:"skillFile"`
+	}
+	type result struct {
+		Query   string `json:"query"`
+		Limit   int    `json:"limit"`
+		Total   int    `json:"total"`
+		Results []hit  `json:"results"`
+	}
+	search := func(args map[string]any) result {
+		t.Helper()
+		res, err := callTool(cs, "skills.search", args)
+		if err != nil || res.IsError {
+			t.Fatalf("%v %+v", err, res)
+		}
+		var got result
+		structured(t, res, &got)
+		return got
+	}
+	got := search(map[string]any{"query": "PDF Flatten"})
+	if got.Query != "PDF Flatten" || got.Limit != 10 || got.Total != 1 || len(got.Results) != 1 || got.Results[0].InstallName != "pdf-forms" || got.Results[0].Score != 2 {
+		t.Errorf("%+v", got)
+	}
+	// A substring, not a word: "flat" occurs in "flatten"; "pdftk" only in
+	// the body.
+	if got := search(map[string]any{"query": "flat pdftk"}); got.Total != 1 || !strings.Contains(got.Results[0].Excerpt, "flat") {
+		t.Errorf("%+v", got)
+	}
+	// Every token must occur.
+	if got := search(map[string]any{"query": "pdf kubernetes"}); got.Total != 0 || got.Results == nil {
+		t.Errorf("%+v", got)
+	}
+	// total counts beyond the limit; results in name order, all of score
+	// 1. The model-disabled skill is not offered.
+	got = search(map[string]any{"query": "pdf", "limit": 2})
+	if got.Total != 4 || len(got.Results) != 2 || got.Results[0].InstallName != "model-only" || got.Results[1].InstallName != "noisy" || got.Results[0].Score != 1 {
+		t.Errorf("%+v", got)
+	}
+}
+
+// The catalog profile's tools.
+func TestCatalogTools(t *testing.T) {
+	root := searchDir(t)
+	r := newResolver(t, dirtree.New(root, nil))
+	srv := server.New(r, &server.Options{Tools: &server.ToolsOptions{Profile: "catalog"}})
+	defer srv.Close()
+	cs := connect(t, srv, "", nil)
+	call := func(name string, args map[string]any, v any) string {
+		t.Helper()
+		res, err := callTool(cs, name, args)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+		structured(t, res, v)
+		return text(t, res.Content[0])
+	}
+	var check struct {
+		Exists      bool
+		Name        string
+		Suggestions []string
+		Matches     []resolver.SearchHit
+	}
+	call("check_skill_exists", map[string]any{"name": "PDF-FORMS"}, &check)
+	if !check.Exists || check.Name != "pdf-forms" {
+		t.Errorf("%+v", check)
+	}
+	check.Exists, check.Suggestions = false, nil
+	call("check_skill_exists", map[string]any{"name": "pdf-form"}, &check)
+	if check.Exists || len(check.Suggestions) == 0 || check.Suggestions[0] != "pdf-forms" {
+		t.Errorf("%+v", check)
+	}
+	check.Exists, check.Matches = false, nil
+	call("check_skill_exists", map[string]any{"query": "write the release notes"}, &check)
+	if !check.Exists || len(check.Matches) == 0 || check.Matches[0].Name != "release-notes" {
+		t.Errorf("%+v", check)
+	}
+	var cite struct {
+		Name string
+		Uses int
+	}
+	call("cite_skill", map[string]any{"name": "spreadsheets", "note": "a report"}, &cite)
+	call("cite_skill", map[string]any{"name": "spreadsheets"}, &cite)
+	if cite.Name != "spreadsheets" || cite.Uses != 2 {
+		t.Errorf("%+v", cite)
+	}
+	var suggest resolver.SearchResult
+	call("suggest_skills", map[string]any{"task": "add a chart", "files": []string{"reports/q3.xlsx", "data.csv"}}, &suggest)
+	if len(suggest.Hits) == 0 || suggest.Hits[0].Name != "spreadsheets" {
+		t.Errorf("%+v", suggest)
+	}
+}
