@@ -194,10 +194,13 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 
 // onInitialized records the end of a session's handshake, and asks a
 // client that declares the roots capability for its workspace folders.
-// The first handshake also starts the search index: its build is kept off
-// the way of the server's start.
+// The first handshake also starts the search index, when a tool served
+// searches it: its build is kept off the way of the server's start, and
+// costs nothing to those whose tools never search.
 func (s *Server) onInitialized(ctx context.Context, req *mcp.InitializedRequest) {
-	s.index.start()
+	if s.tools.searches() {
+		s.index.start()
+	}
 	if req.Session == nil {
 		return
 	}

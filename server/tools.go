@@ -186,5 +186,11 @@ func (s *Server) reportTools(ts toolSet) {
 	s.logger.Info("tools served", "tools", strings.Join(ts.served, ", "))
 }
 
+// searches reports whether a tool of the set searches the index
+// (search.go): a ranked search, or a tool built on one.
+func (ts toolSet) searches() bool {
+	return ts.has(SearchToolName) || ts.has(catalogSearchName) || ts.has(checkExistsName) || ts.has(suggestName)
+}
+
 // has reports whether the set serves a tool.
 func (ts toolSet) has(name string) bool { return slices.Contains(ts.served, name) }

@@ -124,6 +124,13 @@ func ReadFileLimit(fsys fs.FS, name string, limit int64) ([]byte, error) {
 // file directly, without holding the folder open, as loading a skill does
 // on every call.
 func ReadEntry(sk *Skill, limit int64) ([]byte, error) {
+	return ReadEntryInto(sk, limit, nil)
+}
+
+// ReadEntryInto is ReadEntry reading into buf's memory when it is large
+// enough, for a caller that reads many entries one after another and
+// keeps none: the result is only good until buf is used again.
+func ReadEntryInto(sk *Skill, limit int64, buf []byte) ([]byte, error) {
 	var dir string
 	switch f := sk.Files.(type) {
 	case dirFS:
@@ -147,7 +154,10 @@ func ReadEntry(sk *Skill, limit int64) ([]byte, error) {
 	if f.Size() > limit {
 		return nil, &fs.PathError{Op: "read", Path: sk.EntryFile(), Err: fmt.Errorf("%w: %d bytes; the limit is %d", ErrTooLarge, f.Size(), limit)}
 	}
-	data := make([]byte, 0, f.Size()+1)
+	data := buf[:0]
+	if int64(cap(data)) < f.Size()+1 {
+		data = make([]byte, 0, f.Size()+1)
+	}
 	data, err = readAllInto(io.LimitReader(f, limit+1), data)
 	if err != nil {
 		return nil, err

@@ -299,9 +299,10 @@ func (ix *Index) prepare(ctx context.Context, todo []*prepared, progress func(do
 			t := newTokenizer()
 			var terms []string
 			var tfs [][numFields]uint32
+			var buf []byte // the entry file read last
 			for p := range next {
 				p.terms, p.tfs = terms[:0], tfs[:0]
-				ix.prepareOne(t, p)
+				buf = ix.prepareOne(t, p, buf)
 				if p.rebind < 0 {
 					ix.mu.Lock()
 					added = append(added, ix.add(p))
@@ -330,9 +331,15 @@ func (ix *Index) prepare(ctx context.Context, todo []*prepared, progress func(do
 	return added, err
 }
 
-func (ix *Index) prepareOne(t *tokenizer, p *prepared) {
+// prepareOne reads and tokenizes p's skill, reading its entry file into
+// buf's memory; it returns the buffer, for the next skill (no term keeps
+// a part of it: the tokenizer copies what it keeps).
+func (ix *Index) prepareOne(t *tokenizer, p *prepared, buf []byte) []byte {
 	sk := p.skill
-	data, err := sources.ReadEntry(sk, MaxEntry)
+	data, err := sources.ReadEntryInto(sk, MaxEntry, buf)
+	if cap(data) > cap(buf) && cap(data) <= maxKeptBuffer {
+		buf = data
+	}
 	var body []byte
 	if err == nil {
 		p.hash = maphash.Bytes(ix.seed, data) | 1 // never 0, which means unread
@@ -346,13 +353,13 @@ func (ix *Index) prepareOne(t *tokenizer, p *prepared) {
 	}
 	if p.rebind >= 0 {
 		if p.hash != 0 && p.was == p.hash {
-			return
+			return buf
 		}
 		p.rebind = -1
 	}
 	t.startDoc()
 	p.terms, p.tfs = p.terms[:0], p.tfs[:0]
-	add := func(f int, text string) {
+	add := func(f int, text []byte) {
 		t.each(text, func(ti *termInfo, _, _ int) {
 			if ti.doc != t.doc {
 				if len(p.terms) >= maxTermsPerDoc {
@@ -366,13 +373,22 @@ func (ix *Index) prepareOne(t *tokenizer, p *prepared) {
 			p.tfs[ti.slot][f]++
 		})
 	}
-	add(fieldName, sk.Ref.Name)
-	if sk.Ref.Namespace != "" {
-		add(fieldName, sk.Ref.Namespace)
+	addString := func(f int, text string) {
+		t.text = append(t.text[:0], text...)
+		add(f, t.text)
 	}
-	add(fieldDesc, sk.Description)
-	add(fieldBody, string(body))
+	addString(fieldName, sk.Ref.Name)
+	if sk.Ref.Namespace != "" {
+		addString(fieldName, sk.Ref.Namespace)
+	}
+	addString(fieldDesc, sk.Description)
+	add(fieldBody, body)
+	return buf
 }
+
+// maxKeptBuffer bounds the buffer a preparing goroutine keeps between
+// skills: a rare large file is read into memory of its own.
+const maxKeptBuffer = 256 << 10
 
 // trim gives every posting list exactly the memory it uses.
 // ix.mu must be held for writing.

@@ -23,6 +23,7 @@ const maxTokenRunes = 64
 // use: each goroutine has its own.
 type tokenizer struct {
 	buf, comp []byte
+	text      []byte               // a copy of a string to tokenize (see each)
 	words     map[string]*termInfo // folded word → its term (nil for a stop word)
 	byTerm    map[string]*termInfo // the same terms, by term
 	doc       uint64               // the document being tokenized (see startDoc)
@@ -61,7 +62,7 @@ func newTokenizer() *tokenizer {
 // the whole compound written without its joiners ("claudemd"): rare
 // compounds are telling, and a query that writes one the same way finds
 // it.
-func (t *tokenizer) each(s string, f func(term *termInfo, start, end int)) {
+func (t *tokenizer) each(s []byte, f func(term *termInfo, start, end int)) {
 	start, runes := -1, 0
 	t.buf = t.buf[:0]
 	// The compound under way: its words so far, where it starts, where
@@ -97,7 +98,7 @@ func (t *tokenizer) each(s string, f func(term *termInfo, start, end int)) {
 	for i := 0; i < len(s); {
 		r, n := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(s[i:])
+			r, n = utf8.DecodeRune(s[i:])
 		}
 		switch {
 		case r < utf8.RuneSelf:
@@ -146,7 +147,7 @@ func isJoiner(c byte) bool { return c == '.' || c == '-' || c == '_' || c == '/'
 // terms returns the terms of s, in order, repeats included.
 func (t *tokenizer) terms(s string) []string {
 	var out []string
-	t.each(s, func(term *termInfo, _, _ int) { out = append(out, term.term) })
+	t.each([]byte(s), func(term *termInfo, _, _ int) { out = append(out, term.term) })
 	return out
 }
 
