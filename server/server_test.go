@@ -240,12 +240,20 @@ func TestPanicBecomesInternalError(t *testing.T) {
 }
 
 func TestRefreshNotifiesAndNewSessionsSeeNewCatalog(t *testing.T) {
+	// 2026-07-28 has no notifications/initialized: its clients are told
+	// as soon as their handshake is done.
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) { refreshNotifies(t, version) })
+	}
+}
+
+func refreshNotifies(t *testing.T, version string) {
 	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
 	r := newResolver(t, src)
 	srv := server.New(r, nil)
 	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
 	changed := make(chan struct{}, 4)
-	cs := connect(t, srv, "2025-11-25", &mcp.ClientOptions{
+	cs := connect(t, srv, version, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
 	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "two", Description: "Two."})

@@ -138,7 +138,10 @@ func (s *Server) sessionViews(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.InitializeResult:
 			r.Instructions = s.shown(req).instrs
 		case *mcp.DiscoverResult:
+			// A client of 2026-07-28 sends no notifications/initialized:
+			// its handshake is this.
 			r.Instructions = s.shown(req).instrs
+			s.startIndex()
 		case *mcp.ListToolsResult:
 			v := s.shown(req)
 			for i, t := range r.Tools {
@@ -171,15 +174,18 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 		s.mu.Lock()
 		st := s.sessionLocked(ss)
 		v := s.viewLocked(snap, st)
+		// A client of 2026-07-28 has no notifications/initialized to
+		// wait for.
+		handshaken := st.initialized || modern(ss)
 		var send bool
 		if method == "notifications/tools/list_changed" {
-			send = st.initialized && st.listed != "" && v.tool != st.listed && v.tool != st.announced
+			send = handshaken && st.listed != "" && v.tool != st.listed && v.tool != st.announced
 			if send {
 				st.announced = v.tool
 			}
 		} else {
 			sum := s.promptsOf(v).sum
-			send = st.initialized && st.promptsListed != 0 && sum != st.promptsListed && sum != st.promptsAnnounced
+			send = handshaken && st.promptsListed != 0 && sum != st.promptsListed && sum != st.promptsAnnounced
 			if send {
 				st.promptsAnnounced = sum
 			}
@@ -198,9 +204,7 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 // searches it: its build is kept off the way of the server's start, and
 // costs nothing to those whose tools never search.
 func (s *Server) onInitialized(ctx context.Context, req *mcp.InitializedRequest) {
-	if s.tools.searches() {
-		s.index.start()
-	}
+	s.startIndex()
 	if req.Session == nil {
 		return
 	}
@@ -208,6 +212,13 @@ func (s *Server) onInitialized(ctx context.Context, req *mcp.InitializedRequest)
 	s.sessionLocked(req.Session).initialized = true
 	s.mu.Unlock()
 	s.roots.follow(req.Session)
+}
+
+// startIndex starts the search index, when a tool served searches it.
+func (s *Server) startIndex() {
+	if s.tools.searches() {
+		s.index.start()
+	}
 }
 
 // onRootsChanged follows notifications/roots/list_changed.
