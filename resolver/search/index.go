@@ -28,6 +28,10 @@ const (
 // instructions worth ranking on.
 const MaxEntry = 1 << 20
 
+// minDead is the fewest dead documents that make a compaction worth its
+// pass (see Index).
+const minDead = 4
+
 // maxTermsPerDoc bounds the words indexed of one skill.
 const maxTermsPerDoc = 1 << 16
 
@@ -39,9 +43,12 @@ const maxTermsPerDoc = 1 << 16
 // changed ones.
 //
 // Removing a skill marks its document dead; its postings stay until dead
-// documents outnumber live ones, when the postings are compacted in one
-// pass over the index (no file is read again). So an edit costs the
-// reading and tokenizing of one file.
+// documents are more than an eighth of the live ones (and more than a
+// few), when the postings are compacted in one pass over the index (no
+// file is read again). So an edit costs the reading and tokenizing of one
+// file, and the dead documents, which still count in the document
+// frequencies, never skew the ranking much: a skill edited a hundred
+// times is found by its words as well as one never edited.
 //
 // Search may be called concurrently with everything; Update calls are
 // serialized.
@@ -273,7 +280,7 @@ func (ix *Index) Update(ctx context.Context, skills []*sources.Skill, progress f
 		st.Removed++
 	}
 	switch {
-	case ix.dead > 1024 && ix.dead > ix.live:
+	case ix.dead > max(minDead, ix.live/8):
 		ix.compact()
 	case st.Indexed > 1024:
 		ix.trim() // a large update leaves lists with room to grow

@@ -257,3 +257,52 @@ func TestASCIILower(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// While an update adds a changed skill's new document, its old one is
+// still there: a search that runs meanwhile finds the skill once.
+func TestSearchDuringAnUpdateFindsASkillOnce(t *testing.T) {
+	root := t.TempDir()
+	p := writeSkill(t, root, "pdf-forms", "Fill in PDF forms.", "Use the form filler for every PDF.")
+	tree := dirtree.New(root, nil)
+	ix := search.NewIndex()
+	update(t, ix, list(t, tree))
+	sourcetest.WriteFile(t, p, "---\nname: pdf-forms\ndescription: Fill in PDF forms, faster.\n---\nThe PDF form filler, again.")
+	var during []string
+	_, err := ix.Update(context.Background(), list(t, tree), func(done, total int) {
+		during = names(ix.Search("pdf form", 10, nil))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"pdf-forms"}, during); diff != "" {
+		t.Errorf("hits during the update (-want +got):\n%s", diff)
+	}
+}
+
+// A skill edited again and again (a learned note an agent keeps adding
+// to) is still found by its own words: its dead documents do not pile up
+// in the document frequencies.
+func TestManyEditsKeepTheRanking(t *testing.T) {
+	f := &sourcetest.Fake{SourceName: "s"}
+	for i := range 21 {
+		f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: "other-" + string(rune('a'+i)), Description: "Something else.", Body: "Plain words about other things."})
+	}
+	f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: "deploy", Description: "Ship it.", Body: "Use kubernetes and helm charts."})
+	ix := search.NewIndex()
+	update(t, ix, list(t, f))
+	score := func() float64 {
+		hits := ix.Search("kubernetes helm", 1, nil)
+		if len(hits) != 1 || hits[0].Skill.Ref.Name != "deploy" {
+			t.Fatalf("hits %v", names(hits))
+		}
+		return hits[0].Score
+	}
+	before := score()
+	for round := range 200 {
+		f.Skills[21].Body = "Use kubernetes and helm charts. Note " + strings.Repeat("x", round%7+1) + "."
+		update(t, ix, list(t, f))
+	}
+	if after := score(); after < before/2 {
+		t.Errorf("score %.3f after 200 edits, %.3f before", after, before)
+	}
+}

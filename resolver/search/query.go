@@ -195,6 +195,14 @@ func (ix *Index) Search(query string, limit int, accept func(*sources.Skill) boo
 			continue
 		}
 		h.Exact = sc >= ExactBoost && slices.Contains(ix.names[exact], id)
+		// While an update is under way, a changed skill has its new
+		// document beside its old one: a place is one hit, its best.
+		if j := slices.IndexFunc(hits, func(o Hit) bool { return o.key == h.key && o.Skill.Path == h.Skill.Path }); j >= 0 {
+			if !better(h, hits[j]) {
+				continue
+			}
+			hits = slices.Delete(hits, j, j+1)
+		}
 		i, _ := slices.BinarySearchFunc(hits, h, func(a, b Hit) int {
 			if better(a, b) {
 				return -1
