@@ -116,10 +116,10 @@ func (s *Server) callCheckExists(ctx context.Context, req *mcp.CallToolRequest) 
 			return nil, err
 		}
 		if found == nil {
-			return errorResult(s.index.notReady()), nil
+			return errorResult(s.notReady()), nil
 		}
 		res = checkResult{Exists: len(found.Hits) > 0, Matches: found.Hits}
-		text = searchSummary(found)
+		text = s.searchSummary(found)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: res}, nil
 }
@@ -237,8 +237,8 @@ func (s *Server) callSuggest(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		return nil, err
 	}
 	if res == nil {
-		return errorResult(s.index.notReady()), nil
+		return errorResult(s.notReady()), nil
 	}
 	res.Query = task
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: searchSummary(res)}}, StructuredContent: res}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s.searchSummary(res)}}, StructuredContent: res}, nil
 }

@@ -59,7 +59,7 @@ func FuzzSkillPaths(f *testing.F) {
 		add(srv.readDirectory(ctx, nil, &readDirectoryParams{URI: uri}))
 		for _, skill := range []string{"pdf", "nested", strings.TrimPrefix(uri, "skill://")} {
 			args, _ := json.Marshal(map[string]string{"skill": skill, "path": path})
-			add(srv.callSkillResource(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: SkillResourceToolName, Arguments: args}}))
+			add(srv.callSkillResource(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: SkillResourceToolName, Arguments: args}}, SkillResourceToolName))
 		}
 		for _, a := range answers {
 			data, _ := json.Marshal(a)

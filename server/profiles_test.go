@@ -39,7 +39,7 @@ func TestProfiles(t *testing.T) {
 		{&server.ToolsOptions{Profile: "skill-jack"}, []string{"skill", "skill-resource"}, nil, false},
 		{&server.ToolsOptions{Profile: "catalog"}, []string{"check_skill_exists", "cite_skill", "search_skills", "suggest_skills"}, nil, false},
 		{&server.ToolsOptions{Profile: "all"}, []string{"check_skill_exists", "cite_skill", "search_skills", "skill", "skill_resource", "skills.list", "skills.search", "skills_list", "skills_search", "suggest_skills"},
-			[]string{"execute_skill_script"}, true},
+			nil, true},
 		{&server.ToolsOptions{Enable: []string{"skills_list"}, Disable: []string{"skills_search", "skill_resource"}}, []string{"skill", "skills_list"}, nil, false},
 		{&server.ToolsOptions{Profile: "sk", Enable: []string{"skill"}, Disable: []string{"skills.search"}}, []string{"skill", "skills.list"}, nil, true},
 	}
@@ -121,6 +121,10 @@ func TestSkillResourceAliases(t *testing.T) {
 			list, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"skill": "pdf", "path": ""}})
 			if err != nil || list.IsError || !strings.Contains(text(t, list.Content[0]), "forms.md (13 bytes)") {
 				t.Fatalf("listing with %s: %v %+v", name, err, list)
+			}
+			// The answer points back to the tool under the name it has here.
+			if got := text(t, list.Content[0]); !strings.Contains(got, "Read one with "+name+" and its path") {
+				t.Errorf("the listing names another tool:\n%s", got)
 			}
 		})
 	}

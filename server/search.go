@@ -67,7 +67,7 @@ func (s *Server) searchTool() *tool {
 		Name:  SearchToolName,
 		Title: "Search skills",
 		Description: "Find Agent Skills by what they do: a ranked search over every skill's name, description and instructions. " +
-			"Use it when no skill in the catalog obviously fits, or to find skills the catalog does not list. Then load one with the skill tool.",
+			"Use it when no skill in the catalog obviously fits, or to find skills the catalog does not list. Then " + s.howToUse() + ".",
 		InputSchema:  searchInputSchema,
 		OutputSchema: searchOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
@@ -88,10 +88,10 @@ func (s *Server) callSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		return nil, err
 	}
 	if res == nil {
-		return errorResult(s.index.notReady()), nil
+		return errorResult(s.notReady()), nil
 	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: searchSummary(res)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: s.searchSummary(res)}},
 		StructuredContent: res,
 	}, nil
 }
@@ -135,16 +135,30 @@ func (s *Server) search(ctx context.Context, req mcp.Request, q resolver.SearchQ
 	return &res, nil
 }
 
+// howToUse says how the model uses a skill found: with the skill tool
+// when it is served, else by reading its SKILL.md.
+func (s *Server) howToUse() string {
+	if s.tools.has(SkillToolName) {
+		return "load one with the skill tool"
+	}
+	return "read one's SKILL.md at its location and follow it"
+}
+
 // searchSummary is the text beside the structured result: one line per
-// skill, for clients that show the model only text.
-func searchSummary(res *resolver.SearchResult) string {
+// skill, for clients that show the model only text. Without the skill
+// tool, each line gives the skill's location.
+func (s *Server) searchSummary(res *resolver.SearchResult) string {
 	if len(res.Hits) == 0 {
 		return fmt.Sprintf("No skill matches %q. Try other words, or fewer.", res.Query)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s for %q, best first; load one with the skill tool:", count(len(res.Hits), "skill"), res.Query)
+	located := !s.tools.has(SkillToolName)
+	fmt.Fprintf(&b, "%s for %q, best first; %s:", count(len(res.Hits), "skill"), res.Query, s.howToUse())
 	for _, h := range res.Hits {
 		fmt.Fprintf(&b, "\n- %s (%.2f): %s", h.Name, h.Score, clipText(h.Description, 200))
+		if located {
+			fmt.Fprintf(&b, " [%s]", h.Location)
+		}
 	}
 	return b.String()
 }
@@ -221,9 +235,13 @@ func (x *searchIndex) ready(ctx context.Context) (*search.Index, error) {
 }
 
 // notReady says why there are no results yet.
-func (x *searchIndex) notReady() string {
-	done, todo := x.live.Progress()
-	return fmt.Sprintf("The search index is still being built (%d of %d skills read). Try again in a few seconds; meanwhile the skill tool loads any skill by name.", done, todo)
+func (s *Server) notReady() string {
+	done, todo := s.index.live.Progress()
+	meanwhile := "the catalog gives each skill's location"
+	if s.tools.has(SkillToolName) {
+		meanwhile = "the skill tool loads any skill by name"
+	}
+	return fmt.Sprintf("The search index is still being built (%d of %d skills read). Try again in a few seconds; meanwhile %s.", done, todo, meanwhile)
 }
 
 func (x *searchIndex) close() { x.live.Close() }

@@ -51,10 +51,14 @@ func (s *Server) skillResourceToolNamed(name string) *tool {
 		Description: skillResourceDescription,
 		InputSchema: skillResourceInputSchema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
-	}, handle: s.callSkillResource}
+	}, handle: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return s.callSkillResource(ctx, req, name)
+	}}
 }
 
-func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// callSkillResource answers a call of the tool served as tool, the name
+// its answers point back to.
+func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest, tool string) (*mcp.CallToolResult, error) {
 	name, rel, err := skillResourceArguments(req.Params.Arguments)
 	if err != nil {
 		return nil, err
@@ -71,7 +75,7 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	}
 	rel = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(rel), "./"), "/")
 	if rel == "" || rel == "." {
-		return s.listSkillFiles(m, u, "")
+		return s.listSkillFiles(m, u, "", tool)
 	}
 	if err := sources.CheckPath(rel); err != nil {
 		return errorResult(err.Error()), nil
@@ -79,7 +83,7 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	if rel == resolver.EntryName {
 		rel = sk.EntryFile()
 	}
-	notFound := fmt.Sprintf("skill %s has no file %q; call %s with only the skill's name to list its files", m.Ref, rel, SkillResourceToolName)
+	notFound := fmt.Sprintf("skill %s has no file %q; call %s with only the skill's name to list its files", m.Ref, rel, tool)
 	if sk.Kind == sources.KindLearned && rel != sk.EntryFile() || inSkippedDir(rel) {
 		return errorResult(notFound), nil
 	}
@@ -91,7 +95,7 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 		if !s.allowed(sk, rel, true) {
 			return errorResult((&sources.PathError{Path: rel, Rule: sources.RuleNotAllowed}).Error()), nil
 		}
-		return s.listSkillFiles(m, u, rel)
+		return s.listSkillFiles(m, u, rel, tool)
 	}
 	if !s.allowed(sk, rel, false) {
 		return errorResult((&sources.PathError{Path: rel, Rule: sources.RuleNotAllowed}).Error()), nil
@@ -121,7 +125,7 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 
 // listSkillFiles answers with the files of the skill, or of one of its
 // folders, and their sizes.
-func (s *Server) listSkillFiles(m resolver.Match, u resolver.SkillURI, under string) (*mcp.CallToolResult, error) {
+func (s *Server) listSkillFiles(m resolver.Match, u resolver.SkillURI, under, tool string) (*mcp.CallToolResult, error) {
 	sk := m.Skill
 	fsys, done := sources.Pin(sk.Files)
 	defer done()
@@ -148,7 +152,7 @@ func (s *Server) listSkillFiles(m resolver.Match, u resolver.SkillURI, under str
 	if truncated {
 		fmt.Fprintf(&b, "\n(only the first %d files are listed)", sources.MaxListedFiles)
 	}
-	fmt.Fprintf(&b, "\nRead one with %s and its path, or as the resource %s/<path>.", SkillResourceToolName, u.Root())
+	fmt.Fprintf(&b, "\nRead one with %s and its path, or as the resource %s/<path>.", tool, u.Root())
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, nil
 }
 

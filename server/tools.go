@@ -17,7 +17,7 @@ import (
 //	skills-mcp  skill, get_skill_resource, execute_skill_script
 //	skill-jack  skill, skill-resource
 //	catalog     search_skills, check_skill_exists, cite_skill, suggest_skills
-//	all         every tool
+//	all         every tool this version serves, each under one name
 //
 // Options.Tools adds (Enable) and removes (Disable) tools by name. A tool
 // named that this version does not serve is reported at start-up, by
@@ -125,7 +125,7 @@ func resolveTools(o *ToolsOptions) toolSet {
 	want, ok := profiles[profile]
 	switch {
 	case profile == ProfileAll:
-		names = slices.DeleteFunc(ToolNames(), func(n string) bool { return aliases[n] })
+		names = slices.DeleteFunc(ToolNames(), func(n string) bool { return aliases[n] || notServed[n] != "" })
 	case ok:
 		names = slices.Clone(want)
 	default:
