@@ -102,6 +102,7 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	v := s.viewOf(req)
 	q := strings.ToLower(strings.TrimSpace(query))
 	res := listResult{Skills: []listed{}}
+	bodies, withheld := 0, 0 // bytes of bodies in the answer; bodies left out
 	for _, sk := range v.snap.Skills() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -113,18 +114,28 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		if q != "" && !strings.Contains(strings.ToLower(l.InstallName), q) && !strings.Contains(strings.ToLower(l.Meta.Name), q) && !strings.Contains(strings.ToLower(l.Meta.Description), q) {
 			continue
 		}
-		if withBody {
+		if withBody && withheld == 0 {
 			body, err := readBody(sk)
 			if err != nil {
 				s.logger.Warn("cannot read a skill's body for skills_list", "name", sk.Ref.String(), "err", err)
 			}
-			l.Body = &body
+			if bodies > 0 && bodies+len(body) > maxListBodies {
+				withheld++
+			} else {
+				l.Body = &body
+				bodies += len(body)
+			}
+		} else if withBody {
+			withheld++
 		}
 		res.Skills = append(res.Skills, l)
 	}
 	text := fmt.Sprintf("%s.", count(len(res.Skills), "skill"))
 	if q != "" {
 		text = fmt.Sprintf("%s match %q.", count(len(res.Skills), "skill"), query)
+	}
+	if withheld > 0 {
+		text += fmt.Sprintf(" The bodies of the last %s are left out: the answer holds at most %d MiB of bodies; narrow the query, or load a skill by name.", count(withheld, "skill"), maxListBodies>>20)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: res}, nil
 }
@@ -137,6 +148,11 @@ func listedOf(sk *sources.Skill) listed {
 		SkillFile:   sk.Path,
 	}
 }
+
+// maxListBodies bounds the bodies in one skills_list answer, in bytes
+// (but for a first body of up to MaxSkillFileSize alone): clients refuse
+// a message line past 16 MiB, as the Go SDK's does by default.
+const maxListBodies = 8 << 20
 
 // readBody reads the skill's entry file now and returns it without its
 // front matter.

@@ -196,13 +196,21 @@ func (s *Server) getPrompt(req *mcp.GetPromptRequest) (*mcp.GetPromptResult, err
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("cannot read skill %s: %v", m.Ref, err)}
 	}
+	arguments := args[ArgumentsName]
+	if n := max(strings.Count(body, "$ARGUMENTS"), 1); len(body)+n*len(arguments) > maxPromptSize {
+		return nil, invalidParams(fmt.Sprintf("argument %q is too long for skill %s: its %d bytes, put in place of $ARGUMENTS %d times, would make a prompt of more than %d MiB", ArgumentsName, m.Ref, len(arguments), n, maxPromptSize>>20))
+	}
 	s.usage.Record(m.Skill.Ref.Key())
-	text := fmt.Sprintf("Base directory for this skill: %s\n\n%s", m.Skill.Dir, SubstituteArguments(body, args[ArgumentsName]))
+	text := fmt.Sprintf("Base directory for this skill: %s\n\n%s", m.Skill.Dir, SubstituteArguments(body, arguments))
 	return &mcp.GetPromptResult{
 		Description: m.Skill.Description,
 		Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}},
 	}, nil
 }
+
+// maxPromptSize bounds the text of a prompt: a body of up to
+// MaxSkillFileSize with its arguments in place.
+const maxPromptSize = 2 * MaxSkillFileSize
 
 // SubstituteArguments puts arguments in place of every $ARGUMENTS in body;
 // when body has none, non-empty arguments follow it as "ARGUMENTS: ...",

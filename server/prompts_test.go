@@ -251,3 +251,18 @@ func testPromptsListChanged(t *testing.T) {
 	case <-time.After(time.Minute):
 	}
 }
+
+// An argument put in place of many $ARGUMENTS cannot make a prompt of
+// unbounded size: it is refused, naming the argument.
+func TestPromptArgumentsAreBounded(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "echo", Description: "Echo.", Body: strings.Repeat("$ARGUMENTS ", 1000)}}}
+	cs := connect(t, server.New(newResolver(t, src), nil), "", nil)
+	_, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "echo", Arguments: map[string]string{"arguments": strings.Repeat("x", 20_000)}})
+	if err == nil || !strings.Contains(err.Error(), `argument "arguments" is too long`) {
+		t.Fatalf("err = %v", err)
+	}
+	res, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "echo", Arguments: map[string]string{"arguments": "ok"}})
+	if err != nil || !strings.Contains(res.Messages[0].Content.(*mcp.TextContent).Text, "ok ok ok") {
+		t.Fatalf("%v %+v", err, res)
+	}
+}

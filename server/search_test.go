@@ -353,3 +353,32 @@ func TestCatalogTools(t *testing.T) {
 		t.Errorf("%+v", suggest)
 	}
 }
+
+// skills_list with bodies holds at most 8 MiB of them, so that a client
+// can read the answer; the skills past that are listed without theirs,
+// and the text says so.
+func TestSkillsListBoundsBodies(t *testing.T) {
+	big := strings.Repeat("word ", 3<<20/5) // 3 MiB
+	src := &sourcetest.Fake{SourceName: "s"}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: n, Description: "Big.", Body: big})
+	}
+	cs := connect(t, server.New(newResolver(t, src), &server.Options{Tools: &server.ToolsOptions{Enable: []string{"skills_list"}}}), "", nil)
+	res, err := callTool(cs, "skills_list", map[string]any{"includeBody": true})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	var got struct {
+		Skills []struct {
+			InstallName string  `json:"installName"`
+			Body        *string `json:"body"`
+		}
+	}
+	structured(t, res, &got)
+	if len(got.Skills) != 4 || got.Skills[1].Body == nil || got.Skills[2].Body != nil || got.Skills[3].Body != nil {
+		t.Fatalf("%d skills, or bodies past 8 MiB", len(got.Skills))
+	}
+	if line := text(t, res.Content[0]); !strings.Contains(line, "The bodies of the last 2 skills are left out") {
+		t.Errorf("text: %s", line)
+	}
+}

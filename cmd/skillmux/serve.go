@@ -119,7 +119,6 @@ status 2.`,
 				MaxFileSize:   int64(s.cfg.Resources.MaxFileSize),
 				AllowDirs:     s.cfg.Resources.AllowDirs,
 			})
-			defer srv.Close()
 			res.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
 			if n := res.Snapshot().Len(); n == 0 {
 				logger.Warn("no skills found; run `skillmux list --all` with the same arguments to see where skillmux looked")
@@ -137,6 +136,10 @@ status 2.`,
 			defer func() {
 				stopRun()
 				running.Wait()
+				// The server's own work (following the client's roots,
+				// which may replace the sources; the search index, which
+				// reads through them) ends before the sources close.
+				srv.Close()
 				for _, src := range res.Sources() { // plugin processes end with the server
 					sources.Close(src)
 				}
