@@ -102,3 +102,11 @@ tools:
 		t.Errorf("environment: %v", err)
 	}
 }
+
+// A variable set empty, as a shell script may leave one, is unset.
+func TestEmptyVariableIsUnset(t *testing.T) {
+	c, err := newFixture(t).load(t, []string{"SKILLMUX_TOOLS__PROFILE=", "SKILLMUX_CATALOG__BUDGET= "})
+	if err != nil || c.Tools.Profile != "default" || c.Catalog.Budget != 2048 {
+		t.Fatalf("%v: profile %q, budget %d", err, c.Tools.Profile, c.Catalog.Budget)
+	}
+}

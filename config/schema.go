@@ -602,6 +602,9 @@ func loadEnv(env []string) (*koanf.Koanf, map[string]Origin, error) {
 			continue
 		}
 		key := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(name, EnvPrefix), "__", "."))
+		if _, known := scalarKeys[key]; known && strings.TrimSpace(val) == "" {
+			continue // set empty is unset, as a shell script may leave it
+		}
 		v, err := scalar(key, val)
 		if err != nil {
 			err.File = keyLabel(name)

@@ -27,7 +27,7 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 	}
 	v := s.viewOf(req)
 	typed := strings.ToLower(p.Argument.Value)
-	var values []string
+	values := []string{} // never null: the schema wants an array
 	switch p.Argument.Name {
 	case "skill":
 		for _, a := range v.snap.Addresses() {

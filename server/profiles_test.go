@@ -38,8 +38,8 @@ func TestProfiles(t *testing.T) {
 		{&server.ToolsOptions{Profile: "skills-mcp"}, []string{"get_skill_resource", "skill"}, []string{"execute_skill_script"}, false},
 		{&server.ToolsOptions{Profile: "skill-jack"}, []string{"skill", "skill-resource"}, nil, false},
 		{&server.ToolsOptions{Profile: "catalog"}, []string{"check_skill_exists", "cite_skill", "search_skills", "suggest_skills"}, nil, false},
-		{&server.ToolsOptions{Profile: "all"}, []string{"check_skill_exists", "cite_skill", "search_skills", "skill", "skill_resource", "skills.list", "skills.search", "skills_list", "skills_search", "suggest_skills"},
-			nil, true},
+		{&server.ToolsOptions{Profile: "all"}, []string{"check_skill_exists", "cite_skill", "skill", "skill_resource", "skills_list", "skills_search", "suggest_skills"},
+			nil, false},
 		{&server.ToolsOptions{Enable: []string{"skills_list"}, Disable: []string{"skills_search", "skill_resource"}}, []string{"skill", "skills_list"}, nil, false},
 		{&server.ToolsOptions{Profile: "sk", Enable: []string{"skill"}, Disable: []string{"skills.search"}}, []string{"skill", "skills.list"}, nil, true},
 	}

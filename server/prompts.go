@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"slices"
 	"strings"
 	"sync"
@@ -192,7 +193,10 @@ func (s *Server) getPrompt(req *mcp.GetPromptRequest) (*mcp.GetPromptResult, err
 	body, err := readBody(m.Skill)
 	if err != nil {
 		if errors.Is(err, sources.ErrTooLarge) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("skill %s is too large to load", m.Ref)}
+			return nil, invalidParams(fmt.Sprintf("skill %s is too large to be a prompt: its SKILL.md is over %d MiB", m.Ref, MaxSkillFileSize>>20))
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, invalidParams(fmt.Sprintf("skill %s is gone: its SKILL.md was removed since the catalog was read", m.Ref))
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("cannot read skill %s: %v", m.Ref, err)}
 	}

@@ -175,6 +175,7 @@ func TestSkillErrors(t *testing.T) {
 		{"number", map[string]any{"name": 5}},
 		{"null", map[string]any{"name": nil}},
 		{"empty", map[string]any{"name": "  "}},
+		{"unknown argument", map[string]any{"name": "access", "bogus": 1}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := callSkill(t, cs, tt.args)

@@ -107,8 +107,13 @@ func nameArgument(raw json.RawMessage) (string, error) {
 			return "", invalidParams("arguments must be an object with a string \"name\"")
 		}
 	}
+	for k := range args {
+		if k != "name" {
+			return "", invalidParams(fmt.Sprintf("unknown argument %q; this tool takes \"name\"", clipURI(k)))
+		}
+	}
 	v, ok := args["name"]
-	if !ok {
+	if !ok || string(v) == "null" {
 		return "", invalidParams("missing required argument \"name\" (a skill name, e.g. {\"name\": \"pdf\"})")
 	}
 	var name string

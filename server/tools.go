@@ -17,7 +17,7 @@ import (
 //	skills-mcp  skill, get_skill_resource, execute_skill_script
 //	skill-jack  skill, skill-resource
 //	catalog     search_skills, check_skill_exists, cite_skill, suggest_skills
-//	all         every tool this version serves, each under one name
+//	all         every tool this version serves, once each, without dots
 //
 // Options.Tools adds (Enable) and removes (Disable) tools by name. A tool
 // named that this version does not serve is reported at start-up, by
@@ -44,9 +44,11 @@ var notServed = map[string]string{
 		"under the client's permissions; the skill tool gives the script's path",
 }
 
-// aliases are the names under which other servers serve a tool of ours;
-// a profile names them, and "all" leaves them out, having the tool once.
-var aliases = map[string]bool{"get_skill_resource": true, "skill-resource": true}
+// aliases are the names under which other servers serve a tool of ours
+// (skill_resource, skills_search, skills_list); a profile names them, and
+// "all" leaves them out, having the tool once. "all" leaves out the sk
+// profile's dotted names too, which several clients refuse.
+var aliases = map[string]bool{"get_skill_resource": true, "skill-resource": true, catalogSearchName: true}
 
 // toolMaker makes one tool of a Server.
 type toolMaker func(s *Server) *tool
@@ -125,7 +127,9 @@ func resolveTools(o *ToolsOptions) toolSet {
 	want, ok := profiles[profile]
 	switch {
 	case profile == ProfileAll:
-		names = slices.DeleteFunc(ToolNames(), func(n string) bool { return aliases[n] || notServed[n] != "" })
+		names = slices.DeleteFunc(ToolNames(), func(n string) bool {
+			return aliases[n] || notServed[n] != "" || strings.Contains(n, ".")
+		})
 	case ok:
 		names = slices.Clone(want)
 	default:

@@ -85,7 +85,7 @@ disable-model-invocation: true are left out, as they are for the model.
 	f.register(cmd)
 	fl := cmd.Flags()
 	fl.IntVar(&q.Limit, "limit", resolver.DefaultSearchLimit, fmt.Sprintf("the most skills to show, 1 to %d", resolver.MaxSearchLimit))
-	fl.StringVar(&q.Source, "source", "", "only skills from this source (as `skillmux list` names them)")
+	fl.StringVar(&q.Source, "source", "", "only skills from this source (as skillmux list names them)")
 	fl.StringVar(&q.Namespace, "namespace", "", "only skills of this namespace (a plugin's name)")
 	fl.StringVar(&kind, "kind", "", "only skills of this kind: skill or learned")
 	fl.BoolVar(&asJSON, "json", false, "print JSON, as the tool's structured content")
