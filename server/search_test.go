@@ -120,7 +120,7 @@ func TestSkillsSearch(t *testing.T) {
 // right.
 func TestBadSearchArguments(t *testing.T) {
 	r := newResolver(t, dirtree.New(searchDir(t), nil))
-	srv := server.New(r, &server.Options{Tools: &server.ToolsOptions{Profile: "all"}})
+	srv := server.New(r, &server.Options{Tools: &server.ToolsOptions{Profile: "all", Enable: []string{"skills.search", "search_skills"}}})
 	defer srv.Close()
 	cs := connect(t, srv, "", nil)
 	for _, tt := range []struct {
