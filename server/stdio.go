@@ -191,6 +191,12 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 	case err != nil:
 		g.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(line))
 		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, "invalid request: "+preview(err.Error())))
+	case msg.req == nil && member(line, "result") == nil && member(line, "error") == nil:
+		// Neither a request nor an answer: the SDK would drop it, and the
+		// client wait for an answer for ever.
+		g.logger.Warn("message with neither a method nor a result; answered with -32600", "line", preview(line))
+		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
+			`invalid request: a message needs a "method" (a request) or a "result" or "error" (an answer)`))
 	case msg.req == nil:
 		// An answer to one of the server's own requests.
 	case msg.id == nil:

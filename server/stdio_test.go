@@ -225,6 +225,10 @@ func TestStdioGuard(t *testing.T) {
 	if m := w.recv(); errCode(m) != -32600 || m["id"] != "x" {
 		t.Errorf("invalid request: got %v, want -32600 for id x", m)
 	}
+	w.send(`{"jsonrpc":"2.0","id":6}`) // neither a request nor an answer
+	if m := w.recv(); errCode(m) != -32600 || m["id"] != float64(6) {
+		t.Errorf("a message with only an id: got %v, want -32600 for id 6", m)
+	}
 	w.send("   ") // blank lines are ignored
 	w.send(initLine)
 	m := w.recv()
