@@ -406,7 +406,7 @@ func (s *Server) uriError(req mcp.Request, uri string, err error) error {
 	if errors.As(err, &pe) {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: pathMessage(uri, pe)}
 	}
-	return notFound(req, uri)
+	return s.notFound(req, uri)
 }
 
 // pathMessage names the URI and the rule it breaks.
@@ -438,7 +438,7 @@ func (s *Server) readError(req mcp.Request, uri string, a resolver.Address, err 
 		}
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: %v", clipURI(uri), unwrapPathError(err))}
 	case errors.Is(err, fs.ErrNotExist):
-		return notFound(req, uri)
+		return s.notFound(req, uri)
 	}
 	s.logger.Error("reading a resource failed", "uri", uri, "err", err)
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("cannot read %s: %v", clipURI(uri), unwrapPathError(err))}
@@ -457,22 +457,28 @@ func unwrapPathError(err error) error {
 // notFound is the error for a resource that does not exist: -32002 up to
 // protocol 2025-11-25, -32602 from 2026-07-28 (SEP-2164), with the URI in
 // the message and in the data.
-func notFound(req mcp.Request, uri string) error {
+func (s *Server) notFound(req mcp.Request, uri string) error {
 	code := int64(codeResourceNotFound)
-	if modern(req.GetSession()) {
+	if s.modern(req.GetSession()) {
 		code = jsonrpc.CodeInvalidParams
 	}
 	data, _ := json.Marshal(map[string]string{"uri": uri})
 	return &jsonrpc.Error{Code: code, Message: "resource not found: " + clipURI(uri), Data: data}
 }
 
-// modern reports whether a session speaks protocol 2026-07-28 or later.
-func modern(ss mcp.Session) bool {
-	s, ok := ss.(*mcp.ServerSession)
-	if !ok || s == nil {
+// modern reports whether a session speaks protocol 2026-07-28 or later:
+// the version negotiated in initialize when the session had one (a client
+// that asks initialize for 2026-07-28 is answered 2025-11-25, and speaks
+// that), else the version its handshake (server/discover) carried.
+func (s *Server) modern(ss mcp.Session) bool {
+	sss, ok := ss.(*mcp.ServerSession)
+	if !ok || sss == nil {
 		return false
 	}
-	p := s.InitializeParams()
+	if v, ok := s.negotiated.Load(sss); ok {
+		return v.(string) >= "2026-07-28"
+	}
+	p := sss.InitializeParams()
 	return p != nil && p.ProtocolVersion >= "2026-07-28"
 }
 

@@ -84,6 +84,7 @@ type Server struct {
 	digests       sources.Digests
 	fronts        frontCache // front matter as JSON (skillsext.go)
 	resRefresh    sync.Mutex // serializes refreshResources
+	negotiated    sync.Map   // *mcp.ServerSession → the version initialize answered (see modern)
 
 	// mu guards the fields below.
 	mu       sync.Mutex
@@ -219,6 +220,7 @@ func (s *Server) Refresh() {
 	for ss, st := range s.sessions {
 		if !live[ss] {
 			delete(s.sessions, ss) // the session has ended
+			s.negotiated.Delete(ss)
 			continue
 		}
 		v := s.viewLocked(snap, st)

@@ -136,6 +136,9 @@ func (s *Server) sessionViews(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		switch r := res.(type) {
 		case *mcp.InitializeResult:
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				s.negotiated.Store(ss, r.ProtocolVersion)
+			}
 			r.Instructions = s.shown(req).instrs
 		case *mcp.DiscoverResult:
 			// A client of 2026-07-28 sends no notifications/initialized:
@@ -176,7 +179,7 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 		v := s.viewLocked(snap, st)
 		// A client of 2026-07-28 has no notifications/initialized to
 		// wait for.
-		handshaken := st.initialized || modern(ss)
+		handshaken := st.initialized || s.modern(ss)
 		var send bool
 		if method == "notifications/tools/list_changed" {
 			send = handshaken && st.listed != "" && v.tool != st.listed && v.tool != st.announced

@@ -65,8 +65,8 @@ type cacheFields struct {
 	CacheScope string `json:"cacheScope,omitempty"`
 }
 
-func cacheFor(ss *mcp.ServerSession, ttl int) cacheFields {
-	if !modern(ss) {
+func (s *Server) cacheFor(ss *mcp.ServerSession, ttl int) cacheFields {
+	if !s.modern(ss) {
 		return cacheFields{}
 	}
 	return cacheFields{TTLMs: &ttl, CacheScope: cacheScope}
@@ -137,7 +137,7 @@ func (s *Server) listSkills(ctx context.Context, ss *mcp.ServerSession, p *listS
 	if err != nil {
 		return nil, err
 	}
-	res := &listSkillsResult{ResultType: "complete", Skills: []*skillEntry{}, cacheFields: cacheFor(ss, listTTL)}
+	res := &listSkillsResult{ResultType: "complete", Skills: []*skillEntry{}, cacheFields: s.cacheFor(ss, listTTL)}
 	for ; i < len(items) && len(res.Skills) < s.pageSize; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -174,7 +174,7 @@ func (s *Server) getSkill(ctx context.Context, ss *mcp.ServerSession, p *getSkil
 	if why != "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("No skill is served at %s as the Skills extension defines one: %s (the skill tool and resources/read still serve it)", clipURI(p.URI), why)}
 	}
-	return &getSkillResult{ResultType: "complete", Skill: e, cacheFields: cacheFor(ss, readTTL)}, nil
+	return &getSkillResult{ResultType: "complete", Skill: e, cacheFields: s.cacheFor(ss, readTTL)}, nil
 }
 
 // entry builds the extension's entry for a skill of snap, or says why it
@@ -305,7 +305,7 @@ func (s *Server) readDirectory(ctx context.Context, ss *mcp.ServerSession, p *re
 		return nil, err
 	}
 	end := min(start+s.pageSize, len(children))
-	res := &readDirectoryResult{ResultType: "complete", Resources: children[start:end], cacheFields: cacheFor(ss, listTTL)}
+	res := &readDirectoryResult{ResultType: "complete", Resources: children[start:end], cacheFields: s.cacheFor(ss, listTTL)}
 	if end < len(children) {
 		res.NextCursor = encodeCursor(children[end-1].URI)
 	}

@@ -689,3 +689,21 @@ func (f *filler) Read(p []byte) (int, error) {
 	f.n -= len(p)
 	return len(p), nil
 }
+
+// A client that asks initialize for 2026-07-28 is answered 2025-11-25, and
+// is served as a 2025-11-25 client: a resource not found is -32002.
+func TestStdioNegotiatedVersionDecides(t *testing.T) {
+	w := startStdio(t)
+	w.send(strings.Replace(initLine, "2025-11-25", "2026-07-28", 1))
+	m := w.recv()
+	if res, _ := m["result"].(map[string]any); res == nil || res["protocolVersion"] != "2025-11-25" {
+		t.Fatalf("initialize: %v", m)
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"skill://nope/SKILL.md"}}`)
+	if m := w.recv(); errCode(m) != -32002 {
+		t.Errorf("resources/read of an unknown skill: %v, want -32002", m)
+	}
+	w.in.Close()
+	w.wait()
+}

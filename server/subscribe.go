@@ -94,7 +94,7 @@ func (s *Server) refreshResources(snap *resolver.Snapshot) {
 	var ws []work
 	s.mu.Lock()
 	for ss, st := range s.sessions {
-		if !st.initialized && !modern(ss) {
+		if !st.initialized && !s.modern(ss) {
 			continue // nothing goes out before the handshake ends
 		}
 		w := work{st: st, known: st.res.hasSig, oldSig: st.res.listSig, old: st.res.listed, cur: s.viewLocked(snap, st), subs: maps.Clone(st.res.subs)}
