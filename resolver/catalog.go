@@ -102,8 +102,8 @@ func (s *Snapshot) ToolDescription(opts *CatalogOptions) string {
 	o := opts.withDefaults()
 	if o.Channel == ChannelInstructions {
 		text := ToolHeader + "\n\nThe server's instructions list the available skills"
-		if o.SearchTool != "" {
-			text += "; " + o.SearchTool + " finds any skill by what it does"
+		if more := "; " + o.SearchTool + " finds any skill by what it does"; o.SearchTool != "" && units(text+more+".") <= o.Budget {
+			text += more
 		}
 		return text + "."
 	}
@@ -138,8 +138,8 @@ func (s *Snapshot) Instructions(opts *CatalogOptions) string {
 	o := opts.withDefaults()
 	if o.Channel == ChannelTool {
 		text := "Agent Skills: the skill tool's description lists the available skills; before a task that matches one, load it with the skill tool (argument name) and follow it."
-		if o.SearchTool != "" {
-			text += " " + o.SearchTool + " finds any skill by what it does."
+		if more := " " + o.SearchTool + " finds any skill by what it does."; o.SearchTool != "" && units(text+more) <= o.Budget {
+			text += more
 		}
 		return text
 	}

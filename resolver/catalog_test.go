@@ -350,6 +350,16 @@ func TestChannels(t *testing.T) {
 			}
 		}
 	}
+	// The texts that point to the other stay within the smallest budget.
+	for _, o := range []*resolver.CatalogOptions{tool, instrs} {
+		small := *o
+		small.Budget = 200
+		for _, text := range []string{snap.ToolDescription(&small), snap.Instructions(&small)} {
+			if n := len(utf16.Encode([]rune(text))); n > 200 {
+				t.Errorf("%s at budget 200: %d units:\n%s", o.Channel, n, text)
+			}
+		}
+	}
 }
 
 func TestCatalogCountsUTF16(t *testing.T) {
