@@ -243,3 +243,25 @@ func suggestName(s string) string {
 	}
 	return out
 }
+
+// checkFlag warns, naming the field, when the value v of a boolean field
+// is not a YAML boolean: such a value is ignored (a quoted "true" is a
+// string, as the specification's YAML reads it), which leaves def;
+// otherwise says what that means for the skill.
+func (c *checker) checkFlag(field string, v fieldValue, def bool, otherwise string) bool {
+	if v.kind != absentValue && v.kind != boolValue {
+		c.add(Warning, field, "flag-type", "must be the YAML boolean true or false, unquoted; got %s, which is ignored: %s", describe(v), otherwise)
+	}
+	return def
+}
+
+// describe names a value in a message: a scalar as written, else its type.
+func describe(v fieldValue) string {
+	switch v.kind {
+	case stringValue:
+		return fmt.Sprintf("the string %q", clipValue(v.text))
+	case intValue, floatValue:
+		return v.text
+	}
+	return v.typeName()
+}

@@ -128,6 +128,8 @@ func skillOf(front []byte, loc Location, sum frontSummary, o LoadOptions) (*Skil
 		c.checkName(sum.name, folder)
 	}
 	c.checkKeys(sum.keys)
+	disable := c.checkFlag("disable-model-invocation", sum.disableValue, sum.disableModelInvocation, "the model is shown it")
+	userInvocable := c.checkFlag("user-invocable", sum.userValue, sum.userInvocable, "it is a prompt")
 
 	name := strings.TrimSpace(fallback)
 	if sum.name.kind == stringValue {
@@ -148,8 +150,8 @@ func skillOf(front []byte, loc Location, sum frontSummary, o LoadOptions) (*Skil
 	return &Skill{
 		Ref:                    Ref{Namespace: o.Namespace, Name: name},
 		Description:            desc,
-		DisableModelInvocation: sum.disableModelInvocation,
-		UserInvocable:          sum.userInvocable,
+		DisableModelInvocation: disable,
+		UserInvocable:          userInvocable,
 		FrontMatter:            front,
 		Path:                   path,
 		Dir:                    loc.Dir,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -301,6 +302,11 @@ func TestLoadInvocationFlags(t *testing.T) {
 			}
 			if sk.DisableModelInvocation != tt.wantDisable || sk.UserInvocable != tt.wantUse {
 				t.Errorf("DisableModelInvocation, UserInvocable = %v, %v; want %v, %v", sk.DisableModelInvocation, sk.UserInvocable, tt.wantDisable, tt.wantUse)
+			}
+			// A value that is not a boolean is named in a warning.
+			warned := slices.ContainsFunc(sk.Diagnostics, func(d sources.Diagnostic) bool { return d.Rule == "flag-type" })
+			if want := strings.Contains(tt.name, "strings"); warned != want {
+				t.Errorf("flag-type warning: %v, want %v: %+v", warned, want, sk.Diagnostics)
 			}
 		})
 	}

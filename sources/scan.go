@@ -259,8 +259,10 @@ func (s *frontScanner) topEntry(k span, sum *frontSummary) bool {
 		sum.description = v
 	case "disable-model-invocation":
 		sum.disableModelInvocation = v.kind == boolValue && v.text == "true"
+		sum.disableValue = v
 	case "user-invocable":
 		sum.userInvocable = v.kind != boolValue || v.text == "true"
+		sum.userValue = v
 	}
 	return true
 }

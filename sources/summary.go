@@ -19,6 +19,9 @@ type frontSummary struct {
 	// YAML boolean true; userInvocable is false when user-invocable is the
 	// YAML boolean false. Any other value leaves the default.
 	disableModelInvocation, userInvocable bool
+	// disableValue and userValue are those two values as written (absent
+	// when missing), for the warning about one that is not a boolean.
+	disableValue, userValue fieldValue
 }
 
 // valueKind is the YAML type of a front matter value, as the lenient
@@ -100,11 +103,15 @@ func summarize(fm map[string]any) frontSummary {
 	if v, ok := fm["description"]; ok {
 		s.description = valueOf(v)
 	}
-	if b, ok := fm["disable-model-invocation"].(bool); ok {
-		s.disableModelInvocation = b
+	if v, ok := fm["disable-model-invocation"]; ok {
+		s.disableValue = valueOf(v)
+		s.disableModelInvocation, _ = v.(bool)
 	}
-	if b, ok := fm["user-invocable"].(bool); ok {
-		s.userInvocable = b
+	if v, ok := fm["user-invocable"]; ok {
+		s.userValue = valueOf(v)
+		if b, ok := v.(bool); ok {
+			s.userInvocable = b
+		}
 	}
 	return s
 }
