@@ -21,6 +21,10 @@ import (
 // skill may keep of it. Real front matter is a few hundred bytes.
 const MaxFrontMatter = 64 << 10
 
+// errFrontMatterTooLong is why a front matter with no end within
+// MaxFrontMatter is refused: it may have one further on.
+var errFrontMatterTooLong = fmt.Errorf("no closing line within %d kB", MaxFrontMatter>>10)
+
 // MaxValues bounds how many YAML values (scalars, lists and maps, every
 // alias counted as the values it expands to) one front matter may hold.
 // A few hundred bytes of anchors and aliases can expand to millions of
@@ -77,7 +81,7 @@ func ReadFrontMatter(r io.Reader) ([]byte, error) {
 		}
 		out = append(out, line...)
 		if len(out) > MaxFrontMatter {
-			return nil, fmt.Errorf("%w within %d kB", ErrUnterminated, MaxFrontMatter>>10)
+			return nil, fmt.Errorf("%w: %w", ErrUnterminated, errFrontMatterTooLong)
 		}
 		switch {
 		case err == nil, errors.Is(err, bufio.ErrBufferFull):

@@ -220,6 +220,8 @@ func frontMatterDiagnostic(path string, err error) Diagnostic {
 	case errors.Is(err, ErrNoFrontMatter):
 		d.Line = 1
 		d.Message = "no front matter: the file must start with a line `---`, then YAML with name and description, then a line `---`"
+	case errors.Is(err, errFrontMatterTooLong):
+		d.Message = fmt.Sprintf("front matter is not closed within %d kB, the most read: shorten it (a long text belongs in the body, after the closing `---`) or add the missing `---`", MaxFrontMatter>>10)
 	case errors.Is(err, ErrUnterminated):
 		d.Message = "front matter is not closed: add a line `---` after the YAML"
 	default:

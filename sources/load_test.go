@@ -311,3 +311,14 @@ func TestLoadInvocationFlags(t *testing.T) {
 		})
 	}
 }
+
+// A front matter longer than the limit, closed or not, is refused for its
+// length, not as one without an end.
+func TestLoadFrontMatterTooLong(t *testing.T) {
+	p := writeSkill(t, "long", "---\nname: long\ndescription: "+strings.Repeat("x", sources.MaxFrontMatter+100)+"\n---\nBody.\n")
+	_, err := sources.Load(p, sources.LoadOptions{})
+	var d sources.Diagnostic
+	if !errors.As(err, &d) || !strings.Contains(d.Message, "not closed within 64 kB") {
+		t.Fatalf("err = %v", err)
+	}
+}
