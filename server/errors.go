@@ -2,7 +2,12 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,6 +41,17 @@ func (s *Server) codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
 // decode (missing, null, or of the wrong shape); and a request cancelled
 // before its handler started.
 func sdkError(method string, err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		// Params of the wrong shape: say which member, in the protocol's
+		// terms, rather than the SDK's Go types and the whole params.
+		field := typeErr.Field
+		if field == "" {
+			field = "params"
+		}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("invalid params for %s: %s must be %s, got %s", method, preview(field), jsonTypeName(typeErr.Type), valueKind(typeErr.Value))}
+	}
 	if hasCode(err) {
 		return err
 	}
@@ -53,4 +69,51 @@ func sdkError(method string, err error) error {
 func hasCode(err error) bool {
 	var coded *jsonrpc.Error
 	return errors.As(err, &coded)
+}
+
+// jsonTypeName names, as JSON does, the type a Go value of type t decodes
+// from.
+func jsonTypeName(t reflect.Type) string {
+	if t == nil {
+		return "a value of another type"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct, reflect.Pointer:
+		return "an object"
+	}
+	return "a value of another type"
+}
+
+// valueKind names the JSON type of the value an *json.UnmarshalTypeError
+// describes: a word ("number") from encoding/json, or the value's text,
+// quoted, from the SDK's decoder.
+func valueKind(v string) string {
+	if u, err := strconv.Unquote(v); err == nil {
+		v = u // the SDK's decoder quotes the text it saw
+	}
+	switch v = strings.TrimSpace(v); {
+	case v == "":
+		return "a value of another type"
+	case v == "bool" || v[0] == 't' || v[0] == 'f':
+		return "a boolean"
+	case v == "null" || v[0] == 'n' && !strings.HasPrefix(v, "number"):
+		return "null"
+	case v == "string" || v[0] == '"':
+		return "a string"
+	case v == "array" || v[0] == '[':
+		return "an array"
+	case v == "object" || v[0] == '{':
+		return "an object"
+	}
+	return "a number"
 }

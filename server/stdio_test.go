@@ -707,3 +707,20 @@ func TestStdioNegotiatedVersionDecides(t *testing.T) {
 	w.in.Close()
 	w.wait()
 }
+
+// Params of the wrong shape are -32602 naming the member and the types,
+// not the SDK's Go types with the whole params echoed.
+func TestStdioParamsOfTheWrongShape(t *testing.T) {
+	w := startStdio(t)
+	w.send(initLine)
+	w.recv()
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":5,"padding":"` + strings.Repeat("x", 1000) + `"}}`)
+	m := w.recv()
+	msg, _ := m["error"].(map[string]any)["message"].(string)
+	if errCode(m) != -32602 || msg != "invalid params for resources/read: uri must be a string, got a number" {
+		t.Errorf("got %v", m)
+	}
+	w.in.Close()
+	w.wait()
+}
