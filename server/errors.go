@@ -39,7 +39,8 @@ func (s *Server) codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
 // before the middleware runs. In v1.8.0 there are three: a request other
 // than initialize or ping before initialize; initialize params that do not
 // decode (missing, null, or of the wrong shape); and a request cancelled
-// before its handler started.
+// before its handler started. It also rewords the SDK's answer to the
+// params of any method that do not decode into its types.
 func sdkError(method string, err error) error {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
