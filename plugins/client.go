@@ -174,7 +174,7 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 	}
 	slices.Sort(list)
 	folder := path.Base(id)
-	rfs := &remoteFS{r: r, id: id, files: files}
+	rfs := newRemoteFS(r, id, files)
 	dir := r.address(id)
 	if r.cache != nil {
 		rfs.key = contentKey(files)

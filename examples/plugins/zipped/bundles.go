@@ -215,7 +215,7 @@ func (b *Bundles) load(root *os.Root, name string, info fs.FileInfo) *bundle {
 			Path:     where,
 			Dir:      full + "/" + path.Join(dir, "."),
 			Folder:   folder,
-			Files:    &bundleFS{root: b.dir, name: name, size: info.Size(), mtime: info.ModTime(), files: mine},
+			Files:    bundleFiles(b.dir, name, info, mine, files),
 			FileList: list,
 		}
 		if dir == "." {
@@ -369,10 +369,21 @@ func (b *Bundles) stamp() string {
 	return s.String()
 }
 
-// bundleFS reads the files of one skill of a bundle, opening the bundle
-// anew for each file; a bundle that changed since it was listed is not
-// read (the next listing will serve the new one).
-type bundleFS struct {
+// bundleFiles is the fs.FS of one skill of a bundle: its own files
+// (mine: path in the skill → path in the bundle), each read by opening the
+// bundle anew; a bundle that changed since it was listed is not read (the
+// next listing will serve the new one).
+func bundleFiles(root, name string, info fs.FileInfo, mine map[string]string, files map[string]*zip.File) fs.FS {
+	sizes := make(map[string]int64, len(mine))
+	for p, inZip := range mine {
+		sizes[p] = int64(files[inZip].UncompressedSize64)
+	}
+	r := &bundleReader{root: root, name: name, size: info.Size(), mtime: info.ModTime(), files: mine}
+	return sources.ListedFS(sizes, info.ModTime(), r.read)
+}
+
+// bundleReader reads a file of a skill from its bundle.
+type bundleReader struct {
 	root  string
 	name  string
 	size  int64
@@ -380,17 +391,7 @@ type bundleFS struct {
 	files map[string]string // path in the skill → path in the bundle
 }
 
-func (b *bundleFS) Open(name string) (fs.File, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
-	}
-	inZip, ok := b.files[name]
-	if !ok {
-		if b.isDir(name) {
-			return &dirFile{name: path.Base(name), fsys: b, dir: name}, nil
-		}
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-	}
+func (b *bundleReader) read(name string) ([]byte, error) {
 	root, err := os.OpenRoot(b.root)
 	if err != nil {
 		return nil, err
@@ -406,106 +407,13 @@ func (b *bundleFS) Open(name string) (fs.File, error) {
 	}
 	defer closer.Close()
 	for _, f := range zr.File {
-		if strings.TrimPrefix(f.Name, "./") == inZip {
+		if strings.TrimPrefix(f.Name, "./") == b.files[name] {
 			data, err := readEntry(f)
 			if err != nil {
 				return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 			}
-			return &memFile{Reader: bytes.NewReader(data), info: fileInfo{name: path.Base(name), size: int64(len(data)), mtime: b.mtime}}, nil
+			return data, nil
 		}
 	}
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-}
-
-func (b *bundleFS) isDir(name string) bool {
-	if name == "." {
-		return true
-	}
-	for p := range b.files {
-		if strings.HasPrefix(p, name+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// ReadDir lists a folder of the skill, from the bundle's directory.
-func (b *bundleFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	if !b.isDir(name) {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
-	}
-	prefix := name + "/"
-	if name == "." {
-		prefix = ""
-	}
-	seen := map[string]bool{}
-	var out []fs.DirEntry
-	for p := range b.files {
-		rest, ok := strings.CutPrefix(p, prefix)
-		if !ok {
-			continue
-		}
-		first, _, nested := strings.Cut(rest, "/")
-		if seen[first] {
-			continue
-		}
-		seen[first] = true
-		if nested {
-			out = append(out, fs.FileInfoToDirEntry(dirInfo(first)))
-		} else {
-			out = append(out, fs.FileInfoToDirEntry(fileInfo{name: first, mtime: b.mtime}))
-		}
-	}
-	slices.SortFunc(out, func(x, y fs.DirEntry) int { return strings.Compare(x.Name(), y.Name()) })
-	return out, nil
-}
-
-type fileInfo struct {
-	name  string
-	size  int64
-	mtime time.Time
-}
-
-func (i fileInfo) Name() string       { return i.name }
-func (i fileInfo) Size() int64        { return i.size }
-func (i fileInfo) Mode() fs.FileMode  { return 0o444 }
-func (i fileInfo) ModTime() time.Time { return i.mtime }
-func (i fileInfo) IsDir() bool        { return false }
-func (i fileInfo) Sys() any           { return nil }
-
-type dirInfo string
-
-func (d dirInfo) Name() string       { return string(d) }
-func (d dirInfo) Size() int64        { return 0 }
-func (d dirInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o555 }
-func (d dirInfo) ModTime() time.Time { return time.Time{} }
-func (d dirInfo) IsDir() bool        { return true }
-func (d dirInfo) Sys() any           { return nil }
-
-type memFile struct {
-	*bytes.Reader
-	info fileInfo
-}
-
-func (m *memFile) Stat() (fs.FileInfo, error) { return m.info, nil }
-func (m *memFile) Close() error               { return nil }
-
-type dirFile struct {
-	name string
-	fsys *bundleFS
-	dir  string
-	done bool
-}
-
-func (d *dirFile) Stat() (fs.FileInfo, error) { return dirInfo(d.name), nil }
-func (d *dirFile) Read([]byte) (int, error)   { return 0, fs.ErrInvalid }
-func (d *dirFile) Close() error               { return nil }
-
-// ReadDir returns the whole folder at the first call.
-func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
-	if d.done && n > 0 {
-		return nil, io.EOF
-	}
-	d.done = true
-	return d.fsys.ReadDir(d.dir)
 }
