@@ -101,24 +101,8 @@ type searchClient struct {
 func startSearchClient(t *testing.T, bin, dir string) *searchClient {
 	t.Helper()
 	home := t.TempDir()
-	cmd := exec.Command(bin, "serve", "--no-builtin", "--root", dir)
-	cmd.Dir = home
-	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
-	logf, err := os.CreateTemp(t.TempDir(), "stderr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { logf.Close() })
-	cmd.Stderr = logf
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &searchClient{t: t, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), log: logf.Name()}
+	s := start(t, bin, &catalog{home: home, cache: filepath.Join(home, ".cache"), args: []string{"serve", "--no-builtin", "--root", dir}})
+	return &searchClient{t: t, cmd: s.cmd, in: s.in, out: s.out, log: s.stderr}
 }
 
 func (c *searchClient) fail(format string, args ...any) {
