@@ -18,11 +18,14 @@ type FileKey struct {
 
 // Cache remembers what Load made of each file, by its FileKey, so that a
 // rescan of a catalog parses only the files that changed: an unchanged
-// SKILL.md costs an open and a stat. It is safe for concurrent use.
+// SKILL.md costs a stat. It also remembers folder listings (PutFolder),
+// so that an unchanged folder costs a stat rather than a read. It is safe
+// for concurrent use.
 type Cache struct {
 	// mu guards the fields below.
 	mu      sync.Mutex
 	m       map[string]cached
+	folders map[string]*folder
 	changed bool // since the last SaveFile or LoadFile
 }
 
@@ -118,8 +121,9 @@ func (c *Cache) LoadGen(path string, o LoadOptions, gen uint64) (*Skill, error) 
 	return c.load(path, o, gen)
 }
 
-// Prune forgets every file not loaded since generation gen, so that the
-// cache holds only what the catalog holds.
+// Prune forgets every file not loaded, and every folder listing not used
+// or recorded, since generation gen, so that the cache holds only what
+// the catalog holds.
 func (c *Cache) Prune(gen uint64) {
 	if c == nil {
 		return
@@ -129,6 +133,12 @@ func (c *Cache) Prune(gen uint64) {
 	for p, e := range c.m {
 		if e.gen < gen {
 			delete(c.m, p)
+			c.changed = true
+		}
+	}
+	for p, f := range c.folders {
+		if f.gen < gen {
+			delete(c.folders, p)
 			c.changed = true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -23,11 +24,13 @@ import (
 // File times have a granularity: a file written just before the cache was
 // saved might be written again within the same tick and keep its key. As
 // git does with its index, an entry whose file was modified within
-// racyWindow of the save is not trusted, and is parsed again.
+// racyWindow of the save is not trusted, and is parsed again. Folder
+// listings are recorded only when the folder is older than that already
+// (PutFolder).
 
 // cacheMagic starts a saved cache; the version changes with the format or
 // with what Load makes of a file.
-const cacheMagic = "skillmux-cache 3\n"
+const cacheMagic = "skillmux-cache 4\n"
 
 // racyWindow is how close to the save a modification must be for its
 // entry not to be trusted.
@@ -44,10 +47,18 @@ func (c *Cache) SaveFile(path string) error {
 		path string
 		e    cached
 	}
+	type savedFolder struct {
+		path string
+		f    folder
+	}
 	c.mu.Lock()
 	entries := make([]saved, 0, len(c.m))
 	for p, e := range c.m {
 		entries = append(entries, saved{p, e})
+	}
+	folders := make([]savedFolder, 0, len(c.folders))
+	for p, f := range c.folders {
+		folders = append(folders, savedFolder{p, *f})
 	}
 	c.changed = false
 	c.mu.Unlock()
@@ -68,6 +79,10 @@ func (c *Cache) SaveFile(path string) error {
 	w.uvarint(uint64(len(entries)))
 	for _, s := range entries {
 		w.entry(s.path, s.e)
+	}
+	w.uvarint(uint64(len(folders)))
+	for _, s := range folders {
+		w.folder(s.path, s.f)
 	}
 	err = w.w.Flush()
 	if err == nil {
@@ -124,13 +139,22 @@ func (c *Cache) LoadFile(path string) error {
 			m[p] = e
 		}
 	}
+	n = r.uvarint()
+	folders := make(map[string]*folder, min(n, 1<<20))
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		p, f := r.folder()
+		folders[p] = f
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = errors.New("data past the end")
+	}
 	if r.err != nil {
 		return fmt.Errorf("cache file corrupt: %w", r.err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = m
+	if c.m == nil && c.folders == nil {
+		c.m, c.folders = m, folders
 	}
 	return nil
 }
@@ -155,9 +179,7 @@ func (w *cacheWriter) str(s string) {
 
 func (w *cacheWriter) entry(path string, e cached) {
 	w.str(path)
-	for _, v := range []uint64{e.key.Dev, e.key.Ino, uint64(e.key.Size), uint64(e.key.Mtime), uint64(e.key.Ctime)} {
-		w.uvarint(v)
-	}
+	w.key(e.key)
 	for _, s := range []string{e.opts.Namespace, e.opts.Source, string(e.opts.Scope), string(e.opts.Kind), e.opts.Convention} {
 		w.str(s)
 	}
@@ -179,6 +201,22 @@ func (w *cacheWriter) entry(path string, e cached) {
 		w.diagnostic(d)
 	default:
 		w.uvarint(0) // an error of no kind worth saving: load it again
+	}
+}
+
+func (w *cacheWriter) folder(path string, f folder) {
+	w.str(path)
+	w.key(f.key)
+	w.uvarint(uint64(len(f.entries)))
+	for _, e := range f.entries {
+		w.str(e.Name)
+		w.uvarint(uint64(e.Type))
+	}
+}
+
+func (w *cacheWriter) key(k FileKey) {
+	for _, v := range []uint64{k.Dev, k.Ino, uint64(k.Size), uint64(k.Mtime), uint64(k.Ctime)} {
+		w.uvarint(v)
 	}
 }
 
@@ -251,7 +289,7 @@ func (r *cacheReader) bytes() []byte {
 func (r *cacheReader) entry() (string, cached) {
 	path := r.str()
 	var e cached
-	e.key = FileKey{Dev: r.uvarint(), Ino: r.uvarint(), Size: int64(r.uvarint()), Mtime: int64(r.uvarint()), Ctime: int64(r.uvarint())}
+	e.key = r.key()
 	e.opts = LoadOptions{Namespace: r.str(), Source: r.str(), Scope: Scope(r.str()), Kind: Kind(r.str()), Convention: r.str()}
 	switch r.uvarint() {
 	case 1:
@@ -283,6 +321,21 @@ func (r *cacheReader) entry() (string, cached) {
 		e.key = FileKey{} // never matches: the file is loaded again
 	}
 	return path, e
+}
+
+func (r *cacheReader) key() FileKey {
+	return FileKey{Dev: r.uvarint(), Ino: r.uvarint(), Size: int64(r.uvarint()), Mtime: int64(r.uvarint()), Ctime: int64(r.uvarint())}
+}
+
+func (r *cacheReader) folder() (string, *folder) {
+	path := r.str()
+	f := &folder{key: r.key()}
+	n := r.uvarint()
+	f.entries = make([]DirEntry, 0, min(n, 256))
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		f.entries = append(f.entries, DirEntry{Name: r.str(), Type: fs.FileMode(r.uvarint())})
+	}
+	return path, f
 }
 
 func (r *cacheReader) diagnostic() Diagnostic {

@@ -11,7 +11,10 @@
 // folders it visits, with a warning when a bound bites.
 //
 // A Tree remembers what it found. Each SKILL.md is parsed once and parsed
-// again only when the file system says it changed (sources.Cache); a
+// again only when the file system says it changed, and each folder
+// outside every skill is read again only when its own key says an entry
+// came, went or was renamed in it (sources.Cache, kept between processes
+// with Options.CacheDir: a warm start stats what a cold one reads); a
 // watched tree (Watch) rescans only the folders where something changed,
 // so one edit in a tree of ten thousand skills costs what it costs in a
 // tree of ten. A tree that starts with Options.Defer answers its first

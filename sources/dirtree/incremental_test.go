@@ -287,3 +287,42 @@ func summary(l *sources.Listing) []string {
 	}
 	return out
 }
+
+// A start from the cache folder, deferred as a server's is, trusts the
+// listing of a folder outside every skill only while the folder is
+// unchanged: skills added to it or removed from it since the last process
+// are seen.
+func TestCacheDirFolderListings(t *testing.T) {
+	t.Parallel()
+	root := tree(t, map[string]string{
+		"group/a/SKILL.md": skillMD("a"), "group/b/SKILL.md": skillMD("b"),
+		"group/inner/c/SKILL.md": skillMD("c"), "README.md": "not a skill",
+	})
+	// Folders changed within the racy window of a scan are not recorded.
+	time.Sleep(2100 * time.Millisecond)
+	cacheDir := t.TempDir()
+	opts := &dirtree.Options{Defer: true, CacheDir: cacheDir}
+	first := dirtree.New(root, opts)
+	relist(t, first)
+	must(t, first.Close())
+	want := func(tr *dirtree.Tree, names ...string) {
+		t.Helper()
+		var got []string
+		for n := range byName(relist(t, tr)) {
+			got = append(got, n)
+		}
+		slices.Sort(got)
+		if diff := cmp.Diff(names, got); diff != "" {
+			t.Errorf("skills (-want +got):\n%s", diff)
+		}
+	}
+	want(dirtree.New(root, opts), "a", "b", "c")
+
+	writeSkill(t, filepath.Join(root, "group/d/SKILL.md"), skillMD("d"))
+	must(t, os.RemoveAll(filepath.Join(root, "group/b")))
+	must(t, os.Rename(filepath.Join(root, "group/inner/c"), filepath.Join(root, "group/inner/e")))
+	next := dirtree.New(root, opts)
+	want(next, "a", "c", "d")
+	must(t, next.Close())
+	want(dirtree.New(root, opts), "a", "c", "d")
+}

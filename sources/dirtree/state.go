@@ -141,8 +141,9 @@ func (s *state) drop(e *entry) {
 // changedSince returns the paths of the folders (and notes) that appeared
 // in, or went from, the plain folders since they were walked: what a
 // change made between the walk and the start of a watch leaves behind.
-// Each plain folder is listed once; no file is read.
-func (s *state) changedSince(learnedRoot string) []string {
+// Each plain folder is listed once, or only stat'ed when cache has its
+// listing and it has not changed; no file is read.
+func (s *state) changedSince(learnedRoot string, cache *sources.Cache) []string {
 	known := map[string]bool{} // what the walk found in each plain folder
 	for k := range s.skills {
 		known[k] = true
@@ -153,16 +154,19 @@ func (s *state) changedSince(learnedRoot string) []string {
 	var changed []string
 	seen := map[string]bool{}
 	for dir := range s.plain {
-		entries, err := readDir(dir)
-		if err != nil {
-			changed = append(changed, dir)
-			continue
+		entries, ok := cache.Folder(dir, s.gen)
+		if !ok {
+			var err error
+			if entries, _, err = sources.ReadFolder(dir); err != nil {
+				changed = append(changed, dir)
+				continue
+			}
 		}
 		for _, e := range entries {
-			p := join(dir, e.name)
+			p := join(dir, e.Name)
 			seen[p] = true
-			isNote := dir == learnedRoot && strings.EqualFold(filepath.Ext(e.name), ".md")
-			if (e.typ.IsDir() || e.typ&(fs.ModeSymlink|fs.ModeIrregular) != 0 || isNote) && !known[p] && !sources.SkipDir(e.name) {
+			isNote := dir == learnedRoot && strings.EqualFold(filepath.Ext(e.Name), ".md")
+			if (e.Type.IsDir() || e.Type&(fs.ModeSymlink|fs.ModeIrregular) != 0 || isNote) && !known[p] && !sources.SkipDir(e.Name) {
 				changed = append(changed, p)
 			}
 		}

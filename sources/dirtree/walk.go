@@ -85,30 +85,45 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		w.hit(func(b *bounds) { b.dirs = true })
 		return
 	}
-	if !w.deep {
+	// A folder inside no skill that has not changed since its listing was
+	// recorded is not read again: a warm start, or a periodic rescan,
+	// costs one stat for it.
+	var entries []sources.DirEntry
+	cached := false
+	if owner == nil {
+		entries, cached = w.t.cache.Folder(dir, w.gen)
+	}
+	if !w.deep && (!cached || slices.ContainsFunc(entries, isSkillFile)) {
 		// Shallow: a folder with a SKILL.md is a skill, and its inside
 		// is left for later.
 		if e := w.probe(dir, real, linked); e != nil {
 			return
 		}
 	}
-	entries, err := readDir(dir)
-	if err != nil && len(entries) == 0 {
-		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
-		return
+	var key sources.FileKey
+	var err error
+	if !cached {
+		entries, key, err = sources.ReadFolder(dir)
+		if err != nil && len(entries) == 0 {
+			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
+			return
+		}
 	}
-	if w.deep && slices.ContainsFunc(entries, func(e dirent) bool { return e.name == sources.SkillFile }) {
+	if w.deep && slices.ContainsFunc(entries, isSkillFile) {
 		if e := w.probe(dir, real, linked); e != nil {
 			owner = e
 		}
 	}
 	if owner == nil {
 		w.plain(dir)
+		if !cached && err == nil {
+			w.t.cache.PutFolder(dir, key, entries, w.gen)
+		}
 	}
 	for _, e := range entries {
-		name := e.name
+		name := e.Name
 		full := join(dir, name)
-		typ, isLink := e.typ, e.typ&fs.ModeSymlink != 0
+		typ, isLink := e.Type, e.Type&fs.ModeSymlink != 0
 		if typ&fs.ModeIrregular != 0 { // the listing did not say
 			st, err := os.Lstat(full)
 			if err != nil {
@@ -275,6 +290,8 @@ func (w *walk) hit(set func(*bounds)) {
 	set(&w.bounds)
 	w.mu.Unlock()
 }
+
+func isSkillFile(e sources.DirEntry) bool { return e.Name == sources.SkillFile }
 
 // join is filepath.Join for a clean folder and a plain name, without the
 // cleaning a scan of thousands of folders would pay for each time.

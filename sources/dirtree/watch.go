@@ -132,7 +132,7 @@ func (t *Tree) complete(ctx context.Context) (bool, error) {
 		if t.opts.Learned {
 			learned = t.root
 		}
-		if changed := st.changedSince(learned); len(changed) > 0 {
+		if changed := st.changedSince(learned, &t.cache); len(changed) > 0 {
 			paths := map[string]bool{}
 			for _, p := range changed {
 				paths[p] = true

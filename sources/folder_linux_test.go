@@ -1,4 +1,4 @@
-package dirtree
+package sources
 
 import (
 	"encoding/binary"
@@ -34,15 +34,15 @@ func TestParseDirents(t *testing.T) {
 	}
 	buf = append(buf, 1, 2, 3) // a torn record at the end is ignored
 	got := parseDirents(buf, nil)
-	want := []dirent{{"SKILL.md", 0}, {"refs", fs.ModeDir}, {"link", fs.ModeSymlink}, {"odd", fs.ModeIrregular}, {"fifo", fs.ModeNamedPipe}}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(dirent{})); diff != "" {
+	want := []DirEntry{{"SKILL.md", 0}, {"refs", fs.ModeDir}, {"link", fs.ModeSymlink}, {"odd", fs.ModeIrregular}, {"fifo", fs.ModeNamedPipe}}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
 
-// readDir agrees with os.ReadDir on a real folder, large enough to need
-// several reads of the kernel's buffer.
-func TestReadDirAgreesWithTheStandardLibrary(t *testing.T) {
+// ReadFolder agrees with os.ReadDir on a real folder, large enough to
+// need several reads of the kernel's buffer, and its key is the folder's.
+func TestReadFolderAgreesWithTheStandardLibrary(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 2000 {
 		name := filepath.Join(dir, "entry-with-a-rather-long-name-"+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676)))
@@ -52,17 +52,20 @@ func TestReadDirAgreesWithTheStandardLibrary(t *testing.T) {
 			os.WriteFile(name, nil, 0o644)
 		}
 	}
-	got, err := readDir(dir)
+	got, key, err := ReadFolder(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	std, _ := os.ReadDir(dir)
-	var want []dirent
+	var want []DirEntry
 	for _, e := range std {
-		want = append(want, dirent{e.Name(), e.Type()})
+		want = append(want, DirEntry{e.Name(), e.Type()})
 	}
-	slices.SortFunc(got, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(dirent{})); diff != "" {
+	slices.SortFunc(got, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if now, ok := folderKey(dir); !ok || now != key {
+		t.Errorf("key %+v, a stat of the folder says %+v (a folder: %v)", key, now, ok)
 	}
 }

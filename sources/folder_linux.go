@@ -1,4 +1,4 @@
-package dirtree
+package sources
 
 import (
 	"io/fs"
@@ -7,13 +7,10 @@ import (
 	"unsafe"
 )
 
-// direntBufs recycles the buffers of readDir.
+// direntBufs recycles the buffers of readFolder.
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// readDir lists the folder at path with raw system calls: the descriptor
-// never meets Go's poller, which would cost two more system calls a
-// folder, and a scan opens thousands.
-func readDir(path string) ([]dirent, error) {
+func readFolder(path string) ([]DirEntry, FileKey, error) {
 	var fd int
 	var err error
 	for {
@@ -23,32 +20,54 @@ func readDir(path string) ([]dirent, error) {
 		}
 	}
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, FileKey{}, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, FileKey{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	key := keyOfStat(&st)
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
-	var out []dirent
+	var out []DirEntry
 	for {
 		n, err := syscall.ReadDirent(fd, buf)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return out, &fs.PathError{Op: "readdirent", Path: path, Err: err}
+			return out, key, &fs.PathError{Op: "readdirent", Path: path, Err: err}
 		}
 		if n <= 0 {
-			return out, nil
+			return out, key, nil
 		}
 		out = parseDirents(buf[:n], out)
 	}
 }
 
+// folderKey is the key of the folder at path, following links; ok is
+// false when there is no folder there.
+func folderKey(path string) (FileKey, bool) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Stat(path, &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return FileKey{}, false
+		}
+		break
+	}
+	return keyOfStat(&st), st.Mode&syscall.S_IFMT == syscall.S_IFDIR
+}
+
 // parseDirents appends the entries of a buffer of linux_dirent64 records:
 // an 8-byte inode, an 8-byte offset, a 2-byte record length, a 1-byte type
 // and the name, NUL-terminated.
-func parseDirents(b []byte, out []dirent) []dirent {
+func parseDirents(b []byte, out []DirEntry) []DirEntry {
 	const nameOff = 19
 	for len(b) >= nameOff {
 		reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
@@ -79,7 +98,7 @@ func parseDirents(b []byte, out []dirent) []dirent {
 		default:
 			mode = fs.ModeNamedPipe // a FIFO, device or socket: never read
 		}
-		out = append(out, dirent{name: string(name), typ: mode})
+		out = append(out, DirEntry{Name: string(name), Type: mode})
 	}
 	return out
 }

@@ -1,0 +1,34 @@
+//go:build !linux
+
+package sources
+
+import "os"
+
+func readFolder(path string) ([]DirEntry, FileKey, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, FileKey{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, FileKey{}, err
+	}
+	key := keyOf(fi)
+	entries, err := f.ReadDir(-1)
+	out := make([]DirEntry, len(entries))
+	for i, e := range entries {
+		out[i] = DirEntry{Name: e.Name(), Type: e.Type()}
+	}
+	return out, key, err
+}
+
+// folderKey is the key of the folder at path, following links; ok is
+// false when there is no folder there.
+func folderKey(path string) (FileKey, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return FileKey{}, false
+	}
+	return keyOf(fi), fi.IsDir()
+}
