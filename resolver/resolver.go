@@ -42,12 +42,16 @@ type Resolver struct {
 	notifying bool            // a goroutine is running the callbacks
 	notified  *Snapshot       // the snapshot the callbacks last saw
 	changed   chan struct{}   // signals Run that sources were marked dirty or replaced
+
+	settled    chan struct{} // closed once Run's first watches are set up (see Settled)
+	settleOnce sync.Once
 }
 
 // New returns a Resolver over srcs, in precedence order. Its Snapshot is
 // empty until the first Reload.
 func New(srcs []sources.Source, opts *Options) *Resolver {
-	r := &Resolver{sources: srcs, reported: map[string]bool{}, last: map[sources.Source]*sources.Listing{}, dirty: map[sources.Source]bool{}, changed: make(chan struct{}, 1)}
+	r := &Resolver{sources: srcs, reported: map[string]bool{}, last: map[sources.Source]*sources.Listing{}, dirty: map[sources.Source]bool{}, changed: make(chan struct{}, 1),
+		settled: make(chan struct{})}
 	if opts != nil {
 		r.logger = opts.Logger
 	}

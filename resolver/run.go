@@ -9,6 +9,10 @@ import (
 	"github.com/skillmux/skillmux/sources"
 )
 
+// SettleTimeout bounds how long after Run starts Settled waits for the
+// sources' watches to be set up.
+const SettleTimeout = 5 * time.Second
+
 // DefaultInterval is the period of full rescans under Run: the fallback for
 // file systems that deliver no change events (network and some container
 // mounts) and for changes a watcher missed.
@@ -44,6 +48,8 @@ func (r *Resolver) Run(ctx context.Context, opts *RunOptions) error {
 		defer t.Stop()
 		tick = t.C
 	}
+	settleBy := time.AfterFunc(SettleTimeout, r.settle)
+	defer settleBy.Stop()
 	w := &watchers{r: r, running: map[sources.Source]context.CancelFunc{}}
 	defer w.stopAll()
 	for {
@@ -52,6 +58,9 @@ func (r *Resolver) Run(ctx context.Context, opts *RunOptions) error {
 		}
 		if _, err := r.Refresh(ctx); err != nil && ctx.Err() == nil {
 			r.logger.Warn("refresh failed; keeping the catalog", "err", err)
+		}
+		if !w.unsettled() {
+			r.settle()
 		}
 		select {
 		case <-ctx.Done():
@@ -63,11 +72,32 @@ func (r *Resolver) Run(ctx context.Context, opts *RunOptions) error {
 	}
 }
 
+// Settled returns a channel that is closed once the watching Run started
+// is set up: every source watched from the start has reported its first
+// change (a folder tree does once its deferred scan is complete and its
+// folders are watched) or stopped watching, and the catalog was refreshed
+// after it; or SettleTimeout after Run started. Work that can wait, such
+// as building the search index, waits for it, so as not to take the
+// machine from what a client waits for meanwhile. It is never closed if
+// Run is not called.
+func (r *Resolver) Settled() <-chan struct{} { return r.settled }
+
+func (r *Resolver) settle() { r.settleOnce.Do(func() { close(r.settled) }) }
+
 // watchers runs the Watch of each watchable source, under Run.
 type watchers struct {
 	r       *Resolver
 	wg      sync.WaitGroup
 	running map[sources.Source]context.CancelFunc // only Run's goroutine touches it
+
+	started bool // the first reconcile is done: sources added later do not hold Settled back
+
+	// mu guards settling: how many sources watched from the first
+	// reconcile have not yet reported a change nor stopped. Run reads it
+	// after each refresh, so that Settled follows the refresh that
+	// brought the last first report in.
+	mu       sync.Mutex
+	settling int
 }
 
 // reconcile starts watching the resolver's sources that are not watched
@@ -86,8 +116,21 @@ func (w *watchers) reconcile(ctx context.Context) {
 		}
 		wctx, cancel := context.WithCancel(ctx)
 		w.running[src] = cancel
+		settled := func() {}
+		if !w.started {
+			w.mu.Lock()
+			w.settling++
+			w.mu.Unlock()
+			settled = sync.OnceFunc(func() {
+				w.mu.Lock()
+				w.settling--
+				w.mu.Unlock()
+				w.r.MarkChanged() // wakes Run, whose next refresh settles
+			})
+		}
 		w.wg.Go(func() {
-			err := wt.Watch(wctx, func() { w.r.MarkChanged(src) })
+			defer settled()
+			err := wt.Watch(wctx, func() { w.r.MarkChanged(src); settled() })
 			switch {
 			case errors.Is(err, sources.ErrNotWatched):
 				w.r.logger.Debug("source not watched; periodic rescans keep it current", "source", src.Name())
@@ -102,6 +145,15 @@ func (w *watchers) reconcile(ctx context.Context) {
 			delete(w.running, src)
 		}
 	}
+	w.started = true
+}
+
+// unsettled reports whether a source watched from the start has not yet
+// reported its first change.
+func (w *watchers) unsettled() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.settling > 0
 }
 
 // stopAll stops every watcher and waits for them.

@@ -158,3 +158,74 @@ func TestSetSourcesClosesAndRewatches(t *testing.T) {
 		})
 	})
 }
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// Settled waits for every source watched from the start to report its
+// first change, and for the refresh that follows; a source added later
+// does not hold it back, and one that never reports holds it back only
+// until SettleTimeout.
+func TestSettled(t *testing.T) {
+	t.Run("first reports", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			a, b := newWatched("a", "one"), newWatched("b", "two")
+			r := resolver.New([]sources.Source{a, b}, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go r.Run(ctx, &resolver.RunOptions{Interval: -1})
+			until(t, func() bool { return a.watching.Load() && b.watching.Load() && r.Snapshot().Len() == 2 })
+			if closed(r.Settled()) {
+				t.Fatal("settled before any watched source reported")
+			}
+			a.set(func(f *sourcetest.Fake) { f.Skills = append(f.Skills, fake("a", "", "three").Skills...) })
+			a.kick <- struct{}{}
+			time.Sleep(time.Second)
+			synctest.Wait()
+			if closed(r.Settled()) {
+				t.Fatal("settled with one of two watched sources yet to report")
+			}
+			b.kick <- struct{}{}
+			until(t, func() bool { return closed(r.Settled()) })
+			if n := r.Snapshot().Len(); n != 3 {
+				t.Errorf("settled before the refresh that followed the reports: %d skills, want 3", n)
+			}
+			// A source given later is watched, and changes nothing.
+			r.SetSources([]sources.Source{a, b, newWatched("c", "four")})
+			r.MarkChanged()
+			until(t, func() bool { return r.Snapshot().Len() == 4 })
+		})
+	})
+	t.Run("timeout", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			a := newWatched("a", "one")
+			r := resolver.New([]sources.Source{a}, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			start := time.Now()
+			go r.Run(ctx, &resolver.RunOptions{Interval: -1})
+			<-r.Settled()
+			if waited := time.Since(start); waited != resolver.SettleTimeout {
+				t.Errorf("settled after %v without a report, want %v", waited, resolver.SettleTimeout)
+			}
+		})
+	})
+	t.Run("not watching", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			r := resolver.New([]sources.Source{newWatched("a", "one")}, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go r.Run(ctx, &resolver.RunOptions{Interval: -1, NoWatch: true})
+			until(t, func() bool { return closed(r.Settled()) })
+			if r.Snapshot().Len() != 1 {
+				t.Error("settled before the first refresh")
+			}
+		})
+	})
+}

@@ -12,3 +12,7 @@ const (
 	DrainTimeout = drainTimeout
 	CloseTimeout = closeTimeout
 )
+
+// IndexProgress is the search index's progress: skills read, skills to
+// read (0, 0 before its first build starts).
+func (s *Server) IndexProgress() (done, todo int) { return s.index.live.Progress() }

@@ -173,8 +173,9 @@ func clipText(s string, n int) string {
 }
 
 // searchIndex is the server's search index: built in the background from
-// the first handshake (or the first search) on, so that it is never on the
-// way of the start, and following each new snapshot.
+// the first handshake (see Options.IndexAfter) or the first search on, so
+// that it is never on the way of the start, and following each new
+// snapshot.
 type searchIndex struct {
 	live     *search.Live
 	wait     time.Duration

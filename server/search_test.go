@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -380,5 +381,39 @@ func TestSkillsListBoundsBodies(t *testing.T) {
 	}
 	if line := text(t, res.Content[0]); !strings.Contains(line, "The bodies of the last 2 skills are left out") {
 		t.Errorf("text: %s", line)
+	}
+}
+
+// With Options.IndexAfter, a handshake leaves the index unbuilt until the
+// channel is closed; a search builds it at once regardless.
+func TestIndexAfter(t *testing.T) {
+	for _, search := range []bool{false, true} {
+		after := make(chan struct{})
+		res := newResolver(t, dirtree.New(searchDir(t), nil))
+		srv := server.New(res, &server.Options{IndexAfter: after})
+		t.Cleanup(func() { srv.Close() })
+		cs := connect(t, srv, "", nil) // the handshake, initialized included
+		if search {
+			r, err := callTool(cs, "skills_search", map[string]any{"query": "pdf"})
+			if err != nil || r.IsError {
+				t.Fatalf("search before the index was let start: %v %v", err, r)
+			}
+			continue
+		}
+		time.Sleep(50 * time.Millisecond)
+		if _, todo := srv.IndexProgress(); todo != 0 {
+			t.Fatalf("the index started before IndexAfter was closed: %d skills to read", todo)
+		}
+		close(after)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if done, todo := srv.IndexProgress(); todo > 0 && done == todo {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the index was not built once IndexAfter was closed")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 }

@@ -63,6 +63,13 @@ type Options struct {
 	// PageSize is the number of items in a page of resources/list,
 	// skills/list and resources/directory/read; default 100.
 	PageSize int
+	// IndexAfter, when set, holds back the build of the search index that
+	// the first handshake starts until it is closed (resolver.Settled):
+	// the build takes the machine's cores for a while, and what the
+	// sources do just after the start (watching their folders, completing
+	// a deferred scan) is what brings a client its first notifications.
+	// A search starts the build at once regardless.
+	IndexAfter <-chan struct{}
 }
 
 // Server serves a Catalog over MCP. Each session sees a view of the
@@ -75,6 +82,8 @@ type Server struct {
 	usage         resolver.Usage
 	tools         toolSet
 	index         *searchIndex
+	indexAfter    <-chan struct{}
+	indexing      sync.Once // the first handshake's start of the index
 	logger        *slog.Logger
 	includeNative bool
 	roots         *rootsFollower
@@ -133,6 +142,7 @@ func New(c Catalog, opts *Options) *Server {
 	s.tools = resolveTools(o.Tools)
 	s.catalogOpts = s.catalogOptions(o.Catalog)
 	s.index = newSearchIndex(s.logger, o.SearchWait, c.Snapshot)
+	s.indexAfter = o.IndexAfter
 	s.roots = newRootsFollower(o.OnRoots, s.logger)
 	caps := &mcp.ServerCapabilities{
 		Tools:     &mcp.ToolCapabilities{ListChanged: true},

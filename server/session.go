@@ -203,9 +203,10 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 
 // onInitialized records the end of a session's handshake, and asks a
 // client that declares the roots capability for its workspace folders.
-// The first handshake also starts the search index, when a tool served
-// searches it: its build is kept off the way of the server's start, and
-// costs nothing to those whose tools never search.
+// The first handshake also starts the search index (once
+// Options.IndexAfter allows), when a tool served searches it: its build is
+// kept off the way of the server's start, and costs nothing to those whose
+// tools never search.
 func (s *Server) onInitialized(ctx context.Context, req *mcp.InitializedRequest) {
 	s.startIndex()
 	if req.Session == nil {
@@ -217,11 +218,25 @@ func (s *Server) onInitialized(ctx context.Context, req *mcp.InitializedRequest)
 	s.roots.follow(req.Session)
 }
 
-// startIndex starts the search index, when a tool served searches it.
+// startIndex starts the search index, when a tool served searches it,
+// once Options.IndexAfter allows.
 func (s *Server) startIndex() {
-	if s.tools.searches() {
-		s.index.start()
+	if !s.tools.searches() {
+		return
 	}
+	s.indexing.Do(func() {
+		if s.indexAfter == nil {
+			s.index.start()
+			return
+		}
+		go func() {
+			select {
+			case <-s.indexAfter:
+				s.index.start()
+			case <-s.index.live.Done():
+			}
+		}()
+	})
 }
 
 // onRootsChanged follows notifications/roots/list_changed.

@@ -118,6 +118,7 @@ status 2.`,
 				OnRoots:       l.setWorkspaces,
 				MaxFileSize:   int64(s.cfg.Resources.MaxFileSize),
 				AllowDirs:     s.cfg.Resources.AllowDirs,
+				IndexAfter:    res.Settled(),
 			})
 			res.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
 			if n := res.Snapshot().Len(); n == 0 {

@@ -133,6 +133,9 @@ func (l *Live) Progress() (done, todo int) {
 	return l.done, l.todo
 }
 
+// Done returns a channel closed by Close.
+func (l *Live) Done() <-chan struct{} { return l.ctx.Done() }
+
 // Close stops the updates and waits for the goroutine. The index keeps
 // what it holds.
 func (l *Live) Close() error {
