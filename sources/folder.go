@@ -20,7 +20,14 @@ type DirEntry struct {
 // Go's poller, which would cost two more system calls a folder, and a
 // scan opens thousands. A listing cut short by an error is returned with
 // the error.
-func ReadFolder(path string) ([]DirEntry, FileKey, error) { return readFolder(path) }
+func ReadFolder(path string) ([]DirEntry, FileKey, error) { return readFolder(path, true) }
+
+// ListFolder is ReadFolder without the key, one system call fewer: for a
+// listing that is not to be recorded.
+func ListFolder(path string) ([]DirEntry, error) {
+	entries, _, err := readFolder(path, false)
+	return entries, err
+}
 
 // now is the clock PutFolder compares folder times with; tests move it.
 var now = time.Now

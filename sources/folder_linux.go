@@ -10,7 +10,7 @@ import (
 // direntBufs recycles the buffers of readFolder.
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-func readFolder(path string) ([]DirEntry, FileKey, error) {
+func readFolder(path string, withKey bool) ([]DirEntry, FileKey, error) {
 	var fd int
 	var err error
 	for {
@@ -23,11 +23,14 @@ func readFolder(path string) ([]DirEntry, FileKey, error) {
 		return nil, FileKey{}, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, FileKey{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+	var key FileKey
+	if withKey {
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fd, &st); err != nil {
+			return nil, FileKey{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+		}
+		key = keyOfStat(&st)
 	}
-	key := keyOfStat(&st)
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp

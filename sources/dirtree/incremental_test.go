@@ -302,8 +302,24 @@ func TestCacheDirFolderListings(t *testing.T) {
 	time.Sleep(2100 * time.Millisecond)
 	cacheDir := t.TempDir()
 	opts := &dirtree.Options{Defer: true, CacheDir: cacheDir}
+	// The first process is a server's: a deferred scan, completed by its
+	// watch, which records the folders' listings.
 	first := dirtree.New(root, opts)
 	relist(t, first)
+	ctx, cancel := context.WithCancel(context.Background())
+	completed := make(chan struct{}, 1)
+	watched := make(chan error, 1)
+	go func() {
+		watched <- first.Watch(ctx, func() {
+			select {
+			case completed <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	<-completed
+	cancel()
+	must(t, <-watched)
 	must(t, first.Close())
 	want := func(tr *dirtree.Tree, names ...string) {
 		t.Helper()

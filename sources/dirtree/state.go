@@ -141,8 +141,9 @@ func (s *state) drop(e *entry) {
 // changedSince returns the paths of the folders (and notes) that appeared
 // in, or went from, the plain folders since they were walked: what a
 // change made between the walk and the start of a watch leaves behind.
-// Each plain folder is listed once, or only stat'ed when cache has its
-// listing and it has not changed; no file is read.
+// Each plain folder is listed once, and its listing recorded in cache, or
+// only stat'ed when cache has its listing and it has not changed; no file
+// is read.
 func (s *state) changedSince(learnedRoot string, cache *sources.Cache) []string {
 	known := map[string]bool{} // what the walk found in each plain folder
 	for k := range s.skills {
@@ -156,11 +157,13 @@ func (s *state) changedSince(learnedRoot string, cache *sources.Cache) []string 
 	for dir := range s.plain {
 		entries, ok := cache.Folder(dir, s.gen)
 		if !ok {
+			var key sources.FileKey
 			var err error
-			if entries, _, err = sources.ReadFolder(dir); err != nil {
+			if entries, key, err = sources.ReadFolder(dir); err != nil {
 				changed = append(changed, dir)
 				continue
 			}
+			cache.PutFolder(dir, key, entries, s.gen)
 		}
 		for _, e := range entries {
 			p := join(dir, e.Name)

@@ -100,10 +100,19 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			return
 		}
 	}
+	// A deferred scan, which the server waits for, does not take the
+	// folders' keys: the check after it records their listings
+	// (state.changedSince), the client no longer waiting.
+	record := !cached && w.deep
 	var key sources.FileKey
 	var err error
-	if !cached {
+	switch {
+	case record:
 		entries, key, err = sources.ReadFolder(dir)
+	case !cached:
+		entries, err = sources.ListFolder(dir)
+	}
+	if !cached {
 		if err != nil && len(entries) == 0 {
 			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
 			return
@@ -116,7 +125,7 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 	}
 	if owner == nil {
 		w.plain(dir)
-		if !cached && err == nil {
+		if record && err == nil {
 			w.t.cache.PutFolder(dir, key, entries, w.gen)
 		}
 	}
