@@ -163,6 +163,14 @@ func run(t *testing.T, bin string, c *catalog, workload bool, r *result) *sessio
 			s.checkSkill(name, res)
 			r.call = append(r.call, d)
 		}
+		// A server in use lives on past its start: it completes the
+		// deferred scan, watches the folders, records what it found in
+		// its cache and builds the search index. The cold process does
+		// all of it before it ends, so that its peak memory counts it and
+		// the warm start after it starts from what a real session leaves.
+		if s.awaitLog(indexedLine, processTimeout) == nil {
+			s.fail("%s: the search index was not built within %v", c.label, processTimeout)
+		}
 	}
 	hwm, hwmOK := s.peakRSS()
 	s.in.Close()

@@ -280,17 +280,32 @@ var servingLine = regexp.MustCompile(`msg="serving MCP on stdio" skills=(\d+)`)
 // the line may reach the file a moment after initialize was answered: it
 // is awaited for a while.
 func (s *session) servedCount() int {
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	m := s.awaitLog(servingLine, 5*time.Second)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
+}
+
+// indexedLine is the log line serve writes once the search index is built,
+// which it starts once the deferred scan is complete and the folders are
+// watched.
+var indexedLine = regexp.MustCompile(`msg="search index updated"`)
+
+// awaitLog waits up to timeout for a line of the server's log that re
+// matches, and returns the match, or nil.
+func (s *session) awaitLog(re *regexp.Regexp, timeout time.Duration) [][]byte {
+	for deadline := time.Now().Add(timeout); ; time.Sleep(5 * time.Millisecond) {
 		log, err := os.ReadFile(s.stderr)
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		if m := servingLine.FindSubmatch(log); m != nil {
-			n, _ := strconv.Atoi(string(m[1]))
-			return n
+		if m := re.FindSubmatch(log); m != nil {
+			return m
 		}
 		if time.Now().After(deadline) {
-			return -1
+			return nil
 		}
 	}
 }
