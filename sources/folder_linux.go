@@ -50,23 +50,6 @@ func readFolder(path string, withKey bool) ([]DirEntry, FileKey, error) {
 	}
 }
 
-// folderKey is the key of the folder at path, following links; ok is
-// false when there is no folder there.
-func folderKey(path string) (FileKey, bool) {
-	var st syscall.Stat_t
-	for {
-		err := syscall.Stat(path, &st)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return FileKey{}, false
-		}
-		break
-	}
-	return keyOfStat(&st), st.Mode&syscall.S_IFMT == syscall.S_IFDIR
-}
-
 // parseDirents appends the entries of a buffer of linux_dirent64 records:
 // an 8-byte inode, an 8-byte offset, a 2-byte record length, a 1-byte type
 // and the name, NUL-terminated.

@@ -25,13 +25,3 @@ func readFolder(path string, withKey bool) ([]DirEntry, FileKey, error) {
 	}
 	return out, key, err
 }
-
-// folderKey is the key of the folder at path, following links; ok is
-// false when there is no folder there.
-func folderKey(path string) (FileKey, bool) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return FileKey{}, false
-	}
-	return keyOf(fi), fi.IsDir()
-}

@@ -23,3 +23,13 @@ func lstatKey(path string) (FileKey, bool) {
 	}
 	return keyOf(fi), fi.Mode().IsRegular()
 }
+
+// folderKey returns the FileKey of the folder at path, following links,
+// and whether there is a folder there.
+func folderKey(path string) (FileKey, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return FileKey{}, false
+	}
+	return keyOf(fi), fi.IsDir()
+}

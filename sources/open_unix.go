@@ -98,9 +98,27 @@ func keyOf(st fs.FileInfo) FileKey {
 // lstatKey returns the FileKey of the file at path, and whether it is a
 // regular file, without following a final symlink.
 func lstatKey(path string) (FileKey, bool) {
+	return statKey(path, false, syscall.S_IFREG)
+}
+
+// folderKey returns the FileKey of the folder at path, following links,
+// and whether there is a folder there.
+func folderKey(path string) (FileKey, bool) {
+	return statKey(path, true, syscall.S_IFDIR)
+}
+
+// statKey stats path, following a final symlink or not, and reports
+// whether the file is of type typ (an S_IFMT value). (The stat is called
+// directly, not passed in: a function value would move st to the heap.)
+func statKey(path string, follow bool, typ uint32) (FileKey, bool) {
 	var st syscall.Stat_t
 	for {
-		err := syscall.Lstat(path, &st)
+		var err error
+		if follow {
+			err = syscall.Stat(path, &st)
+		} else {
+			err = syscall.Lstat(path, &st)
+		}
 		if err == syscall.EINTR {
 			continue
 		}
@@ -109,5 +127,5 @@ func lstatKey(path string) (FileKey, bool) {
 		}
 		break
 	}
-	return keyOfStat(&st), st.Mode&syscall.S_IFMT == syscall.S_IFREG
+	return keyOfStat(&st), uint32(st.Mode)&syscall.S_IFMT == typ
 }

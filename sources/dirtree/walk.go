@@ -24,14 +24,15 @@ import (
 // every folder, so it finds the skills nested in other skills and each
 // skill's file list.
 type walk struct {
-	ctx  context.Context
-	t    *Tree
-	st   *state
-	deep bool
-	gen  uint64
-	sem  chan struct{} // bounds the goroutines walking folders
-	wg   sync.WaitGroup
-	dirs atomic.Int64
+	ctx    context.Context
+	t      *Tree
+	st     *state
+	deep   bool
+	record bool // record the listings of plain folders in the cache (deep walks only)
+	gen    uint64
+	sem    chan struct{} // bounds the goroutines walking folders
+	wg     sync.WaitGroup
+	dirs   atomic.Int64
 
 	// mu guards st and the fields below.
 	mu     sync.Mutex
@@ -41,7 +42,7 @@ type walk struct {
 }
 
 func newWalk(ctx context.Context, t *Tree, st *state, deep bool, gen uint64) *walk {
-	return &walk{ctx: ctx, t: t, st: st, deep: deep, gen: gen,
+	return &walk{ctx: ctx, t: t, st: st, deep: deep, record: true, gen: gen,
 		sem:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		seen: map[string]bool{st.rootReal: true}}
 }
@@ -100,10 +101,10 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			return
 		}
 	}
-	// A deferred scan, which the server waits for, does not take the
-	// folders' keys: the check after it records their listings
-	// (state.changedSince), the client no longer waiting.
-	record := !cached && w.deep
+	// Only a folder that may turn out plain is worth its key; and a
+	// deferred scan, which the server waits for, takes none: the check
+	// after it records the listings (state.changedSince).
+	record := !cached && w.deep && w.record && owner == nil
 	var key sources.FileKey
 	var err error
 	switch {
@@ -112,11 +113,9 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 	case !cached:
 		entries, err = sources.ListFolder(dir)
 	}
-	if !cached {
-		if err != nil && len(entries) == 0 {
-			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
-			return
-		}
+	if err != nil && len(entries) == 0 {
+		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
+		return
 	}
 	if w.deep && slices.ContainsFunc(entries, isSkillFile) {
 		if e := w.probe(dir, real, linked); e != nil {

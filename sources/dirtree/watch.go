@@ -118,6 +118,7 @@ func (t *Tree) complete(ctx context.Context) (bool, error) {
 			}
 		}
 		w := newWalk(ctx, t, st, true, st.gen)
+		w.record = false // skill folders only; changedSince records the plain ones
 		for _, e := range folders {
 			dir := filepath.Dir(e.path)
 			w.spawn(dir, e.real, depthOf(t.root, dir), e.linked)
