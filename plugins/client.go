@@ -12,7 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"time"
+	"sync"
 	"unicode/utf8"
 
 	"google.golang.org/grpc"
@@ -26,9 +26,8 @@ import (
 // nothing of processes: client returns the connection in use, which
 // changes when a plugin is restarted.
 type remote struct {
-	name      string // the source's name
-	namespace string // qualifies every skill; "" for plain names
-	timeout   time.Duration
+	name      string     // the source's name
+	namespace string     // qualifies every skill; "" for plain names
 	cache     *copyCache // nil: no local copies
 	// client returns the plugin's client now, or why there is none.
 	client func() (pluginpb.SkillSourceClient, error)
@@ -38,6 +37,14 @@ type remote struct {
 	// copyFailed is told, once per skill, why a local copy could not be
 	// made; the file is then read through the plugin.
 	copyFailed func(id string, err error)
+
+	// mu guards last: the skills of the last listing, by id. A skill
+	// listed again with nothing changed is given back as the same
+	// *sources.Skill, as the Source contract allows, so that what follows
+	// the catalog (the search index) sees no change and reads nothing
+	// again, and its local copy is not looked for again.
+	mu   sync.Mutex
+	last map[string]*sources.Skill
 }
 
 // address is where a skill of the plugin lives, for Skill.Path and
@@ -59,7 +66,10 @@ func (r *remote) list(ctx context.Context, c pluginpb.SkillSourceClient) (*sourc
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{r: r, seen: map[string]bool{}, out: &sources.Listing{}}
+	r.mu.Lock()
+	prev := r.last
+	r.mu.Unlock()
+	b := &builder{r: r, seen: map[string]bool{}, out: &sources.Listing{}, prev: prev, next: map[string]*sources.Skill{}}
 	for {
 		page, err := stream.Recv()
 		if err == io.EOF {
@@ -76,6 +86,9 @@ func (r *remote) list(ctx context.Context, c pluginpb.SkillSourceClient) (*sourc
 		b.out.Problems = append(b.out.Problems, sources.Diagnostic{Severity: sources.Warning, Path: r.address(""), Rule: "plugin-problems",
 			Message: fmt.Sprintf("%d more problems were reported by the plugin and left out", b.dropped)})
 	}
+	r.mu.Lock()
+	r.last = b.next
+	r.mu.Unlock()
 	return b.out, nil
 }
 
@@ -86,6 +99,8 @@ type builder struct {
 	seen    map[string]bool
 	skills  int
 	dropped int // problems past maxProblems
+
+	prev, next map[string]*sources.Skill // by id: the last listing's skills, and this one's
 }
 
 // page adds a page; false means the listing is full and the rest is
@@ -175,9 +190,9 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 	slices.Sort(list)
 	folder := path.Base(id)
 	rfs := newRemoteFS(r, id, files)
+	rfs.key = contentKey(files)
 	dir := r.address(id)
 	if r.cache != nil {
-		rfs.key = contentKey(files)
 		rfs.dir = filepath.Join(r.cache.root, rfs.key, folder)
 		dir = rfs.dir
 	}
@@ -202,7 +217,23 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 		}
 	}
 	sk.Diagnostics = append(sk.Diagnostics, diags...)
+	if old := b.prev[id]; old != nil && sameSkill(old, sk) {
+		sk = old
+	}
+	b.next[id] = sk
 	b.out.Skills = append(b.out.Skills, sk)
+}
+
+// sameSkill reports whether two listings of a skill give the same skill:
+// the same front matter, files (by their content key) and diagnostics.
+func sameSkill(a, b *sources.Skill) bool {
+	af, aok := a.Files.(*remoteFS)
+	bf, bok := b.Files.(*remoteFS)
+	return aok && bok && af.key == bf.key &&
+		a.Ref == b.Ref && a.Path == b.Path && a.Dir == b.Dir &&
+		bytes.Equal(a.FrontMatter, b.FrontMatter) &&
+		slices.Equal(a.FileList, b.FileList) && a.FileListTruncated == b.FileListTruncated &&
+		slices.Equal(a.Diagnostics, b.Diagnostics)
 }
 
 // contentKey names a skill's content: a digest of its files' paths,

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
-
-func grpcMaxRecv(n int) grpc.CallOption { return grpc.MaxCallRecvMsgSize(n) }
 
 // isGone reports whether err means the plugin went away or the call was
 // cancelled, which need no log line of their own.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
+	"google.golang.org/grpc"
 
 	pluginpb "github.com/skillmux/skillmux/plugins/proto"
 	"github.com/skillmux/skillmux/sources"
@@ -199,7 +201,6 @@ func New(name string, command []string, opts *Options) (*Source, error) {
 	s.remote = &remote{
 		name:      name,
 		namespace: o.Namespace,
-		timeout:   o.Timeout,
 		client:    s.client,
 		fileCtx:   func() (context.Context, context.CancelFunc) { return context.WithTimeout(s.life, s.o.Timeout) },
 		copyFailed: func(id string, err error) {
@@ -428,7 +429,7 @@ func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()
 		cancel()
 		wg.Wait()
 	}()
-	stream, err := inst.rpc.Watch(ctx, &pluginpb.WatchRequest{}, grpcMaxRecv(64<<10))
+	stream, err := inst.rpc.Watch(ctx, &pluginpb.WatchRequest{}, grpc.MaxCallRecvMsgSize(64<<10))
 	if err != nil {
 		s.logger.Warn("source plugin watch failed; periodic rescans keep it current", "err", err)
 		return
@@ -809,7 +810,7 @@ func (s *Source) startError(err error, r *procRunner) error {
 	switch {
 	case len(parts) >= 4 && parts[0] != "1":
 		return &permanentError{fmt.Errorf("the plugin speaks go-plugin core protocol %s; skillmux speaks 1 (handshake %q)", clean(parts[0], false), clean(line, false))}
-	case len(parts) >= 4 && !offers(versionList(protocolVersions), atoi(parts[1])):
+	case len(parts) >= 4 && !slices.Contains(protocolVersions, wireVersion(parts[1])):
 		return &permanentError{fmt.Errorf("the plugin speaks skillmux plugin protocol version %s; this skillmux speaks version %s: update the plugin or skillmux so that both speak one version", clean(parts[1], false), versionList(protocolVersions))}
 	case len(parts) >= 5 && parts[4] != string(plugin.ProtocolGRPC):
 		return &permanentError{fmt.Errorf("the plugin speaks %q; skillmux speaks only grpc", clean(parts[4], false))}
@@ -819,18 +820,12 @@ func (s *Source) startError(err error, r *procRunner) error {
 	return fmt.Errorf("start %s: %w", s.command[0], err)
 }
 
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		if c < '0' || c > '9' || n > 1<<20 {
-			return -1
-		}
-		n = n*10 + int(c-'0')
+// wireVersion is the protocol version in a handshake line, or -1.
+func wireVersion(s string) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
 	}
-	if s == "" {
-		return -1
-	}
-	return n
+	return -1
 }
 
 func isClosed(ch <-chan struct{}) bool {

@@ -55,7 +55,7 @@ func connect(t *testing.T, name string, srv pluginpb.SkillSourceServer, cacheDir
 		t.Fatal(err)
 	}
 	c := raw.(pluginpb.SkillSourceClient)
-	r := &remote{name: name, namespace: name, timeout: 5 * time.Second,
+	r := &remote{name: name, namespace: name,
 		client:  func() (pluginpb.SkillSourceClient, error) { return c, nil },
 		fileCtx: func() (context.Context, context.CancelFunc) { return context.WithTimeout(t.Context(), 5*time.Second) },
 	}
@@ -263,5 +263,40 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 				t.Errorf("badname: no name-unusable warning: %v", sk.Diagnostics)
 			}
 		}
+	}
+}
+
+// A skill listed again with nothing changed is the same *sources.Skill,
+// so that the search index reads nothing again; a changed file, or a
+// changed front matter, makes a new one.
+func TestUnchangedSkillsAreGivenBack(t *testing.T) {
+	fake := fakeSource()
+	src := connect(t, "zipped", newServer(fake, "test"), "")
+	list := func() map[string]*sources.Skill {
+		t.Helper()
+		l, err := src.List(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]*sources.Skill{}
+		for _, sk := range l.Skills {
+			m[sk.Ref.Name] = sk
+		}
+		return m
+	}
+	first, second := list(), list()
+	for name, sk := range first {
+		if second[name] != sk {
+			t.Errorf("%s: an unchanged skill was listed as a new *sources.Skill", name)
+		}
+	}
+	fake.Skills[0].Files["scripts/fill.py"] = "print('filled')\n"
+	fake.Skills[1].Description = "Summarize CSV files, and more."
+	third := list()
+	if third["pdf"] == second["pdf"] {
+		t.Error("pdf: a changed file left the same *sources.Skill, with the old digests")
+	}
+	if third["csv"] == second["csv"] || third["csv"].Description != "Summarize CSV files, and more." {
+		t.Errorf("csv: a changed description was not seen: %q", third["csv"].Description)
 	}
 }

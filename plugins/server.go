@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,7 +106,9 @@ func (s *server) List(_ *pluginpb.ListRequest, stream pluginpb.SkillSource_ListS
 			d = digestFiles(sk)
 		}
 		digests[sk] = d
-		ps := &pluginpb.Skill{Id: id, FrontMatter: sk.FrontMatter, Files: d.files, Location: validUTF8(sk.Path), Diagnostics: d.diags}
+		// Clipped: the skill's own diagnostics are appended to a copy, never
+		// into the spare room of the digests kept for the next List.
+		ps := &pluginpb.Skill{Id: id, FrontMatter: sk.FrontMatter, Files: d.files, Location: validUTF8(sk.Path), Diagnostics: slices.Clip(d.diags)}
 		for _, diag := range sk.Diagnostics {
 			ps.Diagnostics = append(ps.Diagnostics, diagnosticOut(diag))
 		}

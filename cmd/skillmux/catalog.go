@@ -228,6 +228,7 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 			ps, err := plugins.New(name, spec.Command, &plugins.Options{
 				Env: spec.Env, Namespace: spec.Namespace, PlainNames: spec.Namespace == "",
 				Timeout: spec.Timeout, Grace: pluginGrace(spec.Grace), HostVersion: version(), Logger: p.trees.Logger,
+				CacheDir: pluginCacheDir(p.trees.CacheDir),
 			})
 			if err != nil {
 				continue // config has refused a plugin without a command already
@@ -239,6 +240,15 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 		out = append(out, sources.Filter(src, spec.Include, spec.Exclude))
 	}
 	return out
+}
+
+// pluginCacheDir is where plugin skills are copied: in skillmux's cache
+// folder, as the parse cache is; "" (the plugins default) without one.
+func pluginCacheDir(cache string) string {
+	if cache == "" {
+		return ""
+	}
+	return filepath.Join(cache, "plugin-skills")
 }
 
 // pluginGrace turns a plugin source's grace, where 0 means none, into
