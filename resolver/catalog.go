@@ -259,14 +259,14 @@ func (s *Snapshot) catalogOrder(o *CatalogOptions) *ordered {
 	}
 	od := &ordered{skills: s.skills, vis: o.Visibility, group: make([]uint8, len(s.skills))}
 	for i, sk := range s.skills {
-		if !o.Visibility.Offered(sk) {
+		if sk.DisableModelInvocation || o.Visibility.ofKey(s.keys[i]) == ShownOff {
 			od.group[i] = notOffered
 			continue
 		}
 		od.n++
 		g := groupOf(sk.Scope)
+		key := s.keys[i]
 		if len(pins) > 0 {
-			key := sk.Ref.Key()
 			for _, p := range pins {
 				if ok, _ := path.Match(p, key); ok {
 					g = groupPinned
@@ -274,7 +274,7 @@ func (s *Snapshot) catalogOrder(o *CatalogOptions) *ordered {
 				}
 			}
 		}
-		if len(counts) > 0 && counts[sk.Ref.Key()] > 0 {
+		if len(counts) > 0 && counts[key] > 0 {
 			od.used[g] = append(od.used[g], i)
 			g += usedGroup // taken by the used list, not the scan
 		}
@@ -282,7 +282,7 @@ func (s *Snapshot) catalogOrder(o *CatalogOptions) *ordered {
 	}
 	for g := range od.used {
 		slices.SortStableFunc(od.used[g], func(a, b int) int {
-			return counts[s.skills[b].Ref.Key()] - counts[s.skills[a].Ref.Key()]
+			return counts[s.keys[b]] - counts[s.keys[a]]
 		})
 	}
 	return od

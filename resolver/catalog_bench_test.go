@@ -72,3 +72,23 @@ func BenchmarkLookupUnknown10k(b *testing.B) {
 		snap.Lookup("skill-0000x-typo")
 	}
 }
+
+// BenchmarkToolDescriptionOptions10k is ToolDescription10k with what a
+// configured server renders with: visibility rules, a pin and use counts.
+func BenchmarkToolDescriptionOptions10k(b *testing.B) {
+	snap := resolver.Build(listing(10_000))
+	vis, err := resolver.NewVisibility(map[string]string{"skill-00*": "name-only", "*-09999": "off"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	usage := &resolver.MemoryUsage{}
+	for i := range 50 {
+		usage.Record(snap.Skills()[i*37].Ref.Key())
+	}
+	o := &resolver.CatalogOptions{Budget: 2048, Visibility: vis, Pin: []string{"skill-05*"}, Usage: usage}
+	b.ReportAllocs()
+	for b.Loop() {
+		snap.ToolDescription(o)
+		snap.Instructions(o)
+	}
+}

@@ -2,7 +2,6 @@ package resolver_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillmux/skillmux/internal/corpus"
-	"github.com/skillmux/skillmux/internal/skillgen"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/claudeplugins"
@@ -182,7 +180,7 @@ func TestFillBudgets(t *testing.T) {
 	}
 }
 
-// The catalog of the shared corpus: 62 skills, whose names alone take
+// The catalog of the shared corpus: 65 skills, whose names alone take
 // more than half of the default budget.
 func TestCatalogOfTheCorpus(t *testing.T) {
 	dir := corpus.Dir(t)
@@ -214,7 +212,7 @@ func TestCatalogOfTheCorpus(t *testing.T) {
 // Ten thousand skills: names for as many as fit in three quarters of
 // the budget, descriptions for the first, the rest counted.
 func TestCatalogOf10k(t *testing.T) {
-	snap := resolver.Build(generated(10_000))
+	snap := resolver.Build(listing(10_000))
 	for _, budget := range []int{resolver.DefaultBudget, 8000} {
 		text := snap.ToolDescription(&resolver.CatalogOptions{Budget: budget, SearchTool: "skills_search"})
 		p := checkFill(t, text, budget, snap.Skills())
@@ -225,22 +223,6 @@ func TestCatalogOf10k(t *testing.T) {
 			t.Errorf("instructions: %d units, over %d", got, budget)
 		}
 	}
-}
-
-// generated is one source's listing of n in-memory skills with generated
-// descriptions.
-func generated(n int) []resolver.Input {
-	rng := rand.New(rand.NewPCG(1, 2))
-	l := &sources.Listing{}
-	for i := range n {
-		l.Skills = append(l.Skills, &sources.Skill{
-			Ref:         sources.Ref{Name: fmt.Sprintf("skill-%05d", i)},
-			Description: skillgen.Description(rng),
-			Path:        fmt.Sprintf("/skills/group/skill-%05d/SKILL.md", i),
-			Scope:       sources.ScopeRoot,
-		})
-	}
-	return []resolver.Input{{Source: "bench", Listing: l}}
 }
 
 // The order: pinned, project, user, roots, plugins; the most used first

@@ -146,10 +146,6 @@ func (s *Snapshot) Namespaces() []string {
 	return out
 }
 
-// Serves reports whether sk, this very skill, is served by the snapshot
-// under its own name.
-func (s *Snapshot) Serves(sk *sources.Skill) bool { return s.byKey[sk.Ref.Key()] == sk }
-
 // servedFor returns the skill s serves in sk's place: sk itself, or the
 // skill read again from the same file under the same name. An index may
 // be a refresh ahead of or behind the snapshot a session sees (a source
@@ -192,7 +188,7 @@ func (s *Snapshot) Search(ix *search.Index, q SearchQuery, vis *Visibility) Sear
 			(ns == "" || strings.ToLower(sk.Ref.Namespace) == ns) &&
 			(q.Kind == "" || sk.Kind == q.Kind)
 	}
-	res := SearchResult{Query: q.Text, Hits: []SearchHit{}}
+	res := SearchResult{Query: q.Text}
 	hits := ix.Search(q.Text, limit, accept)
 	terms := search.QueryTerms(q.Text)
 	res.Hits = make([]SearchHit, len(hits))

@@ -324,8 +324,6 @@ func (r *Resolver) report(ctx context.Context, s *Snapshot, nsrc int, took time.
 				log(slog.LevelDebug, d)
 			}
 		}
-	}
-	if r.logger.Enabled(ctx, slog.LevelDebug) {
 		for _, sh := range s.shadowed {
 			k := "shadowed " + sh.Skill.Path + " by " + sh.By.Path
 			seen[k] = true

@@ -92,11 +92,13 @@ func literals(p string) int {
 }
 
 // Of returns how the skill with ref is shown.
-func (v *Visibility) Of(ref sources.Ref) Shown {
+func (v *Visibility) Of(ref sources.Ref) Shown { return v.ofKey(ref.Key()) }
+
+// ofKey is Of for a qualified name already case-folded (Ref.Key).
+func (v *Visibility) ofKey(key string) Shown {
 	if v == nil {
 		return ShownOn
 	}
-	key := ref.Key()
 	if s, ok := v.memo.Load(key); ok {
 		return s.(Shown)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/skillmux/skillmux/internal/logwriter"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
-	"github.com/skillmux/skillmux/sources"
 )
 
 // steadyStateGC sets the collector for the long life of a session, once
@@ -141,9 +140,7 @@ status 2.`,
 				// which may replace the sources; the search index, which
 				// reads through them) ends before the sources close.
 				srv.Close()
-				for _, src := range res.Sources() { // plugin processes end with the server
-					sources.Close(src)
-				}
+				res.SetSources(nil) // closes them: plugin processes end with the server
 			}()
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			steadyStateGC(logger)

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillmux/skillmux/config"
+	"github.com/skillmux/skillmux/plugins"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
 )
@@ -25,5 +26,9 @@ func TestConfigKnowsTheTools(t *testing.T) {
 	}
 	if diff := cmp.Diff(config.Channels, resolver.Channels); diff != "" {
 		t.Errorf("channels (-config +resolver):\n%s", diff)
+	}
+	if config.DefaultPluginTimeout != plugins.DefaultTimeout || config.DefaultPluginGrace != plugins.DefaultGrace {
+		t.Errorf("plugin defaults: config says timeout %v, grace %v; plugins says %v, %v",
+			config.DefaultPluginTimeout, config.DefaultPluginGrace, plugins.DefaultTimeout, plugins.DefaultGrace)
 	}
 }
