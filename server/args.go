@@ -36,7 +36,7 @@ func parseArgs(raw json.RawMessage, allowed ...string) (*args, error) {
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		return nil, invalidParams(fmt.Sprintf("unknown argument %q; this tool takes %s", unknown[0], quoted(allowed)))
+		return nil, invalidParams(fmt.Sprintf("unknown argument %q; this tool takes %s", clipURI(unknown[0]), quoted(allowed)))
 	}
 	return a, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -229,8 +230,12 @@ func (s *Server) callSuggest(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	for _, f := range files {
 		text += " " + filepath.Base(f) + " " + strings.TrimPrefix(filepath.Ext(f), ".")
 	}
-	if len(text) > resolver.MaxQueryLength {
-		text = text[:resolver.MaxQueryLength]
+	if len(text) > resolver.MaxQueryLength { // the task's first words, cut at a character
+		n := resolver.MaxQueryLength
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text = text[:n]
 	}
 	res, err := s.search(ctx, req, resolver.SearchQuery{Text: text, Limit: limit})
 	if err != nil {

@@ -62,12 +62,7 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 		return res, nil
 	}
 	slices.Sort(values)
-	res.Completion.Total = len(values)
-	if len(values) > maxCompletions {
-		values, res.Completion.HasMore = values[:maxCompletions], true
-	}
-	res.Completion.Values = values
-	return res, nil
+	return completion(values), nil
 }
 
 func isSkillTemplate(uri string) bool {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -68,6 +69,28 @@ func TestProfiles(t *testing.T) {
 				t.Errorf("warning about dots: %v, want %v:\n%s", got, tt.dots, log)
 			}
 		})
+	}
+}
+
+// A server whose tools never search the index builds none (sk's
+// skills.search matches substrings); one with a tool that does builds it
+// after the handshake.
+func TestIndexOnlyForSearchingTools(t *testing.T) {
+	r := newResolver(t, fake("s", "", "pdf", "docx"))
+	for profile, searches := range map[string]bool{"default": true, "catalog": true, "sk": false, "skill-jack": false, "skills-mcp": false} {
+		srv := server.New(r, &server.Options{Tools: &server.ToolsOptions{Profile: profile}})
+		t.Cleanup(func() { srv.Close() })
+		connect(t, srv, "", nil)
+		built := func() bool { done, todo := srv.IndexProgress(); return todo > 0 && done == todo }
+		if !searches {
+			time.Sleep(100 * time.Millisecond) // time enough for a build of two skills to start
+		}
+		for deadline := time.Now().Add(5 * time.Second); searches && !built() && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got := built(); got != searches {
+			t.Errorf("profile %s: index built %v, want %v", profile, got, searches)
+		}
 	}
 }
 

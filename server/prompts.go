@@ -256,7 +256,7 @@ func (s *Server) completePrompt(req *mcp.CompleteRequest) (*mcp.CompleteResult, 
 		}
 		return nil, invalidParams(fmt.Sprintf("prompt %q has no argument %q; it has \"name\" and %q", LoaderPromptName, arg, ArgumentsName))
 	}
-	m, err := v.snap.Lookup(p.Ref.Name)
+	m, err := s.lookup(v, p.Ref.Name) // as prompts/get finds it
 	if err != nil || !m.Skill.UserInvocable {
 		return nil, invalidParams(fmt.Sprintf("unknown prompt %q", p.Ref.Name))
 	}

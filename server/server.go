@@ -166,10 +166,6 @@ func New(c Catalog, opts *Options) *Server {
 	s.reportTools(s.tools)
 	makers := toolMakers()
 	for _, name := range s.tools.served {
-		if name == SkillToolName {
-			s.addSkillTool(s.catalog.Snapshot().ToolDescription(&s.catalogOpts))
-			continue
-		}
 		t := makers[name](s)
 		s.mcp.AddTool(t.def, t.handle)
 	}

@@ -36,10 +36,15 @@ const SkillSearchHint = "agent skills: load specialized instructions and workflo
 // skillTool makes the skill tool with the catalog of the current snapshot;
 // sessionViews gives each session its own view's description.
 func (s *Server) skillTool() *tool {
+	return s.skillToolWith(s.catalog.Snapshot().ToolDescription(&s.catalogOpts))
+}
+
+// skillToolWith makes the skill tool with description.
+func (s *Server) skillToolWith(description string) *tool {
 	return &tool{def: &mcp.Tool{
 		Name:        SkillToolName,
 		Title:       "Load a skill",
-		Description: s.catalog.Snapshot().ToolDescription(&s.catalogOpts),
+		Description: description,
 		InputSchema: skillInputSchema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 		// Claude Code defers the descriptions of MCP tools behind its tool
@@ -51,8 +56,7 @@ func (s *Server) skillTool() *tool {
 // addSkillTool registers the skill tool with description, again after a
 // change: the SDK then announces tools/list_changed.
 func (s *Server) addSkillTool(description string) {
-	t := s.skillTool()
-	t.def.Description = description
+	t := s.skillToolWith(description)
 	s.mcp.AddTool(t.def, t.handle)
 }
 
@@ -101,29 +105,11 @@ func (s *Server) lookup(v *view, name string) (resolver.Match, error) {
 // nameArgument extracts the required string argument "name", or returns
 // the -32602 error a client expects for bad arguments.
 func nameArgument(raw json.RawMessage) (string, error) {
-	var args map[string]json.RawMessage
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return "", invalidParams("arguments must be an object with a string \"name\"")
-		}
+	a, err := parseArgs(raw, "name")
+	if err != nil {
+		return "", err
 	}
-	for k := range args {
-		if k != "name" {
-			return "", invalidParams(fmt.Sprintf("unknown argument %q; this tool takes \"name\"", clipURI(k)))
-		}
-	}
-	v, ok := args["name"]
-	if !ok || string(v) == "null" {
-		return "", invalidParams("missing required argument \"name\" (a skill name, e.g. {\"name\": \"pdf\"})")
-	}
-	var name string
-	if err := json.Unmarshal(v, &name); err != nil {
-		return "", invalidParams(fmt.Sprintf("argument \"name\" must be a string, got %s", jsonKind(v)))
-	}
-	if strings.TrimSpace(name) == "" {
-		return "", invalidParams("argument \"name\" must not be empty")
-	}
-	return name, nil
+	return a.query("name", `a skill name, e.g. {"name": "pdf"}`)
 }
 
 // errorResult is a tool error: the model reads msg, and the notes after

@@ -159,31 +159,15 @@ func (s *Server) listSkillFiles(m resolver.Match, u resolver.SkillURI, under, to
 // skillResourceArguments extracts "skill" (required) and "path", or
 // returns the -32602 error a client expects for bad arguments.
 func skillResourceArguments(raw json.RawMessage) (skill, path string, err error) {
-	var args map[string]json.RawMessage
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return "", "", invalidParams("arguments must be an object with a string \"skill\" and an optional string \"path\"")
-		}
+	a, err := parseArgs(raw, "skill", "path")
+	if err != nil {
+		return "", "", err
 	}
-	v, ok := args["skill"]
-	if !ok {
-		return "", "", invalidParams("missing required argument \"skill\" (a skill name, e.g. {\"skill\": \"pdf\", \"path\": \"references/forms.md\"})")
+	if skill, err = a.query("skill", `a skill name, e.g. {"skill": "pdf", "path": "references/forms.md"}`); err != nil {
+		return "", "", err
 	}
-	if err := json.Unmarshal(v, &skill); err != nil {
-		return "", "", invalidParams(fmt.Sprintf("argument \"skill\" must be a string, got %s", jsonKind(v)))
-	}
-	if strings.TrimSpace(skill) == "" {
-		return "", "", invalidParams("argument \"skill\" must not be empty")
-	}
-	if v, ok := args["path"]; ok && string(v) != "null" {
-		if err := json.Unmarshal(v, &path); err != nil {
-			return "", "", invalidParams(fmt.Sprintf("argument \"path\" must be a string, got %s", jsonKind(v)))
-		}
-	}
-	for k := range args {
-		if k != "skill" && k != "path" {
-			return "", "", invalidParams(fmt.Sprintf("unknown argument %q; the arguments are \"skill\" and \"path\"", clipURI(k)))
-		}
+	if path, err = a.str("path"); err != nil {
+		return "", "", err
 	}
 	return skill, path, nil
 }

@@ -88,9 +88,19 @@ func TestClientsAreNotServedTheirOwnSkills(t *testing.T) {
 				if strings.Contains(instrs, name) || strings.Contains(tool, name) {
 					t.Errorf("%s is in the catalog:\n%s\n%s", name, instrs, tool)
 				}
-				// Asked for by name, it still loads.
+				// Asked for by name, it still loads, as a tool call and as a
+				// prompt, whose argument completes.
 				if res, err := callSkill(t, cs, map[string]any{"name": name}); err != nil || res.IsError {
 					t.Errorf("%s does not load by name: %v %v", name, err, res)
+				}
+				if _, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: name}); err != nil {
+					t.Errorf("prompt %s: %v", name, err)
+				}
+				if _, err := cs.Complete(context.Background(), &mcp.CompleteParams{
+					Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: name},
+					Argument: mcp.CompleteParamsArgument{Name: server.ArgumentsName},
+				}); err != nil {
+					t.Errorf("completion of prompt %s: %v", name, err)
 				}
 			}
 		})

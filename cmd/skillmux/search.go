@@ -109,15 +109,6 @@ func printHits(e *env, res resolver.SearchResult) {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
 		}
-		fmt.Fprintf(e.stdout, "%s  (%.2f)\n  %s\n  %s\n  %s\n", h.Name, h.Score, oneLineText(h.Description, 160), h.Excerpt, h.Location)
+		fmt.Fprintf(e.stdout, "%s  (%.2f)\n  %s\n  %s\n  %s\n", h.Name, h.Score, clip(h.Description, 160), h.Excerpt, h.Location)
 	}
-}
-
-// oneLineText puts s on one line, cut to about n characters.
-func oneLineText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return strings.TrimRight(string(r[:n]), " ,;:.") + "…"
-	}
-	return s
 }

@@ -1,6 +1,6 @@
 // Package search finds skills by what they say: an in-memory full-text
 // index of every skill's name, description and SKILL.md body, ranked with
-// BM25F, that follows the catalog one skill at a time.
+// BM25 over weighted fields (see Index.Search), that follows the catalog one skill at a time.
 //
 // The parts: tokenize.go splits text into terms (Unicode letters and
 // digits, case-folded, accents of Latin letters dropped, each ideograph a

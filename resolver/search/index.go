@@ -36,8 +36,8 @@ const minDead = 4
 const maxTermsPerDoc = 1 << 16
 
 // Index is an in-memory full-text index of skills: an inverted index of
-// their names, descriptions and SKILL.md bodies, ranked with BM25F (see
-// Search). It follows a catalog skill by skill: Update compares the skills
+// their names, descriptions and SKILL.md bodies, ranked with BM25 over
+// weighted fields, each saturated on its own (see Search). It follows a catalog skill by skill: Update compares the skills
 // it is given with those it holds, by pointer (a source returns the same
 // *sources.Skill while a skill is unchanged), and indexes only the new and
 // changed ones.
@@ -367,7 +367,7 @@ func (ix *Index) prepareOne(t *tokenizer, p *prepared, buf []byte) []byte {
 	t.startDoc()
 	p.terms, p.tfs = p.terms[:0], p.tfs[:0]
 	add := func(f int, text []byte) {
-		t.each(text, func(ti *termInfo, _, _ int) {
+		t.each(text, func(ti *termInfo) {
 			if ti.doc != t.doc {
 				if len(p.terms) >= maxTermsPerDoc {
 					return

@@ -22,8 +22,8 @@ import (
 //
 // Each field saturates on its own (rather than summing the frequencies
 // before saturating, as BM25F does), so a term in the description counts
-// on top of the same term in a long body: measured on the shared corpus,
-// that ranks the skill meant first more often.
+// on top of the same term in a long body. The ranking is checked on the
+// shared corpus by ranking_test.go.
 //
 // A query that is a skill's whole name (short or qualified, spaces and
 // underscores taken for hyphens) puts that skill first: ExactBoost is

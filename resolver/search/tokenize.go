@@ -55,24 +55,23 @@ func newTokenizer() *tokenizer {
 	return &tokenizer{buf: make([]byte, 0, 64), words: map[string]*termInfo{}, byTerm: map[string]*termInfo{}}
 }
 
-// each calls f with every term of s and the byte offsets in s where the
-// term's word starts and ends. Words joined by a dot, a hyphen, an
+// each calls f with every term of s. Words joined by a dot, a hyphen, an
 // underscore or a slash with nothing else between them ("CLAUDE.md",
 // "p5.js", "test-driven") give, after the term of each, one more term for
 // the whole compound written without its joiners ("claudemd"): rare
 // compounds are telling, and a query that writes one the same way finds
 // it.
-func (t *tokenizer) each(s []byte, f func(term *termInfo, start, end int)) {
+func (t *tokenizer) each(s []byte, f func(term *termInfo)) {
 	start, runes := -1, 0
 	t.buf = t.buf[:0]
-	// The compound under way: its words so far, where it starts, where
-	// its last word ends, and how many words it has.
+	// The compound under way: its words so far, where its last word ends,
+	// and how many words it has.
 	t.comp = t.comp[:0]
-	compStart, compEnd, parts := 0, 0, 0
+	compEnd, parts := 0, 0
 	endCompound := func() {
 		if parts >= 2 && parts <= maxCompoundParts {
 			if term := t.term(t.comp); term != nil {
-				f(term, compStart, compEnd)
+				f(term)
 			}
 		}
 		t.comp, parts = t.comp[:0], 0
@@ -80,7 +79,7 @@ func (t *tokenizer) each(s []byte, f func(term *termInfo, start, end int)) {
 	flush := func(end int) {
 		if start >= 0 && runes <= maxTokenRunes {
 			if term := t.term(t.buf); term != nil {
-				f(term, start, end)
+				f(term)
 			}
 			if parts > 0 && start == compEnd+1 && isJoiner(s[compEnd]) && len(t.comp)+len(t.buf) <= maxTokenRunes {
 				t.comp = append(t.comp, t.buf...)
@@ -88,7 +87,7 @@ func (t *tokenizer) each(s []byte, f func(term *termInfo, start, end int)) {
 			} else {
 				endCompound()
 				t.comp = append(t.comp, t.buf...)
-				compStart, parts = start, 1
+				parts = 1
 			}
 			compEnd = end
 		}
@@ -120,7 +119,7 @@ func (t *tokenizer) each(s []byte, f func(term *termInfo, start, end int)) {
 			flush(i)
 			endCompound()
 			if term := t.term(utf8.AppendRune(t.buf[:0], r)); term != nil {
-				f(term, i, i+n)
+				f(term)
 			}
 			t.buf = t.buf[:0]
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) && start >= 0:
@@ -147,7 +146,7 @@ func isJoiner(c byte) bool { return c == '.' || c == '-' || c == '_' || c == '/'
 // terms returns the terms of s, in order, repeats included.
 func (t *tokenizer) terms(s string) []string {
 	var out []string
-	t.each([]byte(s), func(term *termInfo, _, _ int) { out = append(out, term.term) })
+	t.each([]byte(s), func(term *termInfo) { out = append(out, term.term) })
 	return out
 }
 
