@@ -46,8 +46,8 @@ var Channels = []string{ChannelBoth, ChannelTool, ChannelInstructions}
 //
 // The catalog is filled, within Budget, in this order of precedence:
 // pinned skills (Pin), then the project's, the user's, those of the
-// folders named on the command line or in the configuration (roots), and
-// those of plugins; within each group the most used first (Usage), then by
+// folders named on the command line or in the configuration (roots) and
+// of source plugins, and those of Claude Code plugins; within each group the most used first (Usage), then by
 // qualified name. Roots come after the user's own folders because they are
 // often large shared collections, and before plugins because the person
 // named them. Skills not offered to the model (Visibility off,

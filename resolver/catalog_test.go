@@ -238,6 +238,7 @@ func TestCatalogOrder(t *testing.T) {
 		mk("project", sources.ScopeProject, "", "p-a", "p-b"),
 		mk("root", sources.ScopeRoot, "", "r-a", "pinned-root"),
 		mk("plugin", sources.ScopePlugin, "plug", "x", "y"),
+		mk("zipped", sources.ScopeSourcePlugin, "zipped", "z"), // a source plugin: with the roots
 	)
 	usage := &resolver.MemoryUsage{}
 	for range 3 {
@@ -246,7 +247,7 @@ func TestCatalogOrder(t *testing.T) {
 	usage.Record("u-b")
 	usage.Record("plug:y")
 	p := parseCatalog(t, snap.ToolDescription(&resolver.CatalogOptions{Pin: []string{"PINNED-*", "plug:x"}, Usage: usage}))
-	want := []string{"pinned-root", "plug:x", "p-a", "p-b", "u-c", "u-b", "u-a", "r-a", "plug:y"}
+	want := []string{"pinned-root", "plug:x", "p-a", "p-b", "u-c", "u-b", "u-a", "r-a", "zipped:z", "plug:y"}
 	if diff := cmp.Diff(want, p.names); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
@@ -266,6 +267,22 @@ func TestPinnedKeepTheirDescriptions(t *testing.T) {
 	}
 	if _, ok := p.descs["skill-000"]; ok {
 		t.Errorf("skill-000 kept a description that the pinned ones needed")
+	}
+}
+
+// Between equally specific patterns, the more hidden wins, whatever the
+// order of the rules.
+func TestVisibilityTies(t *testing.T) {
+	for range 10 { // a map's order changes from run to run
+		vis, err := resolver.NewVisibility(map[string]string{"a?": "on", "?b": "off", "?c": "name-only", "a*": "on"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range map[string]resolver.Shown{"ab": resolver.ShownOff, "ac": resolver.ShownNameOnly, "ad": resolver.ShownOn} {
+			if got := vis.Of(sources.Ref{Name: name}); got != want {
+				t.Errorf("%s: %v, want %v", name, got, want)
+			}
+		}
 	}
 }
 
