@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -117,4 +118,55 @@ func valueKind(v string) string {
 		return "an object"
 	}
 	return "a number"
+}
+
+// logLevels are the levels of logging/setLevel, as the protocol names them.
+var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// requiredParams refuses, with invalid params, the requests whose params
+// decode but miss what the method needs and the SDK lets through: a
+// resources/read or (un)subscribe without a uri, which the SDK would
+// answer "not found" or accept, and a logging/setLevel with a level the
+// protocol does not have, which it would store.
+func requiredParams(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		var uri string
+		switch p := req.GetParams().(type) {
+		case *mcp.SetLoggingLevelParams:
+			if p == nil || !slices.Contains(logLevels, p.Level) {
+				var got mcp.LoggingLevel
+				if p != nil {
+					got = p.Level
+				}
+				return nil, invalidParams(fmt.Sprintf("%s needs a \"level\", one of %s; got %q", method, joinQuoted(logLevels), clipText(string(got), 40)))
+			}
+			return next(ctx, method, req)
+		case *mcp.ReadResourceParams:
+			if p != nil {
+				uri = p.URI
+			}
+		case *mcp.SubscribeParams:
+			if p != nil {
+				uri = p.URI
+			}
+		case *mcp.UnsubscribeParams:
+			if p != nil {
+				uri = p.URI
+			}
+		default:
+			return next(ctx, method, req)
+		}
+		if uri == "" {
+			return nil, invalidParams(fmt.Sprintf("%s needs a \"uri\", such as \"skill://pdf/SKILL.md\"", method))
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func joinQuoted[S ~string](vs []S) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = strconv.Quote(string(v))
+	}
+	return strings.Join(q, ", ")
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -138,24 +137,19 @@ func (s *Server) servePrompts(next mcp.MethodHandler) mcp.MethodHandler {
 func (s *Server) listPrompts(req *mcp.ListPromptsRequest) (*mcp.ListPromptsResult, error) {
 	v := s.viewOf(req)
 	pl := s.promptsOf(v)
-	start := 0
-	if req.Params != nil && req.Params.Cursor != "" {
-		after, err := base64.RawURLEncoding.DecodeString(req.Params.Cursor)
-		if err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: cursor is not one this server gave"}
-		}
-		start, _ = slices.BinarySearchFunc(pl.prompts, string(after), func(p *mcp.Prompt, name string) int {
-			if p.Name <= name {
-				return -1
-			}
-			return 1
-		})
+	cursor := ""
+	if req.Params != nil {
+		cursor = req.Params.Cursor
+	}
+	start, err := pageStart("prompts/list", cursor, len(pl.prompts), func(i int) string { return pl.prompts[i].Name })
+	if err != nil {
+		return nil, err
 	}
 	end := min(start+promptPageSize, len(pl.prompts))
 	res := &mcp.ListPromptsResult{Prompts: slices.Clone(pl.prompts[start:end])}
 	res.CacheScope = "private" // each session has its view
 	if end < len(pl.prompts) {
-		res.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(pl.prompts[end-1].Name))
+		res.NextCursor = encodeCursor("prompts/list", pl.prompts[end-1].Name)
 	}
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 		s.mu.Lock()

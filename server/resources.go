@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -148,7 +149,7 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 	if req.Params != nil {
 		cursor = req.Params.Cursor
 	}
-	start, err := pageStart(cursor, len(items), func(i int) string { return items[i].URI.Path() })
+	start, err := pageStart("resources/list", cursor, len(items), func(i int) string { return items[i].URI.Path() })
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +162,7 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 		res.Resources = append(res.Resources, skillMDResource(a))
 	}
 	if end < len(items) {
-		res.NextCursor = encodeCursor(items[end-1].URI.Path())
+		res.NextCursor = encodeCursor("resources/list", items[end-1].URI.Path())
 	}
 	res.Cacheable = mcp.Cacheable{TTLMs: listTTL, CacheScope: cacheScope}
 	return res, nil
@@ -186,9 +187,6 @@ func skillMDResource(a resolver.Addressed) *mcp.Resource {
 
 // readResource reads a file, or one of the collections.
 func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	if req.Params == nil || req.Params.URI == "" {
-		return nil, invalidParams("resources/read needs a uri")
-	}
 	uri := req.Params.URI
 	v := s.viewOf(req)
 	a, snap, err := s.resolve(v, uri)
@@ -493,18 +491,23 @@ func clipURI(uri string) string {
 
 // encodeCursor and pageStart implement the opaque cursors of the lists:
 // a cursor is the sort key of the last item of the page before, so a page
-// boundary survives a change of the catalog.
-func encodeCursor(key string) string { return base64.RawURLEncoding.EncodeToString([]byte(key)) }
+// boundary survives a change of the catalog. It is tagged with the method
+// that gave it, so that a cursor of another list, or one made up, is
+// refused rather than read as a key.
+func encodeCursor(method, key string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(method + "\x00" + key))
+}
 
 // pageStart returns the index of the first of n items (sorted by key)
-// after the cursor's.
-func pageStart(cursor string, n int, key func(int) string) (int, error) {
+// after the cursor's, which method must have given.
+func pageStart(method, cursor string, n int, key func(int) string) (int, error) {
 	if cursor == "" {
 		return 0, nil
 	}
-	k, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
-		return 0, invalidParams("the cursor is not one this server gave")
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	k, ok := bytes.CutPrefix(b, []byte(method+"\x00"))
+	if err != nil || !ok {
+		return 0, invalidParams(fmt.Sprintf("the cursor is not one %s gave: pass a nextCursor as it came, or none for the first page", method))
 	}
 	return sort.Search(n, func(i int) bool { return key(i) > string(k) }), nil
 }

@@ -133,7 +133,7 @@ func (s *Server) listSkills(ctx context.Context, ss *mcp.ServerSession, p *listS
 	if p != nil {
 		cursor = p.Cursor
 	}
-	i, err := pageStart(cursor, len(items), func(i int) string { return items[i].URI.Path() })
+	i, err := pageStart("skills/list", cursor, len(items), func(i int) string { return items[i].URI.Path() })
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (s *Server) listSkills(ctx context.Context, ss *mcp.ServerSession, p *listS
 		res.Skills = append(res.Skills, e)
 	}
 	if i < len(items) {
-		res.NextCursor = encodeCursor(items[i-1].URI.Path())
+		res.NextCursor = encodeCursor("skills/list", items[i-1].URI.Path())
 	}
 	return res, nil
 }
@@ -300,14 +300,14 @@ func (s *Server) readDirectory(ctx context.Context, ss *mcp.ServerSession, p *re
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s %v", clipURI(p.URI), err)}
 	}
-	start, err := pageStart(p.Cursor, len(children), func(i int) string { return children[i].URI })
+	start, err := pageStart("resources/directory/read", p.Cursor, len(children), func(i int) string { return children[i].URI })
 	if err != nil {
 		return nil, err
 	}
 	end := min(start+s.pageSize, len(children))
 	res := &readDirectoryResult{ResultType: "complete", Resources: children[start:end], cacheFields: s.cacheFor(ss, listTTL)}
 	if end < len(children) {
-		res.NextCursor = encodeCursor(children[end-1].URI)
+		res.NextCursor = encodeCursor("resources/directory/read", children[end-1].URI)
 	}
 	return res, nil
 }
