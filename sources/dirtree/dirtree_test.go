@@ -2,6 +2,7 @@ package dirtree_test
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -204,6 +205,42 @@ func TestSpecialFilesAreSkipped(t *testing.T) {
 	}
 	if _, err := sources.Load(filepath.Join(root, "fifo", "SKILL.md"), sources.LoadOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("Load of a FIFO: %v", err)
+	}
+}
+
+// A skill's file list offers what a read of the skill's files can give:
+// no FIFO, and no link that leads out of the skill folder.
+func TestFileListHasWhatCanBeRead(t *testing.T) {
+	root := tree(t, map[string]string{
+		"s/SKILL.md":         skillMD("s"),
+		"s/refs/guide.md":    "g",
+		"outside/secret.txt": "s",
+		"outside/more/x.md":  "x",
+	})
+	must(t, os.Symlink(filepath.Join(root, "outside", "secret.txt"), filepath.Join(root, "s", "secret")))
+	must(t, os.Symlink(filepath.Join(root, "outside", "more"), filepath.Join(root, "s", "more")))
+	must(t, os.Symlink("refs/guide.md", filepath.Join(root, "s", "guide")))
+	hasFIFO := mkfifo(filepath.Join(root, "s", "pipe")) == nil
+	l := list(t, root, nil)
+	var s *sources.Skill
+	for _, sk := range l.Skills {
+		if sk.Ref.Name == "s" {
+			s = sk
+		}
+	}
+	if s == nil {
+		t.Fatalf("skill s not listed: %v", names(l))
+	}
+	if diff := cmp.Diff([]string{"guide", "refs/guide.md"}, s.FileList); diff != "" {
+		t.Errorf("file list (-want +got):\n%s", diff)
+	}
+	for _, f := range s.FileList {
+		if _, err := fs.ReadFile(s.Files, f); err != nil {
+			t.Errorf("listed %s, and its read fails: %v", f, err)
+		}
+	}
+	if !hasFIFO {
+		t.Log("no FIFOs here: the FIFO case was not tried")
 	}
 }
 

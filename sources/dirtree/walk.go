@@ -146,6 +146,11 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			}
 			typ = st.Mode().Type()
 		}
+		if isLink && owner != nil && !confined(owner, full) {
+			// Reads refuse what a link inside a skill leads out to:
+			// the skill's file list does not offer it.
+			continue
+		}
 		switch {
 		case typ.IsDir():
 			w.folder(dir, real, full, name, depth, linked, isLink, owner)
@@ -153,11 +158,26 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			// Probed above: the folder is a skill, or its SKILL.md was
 			// refused with a reason.
 		case owner != nil:
-			w.file(owner, full)
+			if typ.IsRegular() { // a FIFO or a device cannot be read as a file
+				w.file(owner, full)
+			}
 		case depth == 0 && w.t.opts.Learned && typ.IsRegular() && strings.EqualFold(filepath.Ext(name), ".md") && hasFrontMatter(full):
 			w.load(full, filepath.Join(real, name), linked, sources.KindLearned)
 		}
 	}
+}
+
+// confined reports whether the symlink at path, inside the skill of
+// owner, can be read through the skill's files: reads go through an
+// os.Root of the skill folder, which refuses a link that leaves it.
+func confined(owner *entry, path string) bool {
+	dir := filepath.Dir(owner.path)
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return false
+	}
+	_, err = fs.Stat(sources.DirFS(dir), filepath.ToSlash(rel))
+	return err == nil
 }
 
 // folder starts the visit of the sub-folder full (named name) of dir.
