@@ -541,21 +541,24 @@ func cleanCut(s string, limit int) (cut string, ok bool) {
 }
 
 // oneLine collapses runs of white space, line breaks included, to one
-// space and drops other control characters, so that a block-scalar
-// description fits a catalog line and no text from a skill can start a
-// line of its own in the catalog (and pass for an entry).
+// space and drops other control characters and the bidirectional
+// controls, so that a block-scalar description fits a catalog line and no
+// text from a skill can start a line of its own in the catalog (and pass
+// for an entry) or show in another order than it reads.
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+	if strings.IndexFunc(s, dropped) < 0 {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if dropped(r) {
 			return -1
 		}
 		return r
 	}, s)
 }
+
+func dropped(r rune) bool { return unicode.IsControl(r) || sources.IsBidiControl(r) }
 
 // escapeControls writes control characters in s (in a path, say) as Go
 // escapes, keeping it on one line and still telling what it holds.

@@ -121,7 +121,17 @@ func (c *checker) checkDescription(v fieldValue) (string, bool) {
 	if n := utf8.RuneCountInString(desc); n > MaxDescriptionLen {
 		c.problem("description", "description-length", "is %d characters; the limit is %d", n, MaxDescriptionLen)
 	}
+	if strings.IndexFunc(desc, IsBidiControl) >= 0 {
+		c.problem("description", "description-bidi", "holds bidirectional control characters (U+202A to U+202E, U+2066 to U+2069), which show text in another order than it is read; the catalog leaves them out")
+	}
 	return desc, true
+}
+
+// IsBidiControl reports whether r is a bidirectional embedding, override
+// or isolate: characters that make text display in another order than
+// the one it is read in. The catalog drops them from what skills say.
+func IsBidiControl(r rune) bool {
+	return r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
 }
 
 // strictOnly is a specification violation that clients tolerate in

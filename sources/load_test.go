@@ -127,6 +127,13 @@ func TestLoad(t *testing.T) {
 			wantDiag: []string{"warning:description:description-length"},
 		},
 		{
+			name:     "bidirectional controls in a description are warned",
+			folder:   "bidi",
+			content:  "---\nname: bidi\ndescription: \"Reads \u202eesrever\u202c.\"\n---\n",
+			wantName: "bidi", wantDesc: "Reads \u202eesrever\u202c.",
+			wantDiag: []string{"warning:description:description-bidi"},
+		},
+		{
 			name:     "unknown keys are warned, client extensions are not",
 			folder:   "extra",
 			content:  "---\nname: extra\ndescription: Extra keys.\nversion: 1.0.0\nuser-invocable: true\nargument-hint: \"[file]\"\ndisable-model-invocation: false\ndescripton: typo\n---\n",
