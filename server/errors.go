@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -120,27 +119,19 @@ func valueKind(v string) string {
 	return "a number"
 }
 
-// logLevels are the levels of logging/setLevel, as the protocol names them.
-var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-// requiredParams refuses, with invalid params, the requests whose params
-// decode but miss what the method needs and the SDK lets through: a
-// resources/read or (un)subscribe without a uri, which the SDK would
-// answer "not found" or accept, and a logging/setLevel with a level the
-// protocol does not have, which it would store.
+// requiredParams refuses the requests whose params decode but miss what
+// the method needs, which the SDK lets through: a resources/read or
+// (un)subscribe without a uri, which it would answer "not found" or
+// accept. It also answers logging/setLevel as a method this server does
+// not have: it declares no logging capability and sends no log messages
+// (its log goes to stderr), where the SDK would accept any level.
 func requiredParams(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "logging/setLevel" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q: this server sends no log messages (it declares no logging capability); its log goes to stderr", method)}
+		}
 		var uri string
 		switch p := req.GetParams().(type) {
-		case *mcp.SetLoggingLevelParams:
-			if p == nil || !slices.Contains(logLevels, p.Level) {
-				var got mcp.LoggingLevel
-				if p != nil {
-					got = p.Level
-				}
-				return nil, invalidParams(fmt.Sprintf("%s needs a \"level\", one of %s; got %q", method, joinQuoted(logLevels), clipText(string(got), 40)))
-			}
-			return next(ctx, method, req)
 		case *mcp.ReadResourceParams:
 			if p != nil {
 				uri = p.URI
@@ -161,12 +152,4 @@ func requiredParams(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
-}
-
-func joinQuoted[S ~string](vs []S) string {
-	q := make([]string, len(vs))
-	for i, v := range vs {
-		q[i] = strconv.Quote(string(v))
-	}
-	return strings.Join(q, ", ")
 }
