@@ -49,6 +49,13 @@
 // after an overflow the watcher checks every watched folder against the disk
 // and walks every root again.
 //
+// A root may not exist yet, or may be removed or moved away and come back
+// (a user makes ~/.claude/skills during a session; a checkout replaces a
+// folder). Such a root is waited for through the nearest folder above it
+// that exists, watched on its own as a sentinel; each folder made on the
+// way down moves the sentinel, and the root's appearance is a batch that
+// says Rescan, since everything in it is new.
+//
 // Watches are a limited resource: inotify allows fs.inotify.max_user_watches
 // per user, kqueue one open file per watched file and folder. Reaching the
 // limit (or [Options.MaxDirs]) logs one warning that names the limit and how

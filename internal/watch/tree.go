@@ -133,6 +133,59 @@ func (w *Watcher) watchDir(path string, id fileID) error {
 	return nil
 }
 
+// rearm watches the roots that exist again, and, for each root that does
+// not exist, the nearest existing folder above it: a sentinel, watched on
+// its own (not its sub-folders), whose events tell when the next folder
+// down the root's path, or the root, is made. Sentinels no root needs
+// any more are unwatched. rearm returns the roots it found again, now
+// watched, and whether some folder could not be watched. Missing roots
+// are few (one per source), and rearm runs only when an event touched a
+// sentinel or a root.
+func (w *Watcher) rearm() (appeared []string, incomplete bool) {
+	want := map[string]bool{}
+	for root := range w.roots {
+		if w.dirs[root] != nil || w.aliases[root] != "" {
+			continue
+		}
+		if fi, err := os.Stat(root); err == nil && fi.IsDir() {
+			incomplete = w.watchTree(root, true, nil) || incomplete
+			if w.dirs[root] != nil || w.aliases[root] != "" {
+				appeared = append(appeared, root)
+				continue
+			}
+		}
+		for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				want[dir] = true
+				break
+			}
+			if dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	for dir := range w.sentinels {
+		if !want[dir] {
+			delete(w.sentinels, dir)
+			if w.dirs[dir] == nil {
+				w.rmWatch(dir) // fails harmlessly on a folder that is gone
+			}
+		}
+	}
+	for dir := range want {
+		// A folder watched for a tree hears of its entries already.
+		if w.sentinels[dir] || w.dirs[dir] != nil {
+			continue
+		}
+		if err := w.addWatch(dir); err != nil {
+			w.log.Debug("watch: cannot wait for a missing root; it is found by periodic rescans", "folder", dir, "err", err)
+			continue
+		}
+		w.sentinels[dir] = true
+	}
+	return appeared, incomplete
+}
+
 // warnLimit logs, once per Watcher, that a limit keeps folders unwatched.
 func (w *Watcher) warnLimit(hint string, err error) {
 	if w.warned {

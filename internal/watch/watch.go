@@ -109,8 +109,12 @@ type Watcher struct {
 	ids     map[fileID]string // watched folder's identity → its path in dirs
 	aliases map[string]string // another path reaching a watched folder → its path in dirs
 	targets map[string][]string
-	warned  bool // the limit warning was logged: it is logged once
-	failed  bool // a failure other than a limit was logged at Warn: later ones go to Debug
+	// sentinels are the folders watched, on their own, because a root
+	// that does not exist would be made in them: the nearest existing
+	// folder above each missing root (see rearm).
+	sentinels map[string]bool
+	warned    bool // the limit warning was logged: it is logged once
+	failed    bool // a failure other than a limit was logged at Warn: later ones go to Debug
 }
 
 // dir is a watched folder.
@@ -159,6 +163,8 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 		ids:      map[fileID]string{},
 		aliases:  map[string]string{},
 		targets:  map[string][]string{},
+
+		sentinels: map[string]bool{},
 	}
 	fsw, err := newFS()
 	if err != nil {
@@ -184,19 +190,23 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 
 // Add watches root and every folder below it, recursively, now and as
 // folders appear. root is made absolute; batches name paths under it. Adding
-// a root already watched is cheap and does nothing. Add fails if root is not
-// a folder or lies in a pseudo file system; reaching a watch limit is not an
-// error (see Batch.Rescan). Add may be called before or during Run.
+// a root already watched is cheap and does nothing. A root that does not
+// exist (or stops existing) is waited for: the batch after it is made says
+// Rescan. Add fails if root is not a folder or lies in a pseudo file
+// system; reaching a watch limit is not an error (see Batch.Rescan). Add
+// may be called before or during Run.
 func (w *Watcher) Add(root string) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", root, err)
 	}
 	fi, err := os.Stat(root)
-	if err != nil {
+	missing := errors.Is(err, fs.ErrNotExist)
+	switch {
+	case missing:
+	case err != nil:
 		return fmt.Errorf("watch %s: %w", root, err)
-	}
-	if !fi.IsDir() {
+	case !fi.IsDir():
 		return fmt.Errorf("watch %s: not a folder", root)
 	}
 	if real, err := filepath.EvalSymlinks(root); err == nil && pseudofs.Reason(real) != "" {
@@ -209,6 +219,13 @@ func (w *Watcher) Add(root string) error {
 	}
 	w.roots[root] = true
 	if w.dirs[root] != nil || w.aliases[root] != "" {
+		return nil
+	}
+	if missing {
+		// Made meanwhile, it is watched now and Rescan says so.
+		if appeared, incomplete := w.rearm(); len(appeared) > 0 || incomplete {
+			w.debounce.add(true)
+		}
 		return nil
 	}
 	// A root is checked as a link is: it may be one.
@@ -235,6 +252,13 @@ func (w *Watcher) Remove(root string) error {
 		return nil
 	}
 	delete(w.roots, root)
+	if w.dirs[root] == nil && w.aliases[root] == "" {
+		// Missing: it was waited for, and no longer is.
+		if appeared, incomplete := w.rearm(); len(appeared) > 0 || incomplete {
+			w.debounce.add(true)
+		}
+		return nil
+	}
 	if w.covered(root) {
 		return nil // inside another root, which still wants every watch
 	}
@@ -348,8 +372,16 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 	if w.closed {
 		return nil, false
 	}
+	wake := false // an event may have made or removed a missing root, or a folder above one
 	for _, ev := range events {
 		p := filepath.Clean(ev.Name)
+		if w.sentinels[p] || w.sentinels[filepath.Dir(p)] {
+			wake = true
+		}
+		if w.roots[p] {
+			// A root made or removed is read whole.
+			wake, rescan = true, true
+		}
 		if w.skip(filepath.Base(p)) || !w.covered(p) {
 			// Not covered: a late event from a root removed since.
 			continue
@@ -371,6 +403,11 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 				}) || rescan
 			}
 		}
+	}
+	if wake {
+		// A root that appears is read whole: Rescan.
+		appeared, incomplete := w.rearm()
+		rescan = rescan || incomplete || len(appeared) > 0
 	}
 	return paths, rescan
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -121,6 +122,25 @@ func (h *harness) waitRescan() {
 		case <-deadline:
 			h.t.Fatalf("no Rescan after %v", hang)
 		}
+	}
+}
+
+// waitSentinel waits until dir, alone, is watched for a missing root.
+func (h *harness) waitSentinel(dir string) {
+	h.t.Helper()
+	deadline := time.Now().Add(hang)
+	for {
+		h.w.mu.Lock()
+		ok := len(h.w.sentinels) == 1 && h.w.sentinels[dir]
+		got := slices.Sorted(maps.Keys(h.w.sentinels))
+		h.w.mu.Unlock()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("sentinels %q, want only %s", got, dir)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -490,6 +510,60 @@ func TestRemoveRoot(t *testing.T) {
 	}
 }
 
+// A root that does not exist is waited for, through the folders above it
+// that are made one by one; a root removed or moved away is waited for
+// again. Each time it appears, the batch says Rescan, and what is made in
+// it after is reported.
+func TestMissingRoot(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "a", "b", "skills")
+	h := start(t, nil, root)
+	h.waitSentinel(base)
+	mkdirs(t, filepath.Join(base, "a"))
+	h.waitSentinel(filepath.Join(base, "a"))
+	mkdirs(t, filepath.Join(base, "a", "b"))
+	h.waitSentinel(filepath.Join(base, "a", "b"))
+	mkdirs(t, root)
+	h.waitRescan()
+	f := filepath.Join(root, "x", "SKILL.md")
+	write(t, f)
+	h.waitFor(f)
+
+	must(t, os.RemoveAll(filepath.Join(base, "a")))
+	h.reset()
+	h.waitRescan() // the root's removal
+	h.reset()
+	mkdirs(t, root)
+	h.waitRescan()
+	g := filepath.Join(root, "y.md")
+	write(t, g)
+	h.waitFor(g)
+
+	away := filepath.Join(base, "away")
+	must(t, os.Rename(root, away))
+	h.reset()
+	h.waitRescan()
+	write(t, filepath.Join(away, "unseen.md")) // outside the root now
+	must(t, os.Rename(away, root))
+	h.reset()
+	h.waitRescan()
+	z := filepath.Join(root, "z.md")
+	write(t, z)
+	h.waitFor(z)
+	h.notSeen(filepath.Join(away, "unseen.md"))
+
+	// Nothing is left watching for a root removed while it was missing.
+	must(t, os.RemoveAll(root))
+	h.reset()
+	h.waitRescan()
+	must(t, h.w.Remove(root))
+	h.w.mu.Lock()
+	defer h.w.mu.Unlock()
+	if len(h.w.sentinels) != 0 || len(h.w.dirs) != 0 {
+		t.Errorf("after Remove: sentinels %v, folders %v", h.w.sentinels, h.w.dirs)
+	}
+}
+
 func TestAddErrors(t *testing.T) {
 	w, err := New(nil)
 	must(t, err)
@@ -497,10 +571,11 @@ func TestAddErrors(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
 	write(t, file)
-	for _, p := range []string{filepath.Join(dir, "missing"), file} {
-		if err := w.Add(p); err == nil {
-			t.Errorf("Add(%s) succeeded", p)
-		}
+	if err := w.Add(file); err == nil {
+		t.Errorf("Add(%s), a file, succeeded", file)
+	}
+	if err := w.Add(filepath.Join(dir, "missing")); err != nil {
+		t.Errorf("Add of a missing root, which is waited for: %v", err)
 	}
 	if _, err := New(&Options{Debounce: -1}); err == nil {
 		t.Error("New with a negative Debounce succeeded")
