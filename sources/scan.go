@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // scanFrontMatter reads the summary of a front matter (see frontSummary)
@@ -33,6 +34,9 @@ import (
 // everything YAML rejects. The caller then asks the YAML library. When it
 // reports true, the YAML library (unmarshalMap) accepts the front matter
 // and yields the same summary: FuzzScanFrontMatter checks this.
+//
+// The strings of the summary may share front's memory: front must not
+// change after.
 func scanFrontMatter(front []byte) (frontSummary, bool) { return scanFront(front, nil) }
 
 // scanFront is scanFrontMatter, which also passes every top-level key and
@@ -90,6 +94,7 @@ type frontScanner struct {
 	keys      []span // keys of the nested mappings being read, innermost last
 	flowMaps  int    // flow mappings read so far
 	plainText []byte // the text of the last plain scalar read, unresolved
+	plainSrc  bool   // plainText is a part of src, not of buf
 	buf       []byte // scratch for decoding scalars
 	every     func(key string, v fieldValue)
 }
@@ -215,11 +220,11 @@ func (s *frontScanner) topEntry(k span, sum *frontSummary) bool {
 		if !k.quoted {
 			// A plain key must be a string for the YAML library to
 			// give the same map.
-			if v, ok := resolvePlain(text); !ok || v.kind != stringValue {
+			if v, ok := resolvePlain(text, true); !ok || v.kind != stringValue {
 				return false
 			}
 		}
-		name = string(text)
+		name = view(text)
 	}
 	if sum.keys == nil {
 		sum.keys = make([]string, 0, 8)
@@ -241,7 +246,7 @@ func (s *frontScanner) topEntry(k span, sum *frontSummary) bool {
 	}
 	sure := true
 	if v.kind == plainValue {
-		v, sure = resolvePlain(s.plainText)
+		v, sure = resolvePlain(s.plainText, s.plainSrc)
 	}
 	if s.every != nil && sure {
 		s.every(name, v)
@@ -572,9 +577,9 @@ func (s *frontScanner) plain(parent int, want bool) (fieldValue, bool) {
 	if !want {
 		return fieldValue{}, true
 	}
-	s.plainText = s.src[first:firstEnd]
+	s.plainText, s.plainSrc = s.src[first:firstEnd], true
 	if multi {
-		s.plainText = out
+		s.plainText, s.plainSrc = out, false
 		s.buf = out[:0]
 	}
 	return fieldValue{kind: plainValue}, true
@@ -585,7 +590,9 @@ func (s *frontScanner) plain(parent int, want bool) (fieldValue, bool) {
 func (s *frontScanner) quoted(parent int, want bool) (fieldValue, bool) {
 	q := s.src[s.pos]
 	s.pos++
+	start := s.pos
 	out := s.buf[:0]
+	verbatim := true // out is src[start:pos]: no escape, doubled quote or line break
 	for {
 		if s.pos >= len(s.src) {
 			return fieldValue{}, false
@@ -594,14 +601,19 @@ func (s *frontScanner) quoted(parent int, want bool) (fieldValue, bool) {
 		case c == '\'' && q == '\'' && s.pos+1 < len(s.src) && s.src[s.pos+1] == '\'':
 			out = append(out, '\'')
 			s.pos += 2
+			verbatim = false
 		case c == q:
 			s.pos++
 			if !want {
 				return fieldValue{}, true
 			}
 			s.buf = out[:0]
+			if verbatim {
+				return fieldValue{kind: stringValue, text: view(s.src[start : s.pos-1])}, true
+			}
 			return fieldValue{kind: stringValue, text: string(out)}, true
 		case c == '\\' && q == '"':
+			verbatim = false
 			var ok bool
 			if out, ok = s.escape(parent, out); !ok {
 				return fieldValue{}, false
@@ -619,6 +631,7 @@ func (s *frontScanner) quoted(parent int, want bool) (fieldValue, bool) {
 			// Spaces before a line break are dropped; one break is a
 			// space, and each further one a line feed.
 			s.pos = j
+			verbatim = false
 			breaks, ok := s.quotedBreaks(parent)
 			if !ok {
 				return fieldValue{}, false
@@ -1000,7 +1013,10 @@ func printable(front []byte) bool {
 // a string. yes, no, on and off are strings, as in YAML 1.2. It is not
 // sure of what could be a timestamp (yaml.v3 decodes one as a time.Time)
 // and of the merge key "<<".
-func resolvePlain(b []byte) (fieldValue, bool) {
+//
+// With inSrc, b is a part of the front matter being scanned and a string
+// value shares its memory (see view).
+func resolvePlain(b []byte, inSrc bool) (fieldValue, bool) {
 	switch string(b) {
 	case "true", "True", "TRUE", "false", "False", "FALSE":
 		return fieldValue{kind: boolValue, text: strconv.FormatBool(b[0] == 't' || b[0] == 'T')}, true
@@ -1028,8 +1044,17 @@ func resolvePlain(b []byte) (fieldValue, bool) {
 			return v, true
 		}
 	}
+	if inSrc {
+		return fieldValue{kind: stringValue, text: view(b)}, true
+	}
 	return fieldValue{kind: stringValue, text: string(b)}, true
 }
+
+// view returns b, a part of the front matter being scanned, as a string
+// that shares its memory. A front matter is never changed once read (a
+// Skill keeps it as FrontMatter), so the names and descriptions the
+// scanner returns cost no copy: at 100,000 skills, about 30 MB less.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // resolveNumber parses s (a plain scalar without its underscores) as
 // yaml.v3 does: a Go integer of any base prefix, an unsigned one, YAML's
