@@ -3,6 +3,7 @@ package sources
 import (
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -142,3 +143,9 @@ func (s *Skill) EntryFile() string {
 
 // SkillFile is the name of the file that makes a folder a skill.
 const SkillFile = "SKILL.md"
+
+// HoldsSkill reports whether a folder with these entries is a skill
+// folder: it holds a SKILL.md.
+func HoldsSkill(entries []fs.DirEntry) bool {
+	return slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == SkillFile })
+}

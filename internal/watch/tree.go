@@ -26,15 +26,25 @@ var errAbort = errors.New("watch: no more watches")
 // it: the folder is new, and what was made in it before its watch existed
 // produced no event. watchTree reports whether some folder could not be
 // watched, so events there will be missed.
+//
+// The walk is breadth first, and what is inside a unit (Options.Unit) comes
+// after everything that is not: when a limit stops it, the folders left
+// unwatched are the deepest inside units.
 func (w *Watcher) watchTree(top string, link bool, report func(string)) (incomplete bool) {
 	type item struct {
-		path string
-		link bool
+		path  string
+		link  bool
+		inner bool // inside a unit
 	}
-	stack := []item{{top, link}}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	var outer, inner []item // breadth first: taken from the front
+	outer = append(outer, item{top, link, false})
+	for len(outer) > 0 || len(inner) > 0 {
+		var it item
+		if len(outer) > 0 {
+			it, outer = outer[0], outer[1:]
+		} else {
+			it, inner = inner[0], inner[1:]
+		}
 		fi, err := os.Stat(it.path)
 		if err != nil || !fi.IsDir() {
 			continue // gone already (its removal is an event of its own), or a file
@@ -78,6 +88,7 @@ func (w *Watcher) watchTree(top string, link bool, report func(string)) (incompl
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			incomplete = true
 		}
+		below := it.inner || w.unit != nil && w.unit(entries)
 		for _, e := range entries {
 			name := e.Name()
 			if w.skip(name) {
@@ -87,11 +98,14 @@ func (w *Watcher) watchTree(top string, link bool, report func(string)) (incompl
 			if report != nil {
 				report(full)
 			}
-			switch {
-			case e.IsDir():
-				stack = append(stack, item{full, false})
-			case e.Type()&fs.ModeSymlink != 0:
-				stack = append(stack, item{full, true})
+			if !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			next := item{full, !e.IsDir(), below}
+			if below {
+				inner = append(inner, next)
+			} else {
+				outer = append(outer, next)
 			}
 		}
 	}
@@ -147,21 +161,36 @@ func (w *Watcher) rearm() (appeared []string, incomplete bool) {
 		if w.dirs[root] != nil || w.aliases[root] != "" {
 			continue
 		}
-		if fi, err := os.Stat(root); err == nil && fi.IsDir() {
-			incomplete = w.watchTree(root, true, nil) || incomplete
-			if w.dirs[root] != nil || w.aliases[root] != "" {
-				appeared = append(appeared, root)
-				continue
-			}
-		}
-		for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
-			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-				want[dir] = true
+		// The file system may change while we look: a folder found may be
+		// gone when its watch is added, and the next one down may be made
+		// just before. Each turn looks again, a few times at most.
+		for range 8 {
+			if fi, err := os.Stat(root); err == nil && fi.IsDir() {
+				incomplete = w.watchTree(root, true, nil) || incomplete
+				if w.dirs[root] != nil || w.aliases[root] != "" {
+					appeared = append(appeared, root)
+				}
 				break
 			}
-			if dir == filepath.Dir(dir) {
+			dir, next := existingAbove(root)
+			if dir == "" {
 				break
 			}
+			if !w.sentinels[dir] && w.dirs[dir] == nil {
+				if err := w.addWatch(dir); err != nil {
+					if errors.Is(err, fs.ErrNotExist) {
+						continue
+					}
+					w.log.Debug("watch: cannot wait for a missing root; it is found by periodic rescans", "folder", dir, "err", err)
+					break
+				}
+				w.sentinels[dir] = true
+			}
+			if _, err := os.Stat(next); err != nil {
+				want[dir] = true // no event was missed: the sentinel will tell
+				break
+			}
+			// Made before the watch: go down.
 		}
 	}
 	for dir := range w.sentinels {
@@ -172,18 +201,21 @@ func (w *Watcher) rearm() (appeared []string, incomplete bool) {
 			}
 		}
 	}
-	for dir := range want {
-		// A folder watched for a tree hears of its entries already.
-		if w.sentinels[dir] || w.dirs[dir] != nil {
-			continue
-		}
-		if err := w.addWatch(dir); err != nil {
-			w.log.Debug("watch: cannot wait for a missing root; it is found by periodic rescans", "folder", dir, "err", err)
-			continue
-		}
-		w.sentinels[dir] = true
-	}
 	return appeared, incomplete
+}
+
+// existingAbove returns the nearest folder above path that exists, and the
+// path of its child on the way down to path; "" when none does.
+func existingAbove(path string) (dir, next string) {
+	for next = path; ; next = dir {
+		dir = filepath.Dir(next)
+		if dir == next {
+			return "", ""
+		}
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return dir, next
+		}
+	}
 }
 
 // warnLimit logs, once per Watcher, that a limit keeps folders unwatched.

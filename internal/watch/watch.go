@@ -53,6 +53,15 @@ type Options struct {
 	// node_modules. It runs under the Watcher's lock: it must be quick and
 	// must not call the Watcher.
 	Ignore func(name string) bool
+	// Unit reports whether the folder holding these entries is a unit
+	// (a skill folder) whose sub-folders can be watched after every
+	// folder that is not inside a unit: a walk watches where units are
+	// first, and what is inside them last, each part breadth first. When
+	// a limit is reached, new and removed units are then still seen at
+	// once, and only edits deep inside some units wait for the periodic
+	// rescans. It runs under the Watcher's lock. Default: no folder is a
+	// unit, and a walk is breadth first.
+	Unit func(entries []fs.DirEntry) bool
 	// Logger receives one warning when a limit is reached, and debug lines.
 	// Default: nothing is logged.
 	Logger *slog.Logger
@@ -83,6 +92,7 @@ type Batch struct {
 type Watcher struct {
 	log      *slog.Logger
 	ignore   func(string) bool
+	unit     func([]fs.DirEntry) bool
 	maxDirs  int
 	debounce *debouncer
 
@@ -154,6 +164,7 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 	w := &Watcher{
 		log:      o.Logger,
 		ignore:   o.Ignore,
+		unit:     o.Unit,
 		maxDirs:  o.MaxDirs,
 		debounce: newDebouncer(o.Debounce, o.MaxDelay),
 		queue:    newEventQueue(),

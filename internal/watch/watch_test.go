@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
@@ -674,6 +675,45 @@ func TestMaxDirs(t *testing.T) {
 	if w := log.lines("WARN"); len(w) != 1 || !strings.Contains(w[0], "MaxDirs") {
 		t.Errorf("warnings: %q; want one naming MaxDirs", w)
 	}
+}
+
+// When the limit is reached, the folders left unwatched are those deepest
+// inside units: where units live stays watched, so a new unit is seen at
+// once.
+func TestLimitSparesWhereUnitsAre(t *testing.T) {
+	root := t.TempDir()
+	var outer []string // the folders outside units, and the units
+	for _, g := range []string{"g1", "g2"} {
+		for _, u := range []string{"u1", "u2"} {
+			unit := filepath.Join(root, g, "sub", u)
+			write(t, filepath.Join(unit, "UNIT"))
+			// Inside the unit, folders first in any order.
+			mkdirs(t, filepath.Join(unit, "a", "deep"), filepath.Join(unit, "b"))
+			outer = append(outer, unit)
+		}
+		outer = append(outer, filepath.Join(root, g), filepath.Join(root, g, "sub"))
+	}
+	for i, p := range outer {
+		outer[i], _ = filepath.Rel(root, p)
+	}
+	outer = append(outer, ".")
+	slices.Sort(outer)
+	opts := fast
+	opts.MaxDirs = len(outer) + 1
+	opts.Unit = func(es []fs.DirEntry) bool {
+		return slices.ContainsFunc(es, func(e fs.DirEntry) bool { return e.Name() == "UNIT" })
+	}
+	h := start(t, &opts, root)
+	h.waitRescan()
+	got := h.watched(root)
+	if missing := slices.DeleteFunc(slices.Clone(outer), func(p string) bool { return slices.Contains(got, p) }); len(missing) > 0 || len(got) != opts.MaxDirs {
+		t.Errorf("watched %q; want every one of %q and one folder inside a unit", got, outer)
+	}
+	// A new unit in a watched folder is told of at once: past the limit,
+	// as a Rescan.
+	h.reset()
+	write(t, filepath.Join(root, "g2", "sub", "u3", "UNIT"))
+	h.waitRescan()
 }
 
 // With no watcher to be had (inotify instances used up), New still returns

@@ -181,7 +181,7 @@ func (s *Source) follow(plugins []plugin) {
 // served, and looks every second at the files that decide which plugins
 // are served (install records, settings, manifests), until ctx is done.
 func (s *Source) Watch(ctx context.Context, changed func()) error {
-	w, err := watch.New(&watch.Options{Debounce: s.debounce, Logger: s.logger.With("source", s.name)})
+	w, err := watch.New(&watch.Options{Debounce: s.debounce, Unit: sources.HoldsSkill, Logger: s.logger.With("source", s.name)})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	w, err := watch.New(&watch.Options{Debounce: t.opts.Debounce, Logger: logger.With("root", t.root)})
+	w, err := watch.New(&watch.Options{Debounce: t.opts.Debounce, Unit: sources.HoldsSkill, Logger: logger.With("root", t.root)})
 	if err != nil {
 		return err
 	}
