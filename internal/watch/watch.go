@@ -409,9 +409,13 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 		if ev.Has(fsnotify.Create) {
 			fi, err := os.Lstat(p)
 			if err == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
-				rescan = w.watchTree(p, fi.Mode()&fs.ModeSymlink != 0, func(q string) {
+				// A new folder that cannot be watched whole (a limit, a
+				// permission) needs no Rescan: p is reported, and the
+				// caller reads what is in it; what changes in it later
+				// is left to the periodic rescans, as the warning says.
+				w.watchTree(p, fi.Mode()&fs.ModeSymlink != 0, func(q string) {
 					paths = w.expand(q, paths)
-				}) || rescan
+				})
 			}
 		}
 	}

@@ -609,7 +609,7 @@ func (l *logBuffer) lines(level string) []string {
 
 // Past the system's limit on watches, one warning says which limit and how
 // to raise it; the watcher keeps what it has, reports Rescan, and goes on
-// reporting changes where it watches.
+// reporting changes where it watches, and new folders by their path.
 func TestWatchLimit(t *testing.T) {
 	root := t.TempDir()
 	for _, d := range []string{"a", "b", "c", "d", "e"} {
@@ -635,10 +635,9 @@ func TestWatchLimit(t *testing.T) {
 	if got := len(h.watched(root)); got != limit {
 		t.Errorf("%d folders watched; want the %d that fit", got, limit)
 	}
-	// More folders, more failures: still one warning, and Rescan again.
-	h.rescans = 0
+	// More folders, more failures: still one warning, and their paths.
 	mkdirs(t, filepath.Join(root, "f"), filepath.Join(root, "g"))
-	h.waitRescan()
+	h.waitFor(filepath.Join(root, "f"), filepath.Join(root, "g"))
 	watched := h.watched(root)
 	f := filepath.Join(root, watched[len(watched)-1], "SKILL.md")
 	write(t, f)
@@ -670,8 +669,7 @@ func TestMaxDirs(t *testing.T) {
 		t.Errorf("%d folders watched; want 2", got)
 	}
 	mkdirs(t, filepath.Join(root, "d"))
-	h.rescans = 0
-	h.waitRescan()
+	h.waitFor(filepath.Join(root, "d"))
 	if w := log.lines("WARN"); len(w) != 1 || !strings.Contains(w[0], "MaxDirs") {
 		t.Errorf("warnings: %q; want one naming MaxDirs", w)
 	}
@@ -709,11 +707,15 @@ func TestLimitSparesWhereUnitsAre(t *testing.T) {
 	if missing := slices.DeleteFunc(slices.Clone(outer), func(p string) bool { return slices.Contains(got, p) }); len(missing) > 0 || len(got) != opts.MaxDirs {
 		t.Errorf("watched %q; want every one of %q and one folder inside a unit", got, outer)
 	}
-	// A new unit in a watched folder is told of at once: past the limit,
-	// as a Rescan.
+	// A new unit in a watched folder is told of at once, by its path (it
+	// cannot be watched itself), with no Rescan.
 	h.reset()
-	write(t, filepath.Join(root, "g2", "sub", "u3", "UNIT"))
-	h.waitRescan()
+	u3 := filepath.Join(root, "g2", "sub", "u3")
+	write(t, filepath.Join(u3, "UNIT"))
+	h.waitFor(u3)
+	if h.rescans != 0 {
+		t.Errorf("%d batches said Rescan", h.rescans)
+	}
 }
 
 // With no watcher to be had (inotify instances used up), New still returns
