@@ -30,7 +30,12 @@ var errAbort = errors.New("watch: no more watches")
 // The walk is breadth first, and what is inside a unit (Options.Unit) comes
 // after everything that is not: when a limit stops it, the folders left
 // unwatched are the deepest inside units.
-func (w *Watcher) watchTree(top string, link bool, report func(string)) (incomplete bool) {
+//
+// If pause is not nil, it is called every pauseEvery folders, and the walk
+// stops when it returns false: Add lets go of w.mu there, so that the
+// events of the folders already watched are applied while it walks a big
+// tree (see Add).
+func (w *Watcher) watchTree(top string, link bool, report func(string), pause func() bool) (incomplete bool) {
 	type item struct {
 		path  string
 		link  bool
@@ -38,7 +43,10 @@ func (w *Watcher) watchTree(top string, link bool, report func(string)) (incompl
 	}
 	var outer, inner []item // breadth first: taken from the front
 	outer = append(outer, item{top, link, false})
-	for len(outer) > 0 || len(inner) > 0 {
+	for n := 1; len(outer) > 0 || len(inner) > 0; n++ {
+		if pause != nil && n%pauseEvery == 0 && !pause() {
+			return incomplete
+		}
 		var it item
 		if len(outer) > 0 {
 			it, outer = outer[0], outer[1:]
@@ -166,7 +174,7 @@ func (w *Watcher) rearm() (appeared []string, incomplete bool) {
 		// just before. Each turn looks again, a few times at most.
 		for range 8 {
 			if fi, err := os.Stat(root); err == nil && fi.IsDir() {
-				incomplete = w.watchTree(root, true, nil) || incomplete
+				incomplete = w.watchTree(root, true, nil, nil) || incomplete
 				if w.dirs[root] != nil || w.aliases[root] != "" {
 					appeared = append(appeared, root)
 				}
@@ -217,6 +225,9 @@ func existingAbove(path string) (dir, next string) {
 		}
 	}
 }
+
+// pauseEvery is how many folders Add's walk watches between two pauses.
+const pauseEvery = 256
 
 // warnLimit logs, once per Watcher, that a limit keeps folders unwatched.
 func (w *Watcher) warnLimit(hint string, err error) {
@@ -289,7 +300,7 @@ func (w *Watcher) adopt(orphans []string, paths []string) ([]string, bool) {
 	for _, link := range orphans {
 		if w.covered(link) {
 			paths = w.expand(link, paths)
-			incomplete = w.watchTree(link, true, func(p string) { paths = w.expand(p, paths) }) || incomplete
+			incomplete = w.watchTree(link, true, func(p string) { paths = w.expand(p, paths) }, nil) || incomplete
 		}
 	}
 	return paths, incomplete
@@ -318,7 +329,7 @@ func (w *Watcher) resync() (incomplete bool) {
 		}
 	}
 	for r := range w.roots {
-		incomplete = w.watchTree(r, true, nil) || incomplete
+		incomplete = w.watchTree(r, true, nil, nil) || incomplete
 	}
 	return incomplete
 }

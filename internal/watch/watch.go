@@ -110,8 +110,9 @@ type Watcher struct {
 	running   atomic.Bool // a Run is under way
 
 	// mu guards the watch set below. The apply goroutine holds it while it
-	// applies events, Add and Remove while they walk; no callback runs
-	// under it except Options.Ignore.
+	// applies events, Add and Remove while they walk (Add lets go of it
+	// every pauseEvery folders); no callback runs under it except
+	// Options.Ignore and Options.Unit.
 	mu      sync.Mutex
 	closed  bool
 	roots   map[string]bool   // as given to Add: absolute and clean
@@ -239,8 +240,17 @@ func (w *Watcher) Add(root string) error {
 		}
 		return nil
 	}
-	// A root is checked as a link is: it may be one.
-	if w.watchTree(root, true, nil) {
+	// A root is checked as a link is: it may be one. A big tree takes a
+	// while (a second at 20,000 folders): the walk lets go of the lock now
+	// and then, so that changes in what it watched already are applied
+	// and delivered meanwhile. It stops if the root is removed or the
+	// Watcher closed in a pause.
+	pause := func() bool {
+		w.mu.Unlock()
+		w.mu.Lock()
+		return !w.closed && w.roots[root]
+	}
+	if w.watchTree(root, true, nil, pause) {
 		w.debounce.add(true)
 	}
 	return nil
@@ -415,7 +425,7 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 				// is left to the periodic rescans, as the warning says.
 				w.watchTree(p, fi.Mode()&fs.ModeSymlink != 0, func(q string) {
 					paths = w.expand(q, paths)
-				})
+				}, nil)
 			}
 		}
 	}

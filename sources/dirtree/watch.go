@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skillmux/skillmux/internal/watch"
@@ -34,22 +35,33 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 		t.watcher = nil
 		t.mu.Unlock()
 	}()
-	t.addWatch()
-
-	// Whatever changed between the last scan and the watch being added is
-	// seen by a scan that starts now: the deferred deep scan, or a full
-	// rescan (parsing only what changed).
-	completed, err := t.complete(ctx)
-	if err != nil {
-		return ignoreDone(ctx, err)
-	}
-	if !completed {
-		t.mu.Lock()
-		t.pending.full = true
-		t.mu.Unlock()
-	}
-	changed()
-	err = w.Run(ctx, func(b watch.Batch) {
+	// The watches are added, and then whatever changed between the last
+	// scan and the watch being added is seen by a scan that starts now:
+	// the deferred deep scan, or a full rescan (parsing only what
+	// changed). Both run beside the delivery of the watcher's batches, the
+	// scan in parts, so that a change made meanwhile is listed within the
+	// debounce rather than after the walks (a second or more at 10,000
+	// skills).
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	completing := make(chan error, 1)
+	go func() {
+		t.addWatch()
+		completed, err := t.complete(wctx)
+		if err != nil {
+			cancel()
+			completing <- err
+			return
+		}
+		if !completed {
+			t.mu.Lock()
+			t.pending.full = true
+			t.mu.Unlock()
+		}
+		changed()
+		completing <- nil
+	}()
+	err = w.Run(wctx, func(b watch.Batch) {
 		t.mu.Lock()
 		if b.Rescan {
 			t.pending.full = true
@@ -60,6 +72,10 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 		t.mu.Unlock()
 		changed()
 	})
+	cancel()
+	if cerr := <-completing; cerr != nil {
+		err = cerr
+	}
 	return ignoreDone(ctx, err)
 }
 
@@ -101,53 +117,92 @@ func ignoreDone(ctx context.Context, err error) error {
 // scanning. complete reports whether it walked anything.
 func (t *Tree) complete(ctx context.Context) (bool, error) {
 	t.scanning.Lock()
-	defer t.scanning.Unlock()
 	st := t.st
 	switch {
 	case st != nil && st.deep:
+		t.scanning.Unlock()
 		return false, nil
 	case st == nil || st.rootReal == "":
-		if err := t.scanAll(ctx, true); err != nil {
+		err := t.scanAll(ctx, true)
+		t.scanning.Unlock()
+		if err != nil {
 			return false, err
 		}
-	default:
-		var folders []*entry
-		for _, e := range st.skills {
-			if !e.inside && e.skill != nil && e.skill.Kind == sources.KindSkill {
-				folders = append(folders, e)
-			}
+		t.markCurrent()
+		return true, nil
+	}
+	var folders []*entry
+	for _, e := range st.skills {
+		if !e.inside && e.skill != nil && e.skill.Kind == sources.KindSkill {
+			folders = append(folders, e)
 		}
+	}
+	t.scanning.Unlock()
+
+	// The skill folders are walked in parts, each under the scanning
+	// lock: a List that rescans what the watcher reported comes between
+	// two parts. A part skips what such a rescan did, and the walk stops
+	// if a full scan replaced the state (it walked every folder).
+	for len(folders) > 0 {
+		part := folders[:min(len(folders), completePart)]
+		folders = folders[len(part):]
+		t.scanning.Lock()
+		if t.st != st {
+			t.scanning.Unlock()
+			t.markCurrent() // as of that full scan; the watcher marks what changed since
+			return true, nil
+		}
+		// Chosen before the walk starts: it changes st.skills.
+		todo := slices.DeleteFunc(part, func(e *entry) bool { return st.skills[e.key] != e || e.inside })
 		w := newWalk(ctx, t, st, true, st.gen)
 		w.record = false // skill folders only; changedSince records the plain ones
-		for _, e := range folders {
+		for _, e := range todo {
 			dir := filepath.Dir(e.path)
 			w.spawn(dir, e.real, depthOf(t.root, dir), e.linked)
 		}
-		if err := w.wait(); err != nil {
+		err := w.wait()
+		t.scanning.Unlock()
+		if err != nil {
 			return false, err
 		}
-		st.deep = true
-		// What appeared or went outside the skills between the deferred
-		// scan and the watch being set, the watcher never saw.
-		learned := ""
-		if t.opts.Learned {
-			learned = t.root
-		}
-		if changed := st.changedSince(learned, &t.cache); len(changed) > 0 {
-			paths := map[string]bool{}
-			for _, p := range changed {
-				paths[p] = true
-			}
-			if err := t.rescan(ctx, paths); err != nil {
-				return false, err
-			}
-		}
-		t.saveCache()
 	}
+
+	t.scanning.Lock()
+	defer t.scanning.Unlock()
+	if t.st != st {
+		t.markCurrent()
+		return true, nil
+	}
+	st.deep = true
+	// What appeared or went outside the skills between the deferred scan
+	// and the watch being set, the watcher never saw.
+	learned := ""
+	if t.opts.Learned {
+		learned = t.root
+	}
+	if changed := st.changedSince(learned, &t.cache); len(changed) > 0 {
+		paths := map[string]bool{}
+		for _, p := range changed {
+			paths[p] = true
+		}
+		if err := t.rescan(ctx, paths); err != nil {
+			return false, err
+		}
+	}
+	t.saveCache()
+	t.markCurrent()
+	return true, nil
+}
+
+// completePart is how many skill folders complete walks under one hold of
+// the scanning lock: about 10 to 30 ms of work for real-shaped skills.
+const completePart = 512
+
+// markCurrent tells the next List that the state is up to date.
+func (t *Tree) markCurrent() {
 	t.mu.Lock()
 	t.pending.current = true
 	t.mu.Unlock()
-	return true, nil
 }
 
 // depthOf is how many folders deep below root dir is.
