@@ -151,3 +151,20 @@ func (c *Cache) Changed() bool {
 	defer c.mu.Unlock()
 	return c.changed
 }
+
+// Replace makes the cache give next, rather than prev, for the file at
+// path, if it gives prev now: a source that serves a copy of a cached
+// skill with more filled in (its file list) keeps one Skill per file, not
+// two. next must describe the same file as prev; what a saved cache holds
+// of it does not change.
+func (c *Cache) Replace(path string, prev, next *Skill) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[path]; ok && e.skill == prev {
+		e.skill = next
+		c.m[path] = e
+	}
+}

@@ -224,7 +224,7 @@ func (s *state) listing(t *Tree) *sources.Listing {
 			l.Problems = append(l.Problems, sources.AsDiagnostic(e.path, e.err))
 			continue
 		}
-		l.Skills = append(l.Skills, e.withFiles())
+		l.Skills = append(l.Skills, e.withFiles(&t.cache))
 	}
 	probs := make([]string, 0, len(s.problems))
 	for k := range s.problems {
@@ -284,20 +284,38 @@ func (s *state) sortOrder() {
 }
 
 // withFiles returns the entry's skill with its file list, once it is
-// known; the copy is made once per entry, and a Skill is never changed
-// after a List returned it.
-func (e *entry) withFiles() *sources.Skill {
-	if !e.inside || e.skill.Kind == sources.KindLearned {
+// known. The copy is made once per entry, and only when the skill does not
+// hold that list already; it then takes the original's place in the cache,
+// so that the next scan's entry for an unchanged file starts from it and
+// needs no copy (and a catalog holds one Skill per skill, not two). A
+// Skill is never changed after a List returned it.
+func (e *entry) withFiles(cache *sources.Cache) *sources.Skill {
+	if e.skill.Kind == sources.KindLearned {
 		return e.skill
 	}
-	if e.served == nil {
-		c := *e.skill
-		c.FileList = e.files
-		if c.FileList == nil {
-			c.FileList = []string{}
-		}
-		c.FileListTruncated = e.truncated
+	if e.served != nil {
+		return e.served
+	}
+	files := e.files
+	if files == nil {
+		files = []string{}
+	}
+	switch sk := e.skill; {
+	case !e.inside && sk.FileList == nil:
+		e.served = sk
+	case !e.inside:
+		// A list from an earlier scan, which this one did not make.
+		c := *sk
+		c.FileList, c.FileListTruncated = nil, false
 		e.served = &c
+	case sk.FileList != nil && sk.FileListTruncated == e.truncated && slices.Equal(sk.FileList, files):
+		e.served = sk
+	default:
+		c := *sk
+		c.FileList, c.FileListTruncated = files, e.truncated
+		e.served = &c
+		cache.Replace(e.path, sk, e.served)
+		e.skill = e.served // the same file: nothing keeps the first copy
 	}
 	return e.served
 }
