@@ -222,6 +222,12 @@ func (s *Snapshot) Excluding(conventions []string) *Snapshot {
 // must not modify the slice.
 func (s *Snapshot) Skills() []*sources.Skill { return s.skills }
 
+// Keys returns the keys (Ref.Key: qualified names, case-folded) of the
+// skills served, sorted; it must not be changed. It is what to keep of a
+// snapshot to tell later which skills came and went: the keys, which the
+// snapshot made anyway, rather than the snapshot and every skill it holds.
+func (s *Snapshot) Keys() []string { return s.keys }
+
 // Len is the number of served skills.
 func (s *Snapshot) Len() int { return len(s.skills) }
 

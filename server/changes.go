@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/skillmux/skillmux/resolver"
 )
 
 // maxNamed bounds the skills a change note names; the rest are counted.
@@ -22,17 +20,25 @@ func (s *Server) changeNote(req mcp.Request, v *view) string {
 	if !ok {
 		return ""
 	}
+	now := v.snap.Keys()
 	s.mu.Lock()
 	st := s.sessionLocked(ss)
-	seen := st.seen
-	st.seen = v.snap
+	seen, heard := st.seen, st.heard
+	st.seen, st.heard = now, true
 	s.mu.Unlock()
-	if seen == nil || seen == v.snap {
+	if !heard || sameList(seen, now) {
 		return ""
 	}
-	added, removed := diffNames(seen, v.snap)
+	added, removed := diffNames(seen, now)
 	if len(added) == 0 && len(removed) == 0 {
 		return ""
+	}
+	// Keys are case-folded: an added skill is named as it is served; a
+	// removed one, which the snapshot no longer has, by its key.
+	for i, k := range added {
+		if m, err := v.snap.Lookup(k); err == nil && m.Skill != nil {
+			added[i] = m.Skill.Ref.String()
+		}
 	}
 	var b strings.Builder
 	b.WriteString("The skill catalog changed since this session started:")
@@ -49,28 +55,25 @@ func (s *Server) changeNote(req mcp.Request, v *view) string {
 	return b.String()
 }
 
-// diffNames returns the qualified names served in b and not in a, and
-// those served in a and not in b.
-func diffNames(a, b *resolver.Snapshot) (added, removed []string) {
-	in := func(s *resolver.Snapshot) map[string]bool {
-		m := make(map[string]bool, s.Len())
-		for _, sk := range s.Skills() {
-			m[sk.Ref.String()] = true
-		}
-		return m
-	}
-	ma, mb := in(a), in(b)
-	for _, sk := range b.Skills() {
-		if !ma[sk.Ref.String()] {
-			added = append(added, sk.Ref.String())
-		}
-	}
-	for _, sk := range a.Skills() {
-		if !mb[sk.Ref.String()] {
-			removed = append(removed, sk.Ref.String())
+// diffNames returns the names in b and not in a, and those in a and not
+// in b; both lists are sorted (Snapshot.Keys).
+func diffNames(a, b []string) (added, removed []string) {
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case len(a) == 0 || len(b) > 0 && b[0] < a[0]:
+			added, b = append(added, b[0]), b[1:]
+		case len(b) == 0 || a[0] < b[0]:
+			removed, a = append(removed, a[0]), a[1:]
+		default:
+			a, b = a[1:], b[1:]
 		}
 	}
 	return added, removed
+}
+
+// sameList reports whether a and b are the same list (not only equal).
+func sameList(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func names(list []string) string {

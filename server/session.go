@@ -15,14 +15,15 @@ import (
 // session is what the server knows of one client session. The Server's mu
 // guards it.
 type session struct {
-	identified  bool               // the initialize parameters have been read
-	client      string             // clientInfo.name
-	native      *nativeClient      // the client's row in nativeClients; nil serves everything
-	initialized bool               // notifications/initialized has come
-	listed      string             // the skill tool description the session last saw (handshake or tools/list)
-	announced   string             // the description the last tools/list_changed was sent for
-	seen        *resolver.Snapshot // the view the session last heard of (handshake, or a change note)
-	res         resSession         // its resources and subscriptions (subscribe.go)
+	identified  bool          // the initialize parameters have been read
+	client      string        // clientInfo.name
+	native      *nativeClient // the client's row in nativeClients; nil serves everything
+	initialized bool          // notifications/initialized has come
+	listed      string        // the skill tool description the session last saw (handshake or tools/list)
+	announced   string        // the description the last tools/list_changed was sent for
+	seen        []string      // the names of the view the session last heard of (handshake, or a change note), when heard
+	heard       bool
+	res         resSession // its resources and subscriptions (subscribe.go)
 
 	promptsListed    uint64 // the sum of the prompts the session last listed; 0 before prompts/list
 	promptsAnnounced uint64 // the sum the last prompts/list_changed was sent for
@@ -112,8 +113,8 @@ func (s *Server) shown(req mcp.Request) *view {
 		s.mu.Lock()
 		st := s.sessionLocked(ss)
 		st.listed = v.tool
-		if st.seen == nil {
-			st.seen = v.snap
+		if !st.heard {
+			st.seen, st.heard = v.snap.Keys(), true
 		}
 		if st.res.listed == nil && !st.res.hasSig {
 			st.res.listed = v.snap // the resources it will be told of changes to

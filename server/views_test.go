@@ -226,7 +226,7 @@ func TestSkillAnswerNotesChangesOnce(t *testing.T) {
 	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}, {Name: "gone", Description: "Gone."}}}
 	r := newResolver(t, src)
 	cs, _ := connectAs(t, server.New(r, nil), "a")
-	src.Skills = []sourcetest.FakeSkill{{Name: "one", Description: "One."}, {Name: "two", Description: "Two."}}
+	src.Skills = []sourcetest.FakeSkill{{Name: "one", Description: "One."}, {Name: "two", Description: "Two."}, {Name: "Three", Description: "Three."}}
 	if _, err := r.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestSkillAnswerNotesChangesOnce(t *testing.T) {
 	if err != nil || res.IsError || len(res.Content) != 3 {
 		t.Fatalf("%v %+v", err, res)
 	}
-	if note := text(t, res.Content[2]); !strings.Contains(note, "1 skill added (two)") || !strings.Contains(note, "1 skill removed (gone)") {
+	if note := text(t, res.Content[2]); !strings.Contains(note, "2 skills added (Three, two)") || !strings.Contains(note, "1 skill removed (gone)") {
 		t.Errorf("note: %q", note)
 	}
 	res, _ = callSkill(t, cs, map[string]any{"name": "two"})
