@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/sources"
@@ -138,6 +139,7 @@ func (t *Tree) complete(ctx context.Context) (bool, error) {
 		}
 	}
 	t.scanning.Unlock()
+	began, skills := time.Now(), len(folders)
 
 	// The skill folders are walked in parts, each under the scanning
 	// lock: a List that rescans what the watcher reported comes between
@@ -167,9 +169,10 @@ func (t *Tree) complete(ctx context.Context) (bool, error) {
 		}
 	}
 
+	walked := time.Since(began)
 	t.scanning.Lock()
-	defer t.scanning.Unlock()
 	if t.st != st {
+		t.scanning.Unlock()
 		t.markCurrent()
 		return true, nil
 	}
@@ -180,23 +183,27 @@ func (t *Tree) complete(ctx context.Context) (bool, error) {
 	if t.opts.Learned {
 		learned = t.root
 	}
-	if changed := st.changedSince(learned, &t.cache); len(changed) > 0 {
+	changed := st.changedSince(learned, &t.cache)
+	if len(changed) > 0 {
 		paths := map[string]bool{}
 		for _, p := range changed {
 			paths[p] = true
 		}
 		if err := t.rescan(ctx, paths); err != nil {
+			t.scanning.Unlock()
 			return false, err
 		}
 	}
-	t.saveCache()
+	t.scanning.Unlock()
 	t.markCurrent()
+	t.logDebug("deferred scan completed", "root", t.root, "skills", skills, "walk", walked.Round(time.Millisecond), "changed", len(changed), "took", time.Since(began).Round(time.Millisecond))
+	t.saveCache() // beside the Lists that follow: it copies what it writes
 	return true, nil
 }
 
 // completePart is how many skill folders complete walks under one hold of
-// the scanning lock: about 10 to 30 ms of work for real-shaped skills.
-const completePart = 512
+// the scanning lock: a few milliseconds of work for real-shaped skills.
+const completePart = 128
 
 // markCurrent tells the next List that the state is up to date.
 func (t *Tree) markCurrent() {
