@@ -323,6 +323,10 @@ func (ix *Index) prepare(ctx context.Context, todo []*prepared, progress func(do
 					progress(done, len(todo))
 					mu.Unlock()
 				}
+				// A build runs in the background of a server in use:
+				// between two skills, what else is ready to run (a
+				// refresh, an answer) goes first.
+				runtime.Gosched()
 			}
 		})
 	}
