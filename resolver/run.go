@@ -74,8 +74,9 @@ func (r *Resolver) Run(ctx context.Context, opts *RunOptions) error {
 
 // Settled returns a channel that is closed once the watching Run started
 // is set up: every source watched from the start has reported its first
-// change (a folder tree does once its deferred scan is complete and its
-// folders are watched) or stopped watching, and the catalog was refreshed
+// change, or finished the first round it deferred (sources.DeferSettle: a
+// folder tree's, once its deferred scan is complete and its folders are
+// watched), or stopped watching, and the catalog was refreshed
 // after it; or SettleTimeout after Run started. Work that can wait, such
 // as building the search index, waits for it, so as not to take the
 // machine from what a client waits for meanwhile. It is never closed if
@@ -130,7 +131,8 @@ func (w *watchers) reconcile(ctx context.Context) {
 		}
 		w.wg.Go(func() {
 			defer settled()
-			err := wt.Watch(wctx, func() { w.r.MarkChanged(src); settled() })
+			sctx, onChange := sources.WithSettle(wctx, settled)
+			err := wt.Watch(sctx, func() { w.r.MarkChanged(src); onChange() })
 			switch {
 			case errors.Is(err, sources.ErrNotWatched):
 				w.r.logger.Debug("source not watched; periodic rescans keep it current", "source", src.Name())

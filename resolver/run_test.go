@@ -23,6 +23,9 @@ type watched struct {
 	closed   atomic.Bool
 	watching atomic.Bool
 	kick     chan struct{}
+	// ready, when not nil, makes the watch defer its settling until it is
+	// closed (sources.DeferSettle), as a tree with a deferred scan does.
+	ready chan struct{}
 }
 
 func newWatched(name string, skills ...string) *watched {
@@ -46,12 +49,21 @@ func (w *watched) set(f func(*sourcetest.Fake)) {
 func (w *watched) Watch(ctx context.Context, changed func()) error {
 	w.watching.Store(true)
 	defer w.watching.Store(false)
+	ready := w.ready
+	var settled func()
+	if ready != nil {
+		settled = sources.DeferSettle(ctx)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-w.kick:
 			changed()
+		case <-ready:
+			ready = nil
+			changed()
+			settled()
 		}
 	}
 }
@@ -200,6 +212,27 @@ func TestSettled(t *testing.T) {
 			r.SetSources([]sources.Source{a, b, newWatched("c", "four")})
 			r.MarkChanged()
 			until(t, func() bool { return r.Snapshot().Len() == 4 })
+		})
+	})
+	t.Run("deferred", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			a := newWatched("a", "one")
+			a.ready = make(chan struct{})
+			r := resolver.New([]sources.Source{a}, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go r.Run(ctx, &resolver.RunOptions{Interval: -1})
+			until(t, func() bool { return a.watching.Load() && r.Snapshot().Len() == 1 })
+			a.set(func(f *sourcetest.Fake) { f.Skills = append(f.Skills, fake("a", "", "two").Skills...) })
+			a.kick <- struct{}{}
+			until(t, func() bool { return r.Snapshot().Len() == 2 })
+			time.Sleep(time.Second)
+			synctest.Wait()
+			if closed(r.Settled()) {
+				t.Fatal("settled at a change the source reported before its first round was over")
+			}
+			close(a.ready)
+			until(t, func() bool { return closed(r.Settled()) })
 		})
 	})
 	t.Run("timeout", func(t *testing.T) {

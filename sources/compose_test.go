@@ -60,3 +60,31 @@ func TestFilter(t *testing.T) {
 		sourcetest.Run(t, f)
 	}
 }
+
+// A Watcher's first round is over at its first change, unless it deferred
+// it: then when every part that deferred it is done, whatever changed
+// before.
+func TestSettle(t *testing.T) {
+	settles := 0
+	ctx, changed := sources.WithSettle(context.Background(), func() { settles++ })
+	changed()
+	changed()
+	if settles != 1 {
+		t.Errorf("no deferral: settled %d times at two changes, want once", settles)
+	}
+
+	settles = 0
+	ctx, changed = sources.WithSettle(context.Background(), func() { settles++ })
+	a, b := sources.DeferSettle(ctx), sources.DeferSettle(ctx)
+	changed()
+	a()
+	a()
+	if settles != 0 {
+		t.Errorf("settled with one deferring part not done")
+	}
+	b()
+	if settles != 1 {
+		t.Errorf("settled %d times once both parts were done, want once", settles)
+	}
+	sources.DeferSettle(context.Background())() // no WithSettle: nothing to tell
+}

@@ -15,10 +15,68 @@ import (
 // blocks; the caller then calls List, typically after gathering several
 // calls. Watch returns ErrNotWatched at once when the source cannot watch
 // at all (no part of it is watchable, or the system refuses), and the
-// caller falls back to periodic rescans.
+// caller falls back to periodic rescans. A Watcher whose first List left
+// work for Watch to finish (a deferred scan) says so with DeferSettle.
 type Watcher interface {
 	Source
 	Watch(ctx context.Context, changed func()) error
+}
+
+// WithSettle returns a context for Watch, and the function its changed
+// callback must also call, that tell settled (once) when the Watcher's
+// first round is over: at its first change, or, for a Watcher that called
+// DeferSettle, when every function DeferSettle gave it has been called. A
+// caller that waits for its sources to settle (to start work of its own
+// that would compete with theirs) uses it.
+func WithSettle(ctx context.Context, settled func()) (context.Context, func()) {
+	st := &settling{settled: sync.OnceFunc(settled)}
+	return context.WithValue(ctx, settlingKey{}, st), st.changed
+}
+
+// DeferSettle tells the caller of Watch, through ctx, that the Watcher's
+// first round is over only when the function it returns is called, not
+// at its first change: a Watcher whose first List left work for Watch
+// (a deferred scan) calls it once that work is done, and reports what it
+// changed meanwhile as it comes. Without WithSettle, it returns a function
+// that does nothing.
+func DeferSettle(ctx context.Context) func() {
+	st, ok := ctx.Value(settlingKey{}).(*settling)
+	if !ok {
+		return func() {}
+	}
+	st.mu.Lock()
+	st.deferred = true
+	st.pending++
+	st.mu.Unlock()
+	return sync.OnceFunc(func() {
+		st.mu.Lock()
+		st.pending--
+		last := st.pending == 0
+		st.mu.Unlock()
+		if last {
+			st.settled()
+		}
+	})
+}
+
+type settlingKey struct{}
+
+// settling is what WithSettle and DeferSettle share.
+type settling struct {
+	settled func()
+
+	mu       sync.Mutex
+	deferred bool // DeferSettle was called
+	pending  int  // DeferSettle's functions not yet called
+}
+
+func (st *settling) changed() {
+	st.mu.Lock()
+	deferred := st.deferred
+	st.mu.Unlock()
+	if !deferred {
+		st.settled()
+	}
 }
 
 // ErrNotWatched means a source does not watch for changes.

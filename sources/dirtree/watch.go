@@ -46,7 +46,11 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	completing := make(chan error, 1)
+	// The first round is over when the scan is: the changes reported
+	// before it do not settle the tree (sources.DeferSettle).
+	settled := sources.DeferSettle(ctx)
 	go func() {
+		defer settled()
 		t.addWatch()
 		completed, err := t.complete(wctx)
 		if err != nil {
@@ -60,6 +64,7 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 			t.mu.Unlock()
 		}
 		changed()
+		settled()
 		completing <- nil
 	}()
 	err = w.Run(wctx, func(b watch.Batch) {
