@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -247,6 +248,7 @@ func (w *Watcher) Add(root string) error {
 	// Watcher closed in a pause.
 	pause := func() bool {
 		w.mu.Unlock()
+		runtime.Gosched() // the events' turn, which a Lock at once would take
 		w.mu.Lock()
 		return !w.closed && w.roots[root]
 	}

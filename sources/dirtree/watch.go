@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -172,6 +173,7 @@ func (t *Tree) complete(ctx context.Context) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		runtime.Gosched() // a List waiting for the lock goes first
 	}
 
 	walked := time.Since(began)
