@@ -14,11 +14,11 @@ import (
 	"github.com/skillmux/skillmux/sources"
 )
 
-// watch completes a deferred scan, then follows the tree's changes until
-// ctx is done: the watcher's batches of changed paths become the next
-// List's rescans, and a batch that says events were lost, a full scan.
-// A root that does not exist yet is watched from the first full scan that
-// finds it (the periodic rescans run List).
+// watch follows the tree's changes until ctx is done, and meanwhile
+// completes a deferred scan: the watcher's batches of changed paths become
+// the next List's rescans, and a batch that says events were lost, a full
+// scan. A root that does not exist yet is waited for by the watcher, and
+// its appearance is such a batch.
 func (t *Tree) watch(ctx context.Context, changed func()) error {
 	logger := t.opts.Logger
 	if logger == nil {
@@ -86,9 +86,9 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 	return ignoreDone(ctx, err)
 }
 
-// addWatch starts watching the root, if it is a folder and a watch runs.
-// Adding a root already watched costs next to nothing, so each full scan
-// calls it, and a root created after the start is watched from then on.
+// addWatch starts watching the root, if a watch runs; a root that does
+// not exist is waited for. Adding a root already watched costs next to
+// nothing, so each full scan calls it as well.
 func (t *Tree) addWatch() {
 	t.mu.Lock()
 	w := t.watcher
