@@ -59,15 +59,15 @@
 // Watches are a limited resource: inotify allows fs.inotify.max_user_watches
 // per user, kqueue one open file per watched file and folder. Reaching the
 // limit (or [Options.MaxDirs]) logs one warning that names the limit and how
-// to raise it; the watcher keeps the watches it has and reports Rescan, and
-// the caller's periodic rescan covers the rest. A folder made later that
-// cannot be watched is reported by its path, so the caller reads what it
-// holds; later changes in it wait for the periodic rescan. The folders a
-// limit leaves out are the deepest inside units ([Options.Unit]: skill
-// folders), so that new and removed skills are still seen at once. It never
-// fails or floods the log. If no watcher can be created at all (out of inotify instances, or an
-// unsupported system) the same warning path applies and every root is left
-// to the periodic rescan.
+// to raise it; the watcher keeps the watches it has, and the caller's
+// periodic rescan covers the rest. A folder made later that cannot be
+// watched is reported by its path, so the caller reads what it holds;
+// later changes in it wait for the periodic rescan. The folders a limit
+// leaves out are the deepest inside units ([Options.Unit]: skill folders),
+// so that new and removed skills are still seen at once. It never fails or
+// floods the log. If no watcher can be created at all (out of inotify
+// instances, or an unsupported system) the same warning path applies and
+// every root is left to the periodic rescan.
 //
 // Symlinked folders below a root are watched at their target (inotify and
 // kqueue follow a link given to them) and reported under the link's path. A

@@ -44,8 +44,8 @@ type Options struct {
 	// while events keep coming. Default DefaultMaxDelay.
 	MaxDelay time.Duration
 	// MaxDirs bounds how many folders the Watcher watches, over all its
-	// roots; past it, it warns and reports Rescan as when the system's
-	// limit is reached. Default DefaultMaxDirs.
+	// roots; past it, it warns as when the system's limit is reached.
+	// Default DefaultMaxDirs.
 	MaxDirs int
 	// Ignore reports whether a file or folder with this base name is
 	// neither reported nor, for a folder, watched. It extends a built-in
@@ -78,8 +78,8 @@ type Batch struct {
 	// it may have changed. Paths is nil when Rescan is set.
 	Paths []string
 	// Rescan reports that events may have been lost (the kernel's queue
-	// overflowed, or a folder could not be watched): the caller must read
-	// every root again rather than trust Paths.
+	// overflowed) or that a root appeared: the caller must read every
+	// root again rather than trust Paths.
 	Rescan bool
 }
 
@@ -136,7 +136,8 @@ type dir struct {
 
 // New returns a Watcher with no roots. It fails only on invalid options: if
 // the system cannot watch files at all, New logs one warning and returns a
-// Watcher whose batches say Rescan.
+// Watcher that watches nothing, and the caller's periodic rescans see the
+// changes.
 func New(opts *Options) (*Watcher, error) {
 	return newWatcher(opts, fsnotify.NewWatcher)
 }
@@ -206,8 +207,11 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 // a root already watched is cheap and does nothing. A root that does not
 // exist (or stops existing) is waited for: the batch after it is made says
 // Rescan. Add fails if root is not a folder or lies in a pseudo file
-// system; reaching a watch limit is not an error (see Batch.Rescan). Add
-// may be called before or during Run.
+// system. Reaching a watch limit is not an error: it is one warning, and
+// the folders left unwatched are for the caller's periodic rescans. The
+// caller reads the root after Add (what changed before the watches were
+// set, no event tells); a Rescan now would only repeat that read, which
+// at 100,000 skills takes seconds. Add may be called before or during Run.
 func (w *Watcher) Add(root string) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
@@ -252,9 +256,7 @@ func (w *Watcher) Add(root string) error {
 		w.mu.Lock()
 		return !w.closed && w.roots[root]
 	}
-	if w.watchTree(root, true, nil, pause) {
-		w.debounce.add(true)
-	}
+	w.watchTree(root, true, nil, pause)
 	return nil
 }
 
