@@ -53,7 +53,7 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 	go func() {
 		defer settled()
 		t.addWatch()
-		completed, err := t.complete(wctx)
+		completed, err := t.complete(wctx, changed)
 		if err != nil {
 			cancel()
 			completing <- err
@@ -121,8 +121,9 @@ func ignoreDone(ctx context.Context, err error) error {
 // folders are walked (the rest of the tree was, by the deferred scan), and
 // each skill's entry is replaced as its folder is done, so the tree never
 // holds two copies of itself. The next List returns the result without
-// scanning. complete reports whether it walked anything.
-func (t *Tree) complete(ctx context.Context) (bool, error) {
+// scanning. complete calls notify when it found a change before it is
+// done, and reports whether it walked anything.
+func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 	t.scanning.Lock()
 	st := t.st
 	switch {
@@ -138,14 +139,38 @@ func (t *Tree) complete(ctx context.Context) (bool, error) {
 		t.markCurrent()
 		return true, nil
 	}
+	began := time.Now()
 	var folders []*entry
 	for _, e := range st.skills {
 		if !e.inside && e.skill != nil && e.skill.Kind == sources.KindSkill {
 			folders = append(folders, e)
 		}
 	}
+	skills := len(folders)
+	// What appeared or went outside the skills between the deferred scan
+	// and the watch being set, the watcher never saw. It is looked for
+	// first: it costs a stat per folder outside the skills, and it may be
+	// a skill someone has just made.
+	learned := ""
+	if t.opts.Learned {
+		learned = t.root
+	}
+	changed := st.changedSince(learned, &t.cache)
+	if len(changed) > 0 {
+		paths := map[string]bool{}
+		for _, p := range changed {
+			paths[p] = true
+		}
+		if err := t.rescan(ctx, paths); err != nil {
+			t.scanning.Unlock()
+			return false, err
+		}
+	}
 	t.scanning.Unlock()
-	began, skills := time.Now(), len(folders)
+	if len(changed) > 0 {
+		t.markCurrent()
+		notify()
+	}
 
 	// The skill folders are walked in parts, each under the scanning
 	// lock: a List that rescans what the watcher reported comes between
@@ -184,23 +209,6 @@ func (t *Tree) complete(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	st.deep = true
-	// What appeared or went outside the skills between the deferred scan
-	// and the watch being set, the watcher never saw.
-	learned := ""
-	if t.opts.Learned {
-		learned = t.root
-	}
-	changed := st.changedSince(learned, &t.cache)
-	if len(changed) > 0 {
-		paths := map[string]bool{}
-		for _, p := range changed {
-			paths[p] = true
-		}
-		if err := t.rescan(ctx, paths); err != nil {
-			t.scanning.Unlock()
-			return false, err
-		}
-	}
 	t.scanning.Unlock()
 	t.markCurrent()
 	t.logDebug("deferred scan completed", "root", t.root, "skills", skills, "walk", walked.Round(time.Millisecond), "changed", len(changed), "took", time.Since(began).Round(time.Millisecond))
