@@ -31,11 +31,10 @@ var errAbort = errors.New("watch: no more watches")
 // after everything that is not: when a limit stops it, the folders left
 // unwatched are the deepest inside units.
 //
-// If pause is not nil, it is called every pauseEvery folders, and the walk
-// stops when it returns false: Add lets go of w.mu there, so that the
-// events of the folders already watched are applied while it walks a big
-// tree (see Add).
-func (w *Watcher) watchTree(top string, link bool, report func(string), pause func() bool) (incomplete bool) {
+// If hooks is not nil, its pause is called every pauseEvery folders, and
+// its outside once every folder outside units is watched; the walk stops
+// when either returns false. Add lets go of w.mu in them (see Add).
+func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *walkHooks) (incomplete bool) {
 	type item struct {
 		path  string
 		link  bool
@@ -44,8 +43,14 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), pause fu
 	var outer, inner []item // breadth first: taken from the front
 	outer = append(outer, item{top, link, false})
 	for n := 1; len(outer) > 0 || len(inner) > 0; n++ {
-		if pause != nil && n%pauseEvery == 0 && !pause() {
+		if hooks != nil && n%pauseEvery == 0 && !hooks.pause() {
 			return incomplete
+		}
+		if hooks != nil && len(outer) == 0 && !hooks.outsideDone {
+			hooks.outsideDone = true
+			if !hooks.outside() {
+				return incomplete
+			}
 		}
 		var it item
 		if len(outer) > 0 {
@@ -228,6 +233,13 @@ func existingAbove(path string) (dir, next string) {
 
 // pauseEvery is how many folders Add's walk watches between two pauses.
 const pauseEvery = 256
+
+// walkHooks are what Add's walk calls on its way.
+type walkHooks struct {
+	pause       func() bool // every pauseEvery folders
+	outside     func() bool // once the folders outside units are watched
+	outsideDone bool        // outside was called
+}
 
 // warnLimit logs, once per Watcher, that a limit keeps folders unwatched.
 func (w *Watcher) warnLimit(hint string, err error) {

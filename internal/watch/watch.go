@@ -63,6 +63,12 @@ type Options struct {
 	// rescans. It runs under the Watcher's lock. Default: no folder is a
 	// unit, and a walk is breadth first.
 	Unit func(entries []fs.DirEntry) bool
+	// Outside, when not nil, is called once per Add, without the
+	// Watcher's lock, as soon as every folder of the root outside units
+	// (and each unit's own folder) is watched, before what is inside
+	// units is: a caller that reads what changed before the watches were
+	// set can read those folders then, rather than after the whole walk.
+	Outside func(root string)
 	// Logger receives one warning when a limit is reached, and debug lines.
 	// Default: nothing is logged.
 	Logger *slog.Logger
@@ -94,6 +100,7 @@ type Watcher struct {
 	log      *slog.Logger
 	ignore   func(string) bool
 	unit     func([]fs.DirEntry) bool
+	outside  func(root string)
 	maxDirs  int
 	debounce *debouncer
 
@@ -168,6 +175,7 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 		log:      o.Logger,
 		ignore:   o.Ignore,
 		unit:     o.Unit,
+		outside:  o.Outside,
 		maxDirs:  o.MaxDirs,
 		debounce: newDebouncer(o.Debounce, o.MaxDelay),
 		queue:    newEventQueue(),
@@ -256,7 +264,19 @@ func (w *Watcher) Add(root string) error {
 		w.mu.Lock()
 		return !w.closed && w.roots[root]
 	}
-	w.watchTree(root, true, nil, pause)
+	hooks := &walkHooks{pause: pause, outside: func() bool {
+		if w.outside == nil {
+			return true
+		}
+		w.mu.Unlock()
+		w.outside(root)
+		w.mu.Lock()
+		return !w.closed && w.roots[root]
+	}}
+	w.watchTree(root, true, nil, hooks)
+	if !hooks.outsideDone && !w.closed && w.roots[root] {
+		hooks.outside() // the walk ended first (a limit, or nothing inside units)
+	}
 	return nil
 }
 

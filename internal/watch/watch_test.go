@@ -720,6 +720,43 @@ func TestLimitSparesWhereUnitsAre(t *testing.T) {
 	}
 }
 
+// Options.Outside is called once per Add, when the folders outside units
+// are watched and those inside them are not yet.
+func TestOutsideIsCalledBeforeUnitsInsides(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "g", "u", "UNIT"))
+	mkdirs(t, filepath.Join(root, "g", "u", "refs", "deep"), filepath.Join(root, "h"))
+	var w *Watcher
+	var at [][]string // the watched folders at each call
+	opts := fast
+	opts.Unit = func(es []fs.DirEntry) bool {
+		return slices.ContainsFunc(es, func(e fs.DirEntry) bool { return e.Name() == "UNIT" })
+	}
+	opts.Outside = func(r string) {
+		if r != root {
+			t.Errorf("Outside(%s), want the root %s", r, root)
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		var dirs []string
+		for p := range w.dirs {
+			rel, _ := filepath.Rel(root, p)
+			dirs = append(dirs, rel)
+		}
+		slices.Sort(dirs)
+		at = append(at, dirs)
+	}
+	w, err := New(&opts)
+	must(t, err)
+	h := run(t, w, root)
+	if diff := cmp.Diff([][]string{{".", "g", "g/u", "h"}}, at); diff != "" {
+		t.Errorf("watched when Outside was called (-want +got):\n%s", diff)
+	}
+	if got := h.watched(root); len(got) != 6 {
+		t.Errorf("watched after Add: %q", got)
+	}
+}
+
 // With no watcher to be had (inotify instances used up), New still returns
 // a Watcher: one warning, and the periodic rescans see every change.
 func TestNoWatcher(t *testing.T) {

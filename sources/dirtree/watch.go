@@ -24,7 +24,21 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	w, err := watch.New(&watch.Options{Debounce: t.opts.Debounce, Unit: sources.HoldsSkill, Logger: logger.With("root", t.root)})
+	// Once the folders outside the skills are watched, what changed in
+	// them before is looked for (lookOutside), beside the walk that goes
+	// on watching the skills' insides.
+	outside := make(chan struct{}, 1)
+	w, err := watch.New(&watch.Options{
+		Debounce: t.opts.Debounce,
+		Unit:     sources.HoldsSkill,
+		Outside: func(string) {
+			select {
+			case outside <- struct{}{}:
+			default:
+			}
+		},
+		Logger: logger.With("root", t.root),
+	})
 	if err != nil {
 		return err
 	}
@@ -50,6 +64,13 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 	// The first round is over when the scan is: the changes reported
 	// before it do not settle the tree (sources.DeferSettle).
 	settled := sources.DeferSettle(ctx)
+	go func() {
+		select {
+		case <-outside:
+			t.checkOutside(wctx, changed)
+		case <-wctx.Done():
+		}
+	}()
 	go func() {
 		defer settled()
 		t.addWatch()
@@ -147,26 +168,15 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 		}
 	}
 	skills := len(folders)
-	// What appeared or went outside the skills between the deferred scan
-	// and the watch being set, the watcher never saw. It is looked for
-	// first: it costs a stat per folder outside the skills, and it may be
-	// a skill someone has just made.
-	learned := ""
-	if t.opts.Learned {
-		learned = t.root
-	}
-	changed := st.changedSince(learned, &t.cache)
-	if len(changed) > 0 {
-		paths := map[string]bool{}
-		for _, p := range changed {
-			paths[p] = true
-		}
-		if err := t.rescan(ctx, paths); err != nil {
-			t.scanning.Unlock()
-			return false, err
-		}
-	}
+	// Looked for first: it costs a stat per folder outside the skills,
+	// and it may be a skill someone has just made. (checkOutside may have
+	// done it already, as soon as those folders were watched; again costs
+	// little.)
+	changed, err := t.lookOutside(ctx, st)
 	t.scanning.Unlock()
+	if err != nil {
+		return false, err
+	}
 	if len(changed) > 0 {
 		t.markCurrent()
 		notify()
@@ -214,6 +224,44 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 	t.logDebug("deferred scan completed", "root", t.root, "skills", skills, "walk", walked.Round(time.Millisecond), "changed", len(changed), "took", time.Since(began).Round(time.Millisecond))
 	t.saveCache() // beside the Lists that follow: it copies what it writes
 	return true, nil
+}
+
+// lookOutside rescans what appeared or went outside the skills between the
+// deferred scan and the watch being set, which the watcher never saw, and
+// returns it. t.scanning must be held.
+func (t *Tree) lookOutside(ctx context.Context, st *state) ([]string, error) {
+	learned := ""
+	if t.opts.Learned {
+		learned = t.root
+	}
+	changed := st.changedSince(learned, &t.cache)
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	paths := map[string]bool{}
+	for _, p := range changed {
+		paths[p] = true
+	}
+	return changed, t.rescan(ctx, paths)
+}
+
+// checkOutside is lookOutside for a deferred scan not yet completed, once
+// the folders outside the skills are watched: a skill written just after
+// the start, before its folder was watched, is announced then rather than
+// after the walk that watches every skill's insides.
+func (t *Tree) checkOutside(ctx context.Context, notify func()) {
+	t.scanning.Lock()
+	st := t.st
+	if st == nil || st.deep || st.rootReal == "" {
+		t.scanning.Unlock()
+		return
+	}
+	changed, err := t.lookOutside(ctx, st)
+	t.scanning.Unlock()
+	if err == nil && len(changed) > 0 {
+		t.markCurrent()
+		notify()
+	}
 }
 
 // completePart is how many skill folders complete walks under one hold of
