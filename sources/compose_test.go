@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -87,4 +88,67 @@ func TestSettle(t *testing.T) {
 		t.Errorf("settled %d times once both parts were done, want once", settles)
 	}
 	sources.DeferSettle(context.Background())() // no WithSettle: nothing to tell
+}
+
+// Parts watched together settle the whole once every one has: one that
+// defers its settling and is done at once does not settle it before
+// another, slower to start, has reported.
+func TestSettleOfParts(t *testing.T) {
+	synctest.Test(t, testSettleOfParts)
+}
+
+func testSettleOfParts(t *testing.T) {
+	settled := make(chan struct{})
+	ctx, changed := sources.WithSettle(context.Background(), func() { close(settled) })
+	ctx, cancel := context.WithCancel(ctx)
+	fast := &settlingWatcher{Fake: &sourcetest.Fake{SourceName: "fast"}, deferring: true, go_: make(chan struct{})}
+	slow := &settlingWatcher{Fake: &sourcetest.Fake{SourceName: "slow"}, go_: make(chan struct{})}
+	src := sources.Concat("both", fast, slow)
+	done := make(chan error, 1)
+	go func() { done <- src.(sources.Watcher).Watch(ctx, changed) }()
+	close(fast.go_) // defers, and is done at once
+	synctest.Wait()
+	select {
+	case <-settled:
+		t.Fatal("settled while a part had not reported")
+	default:
+	}
+	close(slow.go_) // reports its first change
+	synctest.Wait()
+	select {
+	case <-settled:
+	default:
+		t.Fatal("not settled once every part had")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// settlingWatcher waits for go_, then either defers its settling and ends
+// it at once, or reports a change; then it waits for the end.
+type settlingWatcher struct {
+	*sourcetest.Fake
+	deferring bool
+	go_       chan struct{}
+}
+
+func (w *settlingWatcher) Watch(ctx context.Context, changed func()) error {
+	var settled func()
+	if w.deferring {
+		settled = sources.DeferSettle(ctx)
+	}
+	select {
+	case <-w.go_:
+	case <-ctx.Done():
+		return nil
+	}
+	if w.deferring {
+		settled()
+	} else {
+		changed()
+	}
+	<-ctx.Done()
+	return nil
 }

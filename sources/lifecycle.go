@@ -116,13 +116,34 @@ func (c *concat) Watch(ctx context.Context, changed func()) error {
 // watchAll runs Watch on every part and waits for them. It returns
 // ErrNotWatched when no part watches (each refused at once), and nil once
 // ctx is done otherwise.
+//
+// The whole settles (WithSettle) once every part has: each part gets a
+// settling of its own, so that a part that defers its settling and is
+// done quickly does not settle the whole before a slower part has said it
+// defers its own.
 func watchAll(ctx context.Context, parts []Watcher, changed func()) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	refused := 0
+	done := DeferSettle(ctx)
+	left := len(parts)
+	if left == 0 {
+		done()
+	}
 	for _, p := range parts {
+		partSettled := sync.OnceFunc(func() {
+			mu.Lock()
+			left--
+			last := left == 0
+			mu.Unlock()
+			if last {
+				done()
+			}
+		})
+		pctx, onChange := WithSettle(ctx, partSettled)
 		wg.Go(func() {
-			if err := p.Watch(ctx, changed); err != nil && ctx.Err() == nil {
+			defer partSettled()
+			if err := p.Watch(pctx, func() { changed(); onChange() }); err != nil && ctx.Err() == nil {
 				mu.Lock()
 				refused++
 				mu.Unlock()

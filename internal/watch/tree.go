@@ -177,13 +177,19 @@ func (w *Watcher) rearm() (appeared []string, incomplete bool) {
 		// The file system may change while we look: a folder found may be
 		// gone when its watch is added, and the next one down may be made
 		// just before. Each turn looks again, a few times at most.
+		last := "" // the last sentinel set for root
 		for range 8 {
 			if fi, err := os.Stat(root); err == nil && fi.IsDir() {
 				incomplete = w.watchTree(root, true, nil, nil) || incomplete
 				if w.dirs[root] != nil || w.aliases[root] != "" {
 					appeared = append(appeared, root)
+					last = ""
+					break
 				}
-				break
+				if _, err := os.Stat(root); err == nil {
+					break // there, and cannot be watched (a limit): left to rescans
+				}
+				continue // gone again before its watch: look again
 			}
 			dir, next := existingAbove(root)
 			if dir == "" {
@@ -199,11 +205,16 @@ func (w *Watcher) rearm() (appeared []string, incomplete bool) {
 				}
 				w.sentinels[dir] = true
 			}
+			last = dir
 			if _, err := os.Stat(next); err != nil {
-				want[dir] = true // no event was missed: the sentinel will tell
-				break
+				break // no event was missed: the sentinel will tell
 			}
 			// Made before the watch: go down.
+		}
+		if last != "" {
+			// Kept even when the looks ran out, so that the root's
+			// appearance is still heard of.
+			want[last] = true
 		}
 	}
 	for dir := range w.sentinels {

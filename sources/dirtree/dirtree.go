@@ -109,7 +109,8 @@ type Tree struct {
 
 	// scanning serializes the scans and guards st.
 	scanning sync.Mutex
-	st       *state // nil until the first List
+	st       *state     // nil until the first List
+	saving   sync.Mutex // one saveCache at a time
 
 	// mu guards the fields below.
 	mu      sync.Mutex
@@ -288,8 +289,11 @@ func (t *Tree) loadCache() {
 }
 
 // saveCache writes the parse cache when it changed; a failure costs the
-// next start some time, and is only logged.
+// next start some time, and is only logged. Saves are one at a time, so
+// that an older copy is never renamed over a newer one.
 func (t *Tree) saveCache() {
+	t.saving.Lock()
+	defer t.saving.Unlock()
 	if f := t.cacheFile(); f != "" && t.cache.Changed() {
 		if err := t.cache.SaveFile(f); err != nil {
 			t.logDebug("parse cache not saved", "file", f, "err", err)

@@ -269,13 +269,15 @@ func (w *walk) file(owner *entry, path string) {
 }
 
 // finish sorts the file lists, which parallel folders filled in any
-// order, and records the bounds hit.
+// order. A walk may go on after it (complete walks in parts): what it
+// sorted is not sorted again.
 func (w *walk) finish() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, e := range w.added {
 		slices.Sort(e.files)
 	}
+	w.added = w.added[:0]
 }
 
 func (w *walk) loadOptions(kind sources.Kind) sources.LoadOptions {

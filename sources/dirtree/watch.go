@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/skillmux/skillmux/internal/watch"
@@ -64,13 +65,18 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 	// The first round is over when the scan is: the changes reported
 	// before it do not settle the tree (sources.DeferSettle).
 	settled := sources.DeferSettle(ctx)
-	go func() {
+	var checking sync.WaitGroup
+	defer func() {
+		cancel()
+		checking.Wait() // no change is reported after Watch returns
+	}()
+	checking.Go(func() {
 		select {
 		case <-outside:
 			t.checkOutside(wctx, changed)
 		case <-wctx.Done():
 		}
-	}()
+	})
 	go func() {
 		defer settled()
 		t.addWatch()
@@ -185,7 +191,10 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 	// The skill folders are walked in parts, each under the scanning
 	// lock: a List that rescans what the watcher reported comes between
 	// two parts. A part skips what such a rescan did, and the walk stops
-	// if a full scan replaced the state (it walked every folder).
+	// if a full scan replaced the state (it walked every folder). The
+	// parts are one walk: its bounds count over all of them.
+	w := newWalk(ctx, t, st, true, st.gen)
+	w.record = false // skill folders only; changedSince records the plain ones
 	for len(folders) > 0 {
 		part := folders[:min(len(folders), completePart)]
 		folders = folders[len(part):]
@@ -197,8 +206,6 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 		}
 		// Chosen before the walk starts: it changes st.skills.
 		todo := slices.DeleteFunc(part, func(e *entry) bool { return st.skills[e.key] != e || e.inside })
-		w := newWalk(ctx, t, st, true, st.gen)
-		w.record = false // skill folders only; changedSince records the plain ones
 		for _, e := range todo {
 			dir := filepath.Dir(e.path)
 			w.spawn(dir, e.real, depthOf(t.root, dir), e.linked)
@@ -219,6 +226,9 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 		return true, nil
 	}
 	st.deep = true
+	st.bounds.depth = st.bounds.depth || w.bounds.depth
+	st.bounds.skills = st.bounds.skills || w.bounds.skills
+	st.bounds.dirs = st.bounds.dirs || w.bounds.dirs
 	t.scanning.Unlock()
 	t.markCurrent()
 	t.logDebug("deferred scan completed", "root", t.root, "skills", skills, "walk", walked.Round(time.Millisecond), "changed", len(changed), "took", time.Since(began).Round(time.Millisecond))
@@ -258,7 +268,7 @@ func (t *Tree) checkOutside(ctx context.Context, notify func()) {
 	}
 	changed, err := t.lookOutside(ctx, st)
 	t.scanning.Unlock()
-	if err == nil && len(changed) > 0 {
+	if err == nil && len(changed) > 0 && ctx.Err() == nil {
 		t.markCurrent()
 		notify()
 	}
