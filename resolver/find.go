@@ -276,13 +276,14 @@ func matchSubstrings(sk *sources.Skill, tokens []string) *SubstringMatch {
 	text := meta
 	for _, t := range tokens {
 		if !bytes.Contains(meta, []byte(t)) {
-			data, err := sources.ReadEntry(sk, search.MaxEntry)
+			body, err := sources.ReadBody(sk, search.MaxEntry)
+			if errors.Is(err, sources.ErrUnterminated) {
+				break // the name and front matter alone, as the index has them
+			}
 			if err != nil {
 				return nil
 			}
-			if _, body, err := sources.SplitFrontMatter(data); err == nil || errors.Is(err, sources.ErrNoFrontMatter) {
-				text = slices.Concat(meta, []byte("\n"), bytes.ToLower(body))
-			}
+			text = slices.Concat(meta, []byte("\n"), bytes.ToLower(body))
 			break
 		}
 	}

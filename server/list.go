@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -157,13 +156,6 @@ const maxListBodies = 8 << 20
 // readBody reads the skill's entry file now and returns it without its
 // front matter.
 func readBody(sk *sources.Skill) (string, error) {
-	data, err := sources.ReadEntry(sk, MaxSkillFileSize)
-	if err != nil {
-		return "", err
-	}
-	_, body, err := sources.SplitFrontMatter(data)
-	if err != nil && !errors.Is(err, sources.ErrNoFrontMatter) {
-		return "", err
-	}
-	return string(body), nil
+	body, err := sources.ReadBody(sk, MaxSkillFileSize)
+	return string(body), err
 }

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,5 +58,36 @@ func TestDirFSStaysInside(t *testing.T) {
 	}
 	if _, err := fs.ReadFile(fsys, "../secret.txt"); err == nil {
 		t.Error("read ../ out of the skill folder")
+	}
+}
+
+// ReadBody gives what follows the front matter, read now; a file that no
+// longer starts with one is all body, and one whose front matter no longer
+// ends is an error.
+func TestReadBody(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	path := filepath.Join(dir, sources.SkillFile)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("---\nname: s\ndescription: D.\n---\n# Body\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sk, err := sources.Load(path, sources.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ file, body, err string }{
+		{"---\nname: s\ndescription: D.\n---\n# Body\n", "# Body\n", ""},
+		{"# Only a body\n", "# Only a body\n", ""},
+		{"---\nname: s\n# no end\n", "", "not terminated"},
+	} {
+		if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		body, err := sources.ReadBody(sk, 1<<20)
+		if string(body) != tt.body || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%q: got %q, %v; want %q, %q", tt.file, body, err, tt.body, tt.err)
+		}
 	}
 }

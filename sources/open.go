@@ -127,6 +127,21 @@ func ReadEntry(sk *Skill, limit int64) ([]byte, error) {
 	return ReadEntryInto(sk, limit, nil)
 }
 
+// ReadBody reads the skill's entry file as ReadEntry does and returns what
+// follows its front matter: all of it for a file without one. A front
+// matter that does not end is an error (ErrUnterminated).
+func ReadBody(sk *Skill, limit int64) ([]byte, error) {
+	data, err := ReadEntry(sk, limit)
+	if err != nil {
+		return nil, err
+	}
+	_, body, err := SplitFrontMatter(data)
+	if errors.Is(err, ErrNoFrontMatter) {
+		err = nil // body is the whole file
+	}
+	return body, err
+}
+
 // ReadEntryInto is ReadEntry reading into buf's memory when it is large
 // enough, for a caller that reads many entries one after another and
 // keeps none: the result is only good until buf is used again.

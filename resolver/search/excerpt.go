@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"slices"
 	"strings"
 	"unicode"
@@ -34,12 +33,7 @@ const maxExcerptScan = 16 << 10
 // the body holds none, the start of the description. White space is
 // collapsed, and "…" marks a cut.
 func Excerpt(sk *sources.Skill, terms []string) string {
-	var body []byte
-	if data, err := sources.ReadEntry(sk, MaxEntry); err == nil {
-		if _, b, err := sources.SplitFrontMatter(data); err == nil || errors.Is(err, sources.ErrNoFrontMatter) {
-			body = b
-		}
-	}
+	body, _ := sources.ReadBody(sk, MaxEntry) // unreadable: the description stands in
 	if len(body) > maxExcerptScan {
 		body = body[:maxExcerptScan]
 	}
