@@ -22,10 +22,12 @@ var errAbort = errors.New("watch: no more watches")
 // watchTree watches the folder at top and every folder below it, adding the
 // watches that are missing (it walks through folders watched already: after
 // lost events, what is missing may lie below them). link says top may be a
-// symbolic link (or a root), whose target is checked. If report is not nil, every file and folder found is passed to
-// it: the folder is new, and what was made in it before its watch existed
-// produced no event. watchTree reports whether some folder could not be
-// watched, so events there will be missed.
+// symbolic link (or a root), whose target is checked. If report is not
+// nil, every file and folder found is passed to it: the folder is new, and
+// what was made in it before its watch existed produced no event. A folder
+// that cannot be watched (a limit, a permission) is left to the caller's
+// periodic rescans: a Rescan now would read it once, and miss its next
+// change all the same.
 //
 // The walk is breadth first, and what is inside a unit (Options.Unit) comes
 // after everything that is not: when a limit stops it, the folders left
@@ -34,7 +36,7 @@ var errAbort = errors.New("watch: no more watches")
 // If hooks is not nil, its pause is called every pauseEvery folders, and
 // its outside once every folder outside units is watched; the walk stops
 // when either returns false. Add lets go of w.mu in them (see Add).
-func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *walkHooks) (incomplete bool) {
+func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *walkHooks) {
 	type item struct {
 		path  string
 		link  bool
@@ -44,12 +46,12 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *w
 	outer = append(outer, item{top, link, false})
 	for n := 1; len(outer) > 0 || len(inner) > 0; n++ {
 		if hooks != nil && n%pauseEvery == 0 && !hooks.pause() {
-			return incomplete
+			return
 		}
 		if hooks != nil && len(outer) == 0 && !hooks.outsideDone {
 			hooks.outsideDone = true
 			if !hooks.outside() {
-				return incomplete
+				return
 			}
 		}
 		var it item
@@ -87,20 +89,14 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *w
 			switch err := w.watchDir(it.path, id); {
 			case err == nil:
 			case errors.Is(err, errAbort):
-				return true
-			case errors.Is(err, fs.ErrNotExist):
-				continue
+				return
 			default:
-				incomplete = true
-				continue
+				continue // gone, or not watchable (watchDir logged why)
 			}
 		}
 		// Listed after the watch is added: whatever is made from now on is an
 		// event, whatever was made before is in the listing.
-		entries, err := os.ReadDir(it.path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			incomplete = true
-		}
+		entries, _ := os.ReadDir(it.path)
 		below := it.inner || w.unit != nil && w.unit(entries)
 		for _, e := range entries {
 			name := e.Name()
@@ -122,7 +118,6 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *w
 			}
 		}
 	}
-	return incomplete
 }
 
 // watchDir adds a watch on the folder at path, whose identity is id. Past a
@@ -165,10 +160,10 @@ func (w *Watcher) watchDir(path string, id fileID) error {
 // its own (not its sub-folders), whose events tell when the next folder
 // down the root's path, or the root, is made. Sentinels no root needs
 // any more are unwatched. rearm returns the roots it found again, now
-// watched, and whether some folder could not be watched. Missing roots
+// watched. Missing roots
 // are few (one per source), and rearm runs only when an event touched a
 // sentinel or a root.
-func (w *Watcher) rearm() (appeared []string, incomplete bool) {
+func (w *Watcher) rearm() (appeared []string) {
 	want := map[string]bool{}
 	for root := range w.roots {
 		if w.dirs[root] != nil || w.aliases[root] != "" {
@@ -180,7 +175,7 @@ func (w *Watcher) rearm() (appeared []string, incomplete bool) {
 		last := "" // the last sentinel set for root
 		for range 8 {
 			if fi, err := os.Stat(root); err == nil && fi.IsDir() {
-				incomplete = w.watchTree(root, true, nil, nil) || incomplete
+				w.watchTree(root, true, nil, nil)
 				if w.dirs[root] != nil || w.aliases[root] != "" {
 					appeared = append(appeared, root)
 					last = ""
@@ -225,7 +220,7 @@ func (w *Watcher) rearm() (appeared []string, incomplete bool) {
 			}
 		}
 	}
-	return appeared, incomplete
+	return appeared
 }
 
 // existingAbove returns the nearest folder above path that exists, and the
@@ -318,15 +313,14 @@ func (w *Watcher) drop(path string, keepRoots bool) (orphans []string) {
 // folders they reach, whose watches were just dropped with another path.
 // Events between the drop and the new watch came under the other path, or not
 // at all, so what is found is reported, as for a new folder.
-func (w *Watcher) adopt(orphans []string, paths []string) ([]string, bool) {
-	incomplete := false
+func (w *Watcher) adopt(orphans []string, paths []string) []string {
 	for _, link := range orphans {
 		if w.covered(link) {
 			paths = w.expand(link, paths)
-			incomplete = w.watchTree(link, true, func(p string) { paths = w.expand(p, paths) }, nil) || incomplete
+			w.watchTree(link, true, func(p string) { paths = w.expand(p, paths) }, nil)
 		}
 	}
-	return paths, incomplete
+	return paths
 }
 
 // resync brings the watch set back in line with the folders on disk after
@@ -335,7 +329,7 @@ func (w *Watcher) adopt(orphans []string, paths []string) ([]string, bool) {
 // every recorded folder is checked and the stale ones dropped, then every
 // root is walked again, which adds what is missing. The caller is told to
 // rescan anyway, so nothing found is reported.
-func (w *Watcher) resync() (incomplete bool) {
+func (w *Watcher) resync() {
 	var stale []string
 	for p, d := range w.dirs {
 		if !w.still(p, d.id) {
@@ -352,9 +346,8 @@ func (w *Watcher) resync() (incomplete bool) {
 		}
 	}
 	for r := range w.roots {
-		incomplete = w.watchTree(r, true, nil, nil) || incomplete
+		w.watchTree(r, true, nil, nil)
 	}
-	return incomplete
 }
 
 // still reports whether path is still the folder with identity id.

@@ -248,7 +248,7 @@ func (w *Watcher) Add(root string) error {
 	}
 	if missing {
 		// Made meanwhile, it is watched now and Rescan says so.
-		if appeared, incomplete := w.rearm(); len(appeared) > 0 || incomplete {
+		if appeared := w.rearm(); len(appeared) > 0 {
 			w.debounce.add(true)
 		}
 		return nil
@@ -299,7 +299,7 @@ func (w *Watcher) Remove(root string) error {
 	delete(w.roots, root)
 	if w.dirs[root] == nil && w.aliases[root] == "" {
 		// Missing: it was waited for, and no longer is.
-		if appeared, incomplete := w.rearm(); len(appeared) > 0 || incomplete {
+		if appeared := w.rearm(); len(appeared) > 0 {
 			w.debounce.add(true)
 		}
 		return nil
@@ -309,8 +309,7 @@ func (w *Watcher) Remove(root string) error {
 	}
 	// Roots inside this one keep their watches; other paths into it take
 	// over the folders they reach.
-	paths, rescan := w.adopt(w.drop(root, true), nil)
-	w.debounce.add(rescan, paths...)
+	w.debounce.add(false, w.adopt(w.drop(root, true), nil)...)
 	return nil
 }
 
@@ -436,9 +435,7 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 			// The folder's watches would live on under its old name (inotify
 			// keeps a moved folder's watch; Windows keeps any): drop the
 			// subtree now, before a Create of its new name re-adds it.
-			var incomplete bool
-			paths, incomplete = w.adopt(w.drop(p, false), paths)
-			rescan = rescan || incomplete
+			paths = w.adopt(w.drop(p, false), paths)
 		}
 		if ev.Has(fsnotify.Create) {
 			fi, err := os.Lstat(p)
@@ -455,8 +452,7 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 	}
 	if wake {
 		// A root that appears is read whole: Rescan.
-		appeared, incomplete := w.rearm()
-		rescan = rescan || incomplete || len(appeared) > 0
+		rescan = rescan || len(w.rearm()) > 0
 	}
 	return paths, rescan
 }
