@@ -63,11 +63,14 @@ type Options struct {
 	// rescans. It runs under the Watcher's lock. Default: no folder is a
 	// unit, and a walk is breadth first.
 	Unit func(entries []fs.DirEntry) bool
-	// Outside, when not nil, is called once per Add, without the
-	// Watcher's lock, as soon as every folder of the root outside units
-	// (and each unit's own folder) is watched, before what is inside
-	// units is: a caller that reads what changed before the watches were
-	// set can read those folders then, rather than after the whole walk.
+	// Outside, when not nil, is called by an Add that walks a root,
+	// without the Watcher's lock, as soon as every folder of the root
+	// outside units (and each unit's own folder) is watched, before what
+	// is inside units is: a caller that reads what changed before the
+	// watches were set can read those folders then, rather than after the
+	// whole walk. It is not called for a root Add finds watched already or
+	// missing (one that appears later is a Rescan), nor when the root is
+	// removed or the Watcher closed during the walk.
 	Outside func(root string)
 	// Logger receives one warning when a limit is reached, and debug lines.
 	// Default: nothing is logged.

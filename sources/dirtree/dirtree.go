@@ -456,9 +456,9 @@ func (t *Tree) skipped(path string) bool {
 	return false
 }
 
-// Watch implements sources.Watcher. It first completes a deferred scan
-// (nested skills, file lists), then watches the tree for changes until ctx
-// is done; see watch.go.
+// Watch implements sources.Watcher. It watches the tree for changes until
+// ctx is done and, beside that, completes a deferred scan (nested skills,
+// file lists); see watch.go.
 func (t *Tree) Watch(ctx context.Context, changed func()) error {
 	return t.watch(ctx, changed)
 }

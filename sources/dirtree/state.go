@@ -16,6 +16,7 @@ type state struct {
 	rootReal string // the root's real path; empty when the root is not a usable folder
 	gen      uint64 // cache generation of the last full scan
 	deep     bool   // skill folders have been looked inside
+	looked   bool   // what changed outside the skills before the watch was set has been looked for (Tree.lookOutside)
 	skills   map[string]*entry
 	problems map[string]sources.Diagnostic // folder-level problems, by path
 	plain    map[string]bool               // folders walked that are inside no skill

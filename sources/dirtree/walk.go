@@ -302,7 +302,7 @@ func (w *walk) firstVisit(target, from string) bool {
 }
 
 // plain records a folder outside every skill, whose listing the tree may
-// read again to see what appeared or went (see Tree.complete).
+// read again to see what appeared or went (see Tree.lookOutside).
 func (w *walk) plain(dir string) {
 	w.mu.Lock()
 	w.st.plain[dir] = true

@@ -174,10 +174,8 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 		}
 	}
 	skills := len(folders)
-	// Looked for first: it costs a stat per folder outside the skills,
-	// and it may be a skill someone has just made. (checkOutside may have
-	// done it already, as soon as those folders were watched; again costs
-	// little.)
+	// Looked for first, unless checkOutside did it already as soon as
+	// those folders were watched: it may be a skill someone has just made.
 	changed, err := t.lookOutside(ctx, st)
 	t.scanning.Unlock()
 	if err != nil {
@@ -238,8 +236,13 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 
 // lookOutside rescans what appeared or went outside the skills between the
 // deferred scan and the watch being set, which the watcher never saw, and
-// returns it. t.scanning must be held.
+// returns it; once per state, since the watch is set once. t.scanning
+// must be held.
 func (t *Tree) lookOutside(ctx context.Context, st *state) ([]string, error) {
+	if st.looked {
+		return nil, nil
+	}
+	st.looked = true
 	learned := ""
 	if t.opts.Learned {
 		learned = t.root
