@@ -45,7 +45,6 @@ func DeferSettle(ctx context.Context) func() {
 		return func() {}
 	}
 	st.mu.Lock()
-	st.deferred = true
 	st.pending++
 	st.mu.Unlock()
 	return sync.OnceFunc(func() {
@@ -65,16 +64,18 @@ type settlingKey struct{}
 type settling struct {
 	settled func()
 
-	mu       sync.Mutex
-	deferred bool // DeferSettle was called
-	pending  int  // DeferSettle's functions not yet called
+	mu      sync.Mutex
+	pending int // DeferSettle's functions not yet called
 }
 
+// changed settles at a change when nothing is deferred: either DeferSettle
+// was never called, or every function it gave was, and settled (once)
+// already.
 func (st *settling) changed() {
 	st.mu.Lock()
-	deferred := st.deferred
+	pending := st.pending
 	st.mu.Unlock()
-	if !deferred {
+	if pending == 0 {
 		st.settled()
 	}
 }
@@ -125,21 +126,13 @@ func watchAll(ctx context.Context, parts []Watcher, changed func()) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	refused := 0
-	done := DeferSettle(ctx)
-	left := len(parts)
-	if left == 0 {
-		done()
+	// Every part's settling is deferred before any part starts.
+	settled := make([]func(), len(parts))
+	for i := range parts {
+		settled[i] = DeferSettle(ctx)
 	}
-	for _, p := range parts {
-		partSettled := sync.OnceFunc(func() {
-			mu.Lock()
-			left--
-			last := left == 0
-			mu.Unlock()
-			if last {
-				done()
-			}
-		})
+	for i, p := range parts {
+		partSettled := settled[i]
 		pctx, onChange := WithSettle(ctx, partSettled)
 		wg.Go(func() {
 			defer partSettled()
