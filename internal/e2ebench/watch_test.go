@@ -70,21 +70,8 @@ func measureWatch(t *testing.T, bin string, c *catalog, samples int) *watchResul
 		// A tools/list_changed may be for another change (the order of
 		// the catalog, which follows the skills loaded, say): the one
 		// timed is the first after which the new skill is served.
-		var d time.Duration
-		ok := false
-		for !ok {
-			if d, ok = s.awaitListChanged(begin, watchTimeout); !ok {
-				break
-			}
-			s.qualifiedNames()
-			res, _ := s.roundTrip("tools/call", map[string]any{"name": "skill", "arguments": map[string]any{"name": name}})
-			if res != nil && res["isError"] == true {
-				ok = false
-				continue
-			}
-			s.checkSkill(name, res)
-		}
-		if !ok {
+		d, served := s.awaitServed(name, begin)
+		if !served {
 			w.missed++
 			break
 		}
@@ -96,6 +83,27 @@ func measureWatch(t *testing.T, bin string, c *catalog, samples int) *watchResul
 	}
 	wait()
 	return w
+}
+
+// awaitServed waits, up to watchTimeout from begin, for the
+// tools/list_changed after which the skill name is served, and returns the
+// time since begin at its arrival. After each notification it lists the
+// tools, as a client would, and loads the skill.
+func (s *session) awaitServed(name string, begin time.Time) (time.Duration, bool) {
+	s.t.Helper()
+	for {
+		d, ok := s.awaitListChanged(begin, watchTimeout)
+		if !ok {
+			return 0, false
+		}
+		s.qualifiedNames()
+		res, _ := s.roundTrip("tools/call", map[string]any{"name": "skill", "arguments": map[string]any{"name": name}})
+		if res != nil && res["isError"] == true {
+			continue // not served yet: the notification was for another change
+		}
+		s.checkSkill(name, res)
+		return d, true
+	}
 }
 
 // awaitListChanged waits up to timeout for notifications/tools/list_changed
