@@ -27,7 +27,8 @@ func newValidateCmd(e *env) *cobra.Command {
 name of 1-64 lowercase letters, digits and single hyphens, equal to the folder
 name; description of 1-1024 characters; compatibility of at most 500; only the
 specification's keys (keys that some clients understand, such as version or
-argument-hint, are warnings).
+argument-hint, are warnings); and no bidirectional control characters in the
+description, which show text in another order than it reads.
 
 PATH is a skill folder, a SKILL.md, or a folder of skill folders (every
 SKILL.md below it is checked). Each finding names the file, the field and the
