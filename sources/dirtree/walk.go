@@ -140,16 +140,14 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			typ, isLink = st.Mode().Type(), st.Mode()&fs.ModeSymlink != 0
 		}
 		if isLink {
-			st, err := os.Stat(full)
+			// Inside a skill, the link is followed as reads follow it,
+			// within the skill folder: what it leads out to, or nowhere,
+			// the skill's file list does not offer.
+			st, err := followLink(owner, full)
 			if err != nil {
-				continue // dangling link
+				continue // dangling, or out of the skill
 			}
 			typ = st.Mode().Type()
-		}
-		if isLink && owner != nil && !confined(owner, full) {
-			// Reads refuse what a link inside a skill leads out to:
-			// the skill's file list does not offer it.
-			continue
 		}
 		switch {
 		case typ.IsDir():
@@ -167,17 +165,19 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 	}
 }
 
-// confined reports whether the symlink at path, inside the skill of
-// owner, can be read through the skill's files: reads go through an
-// os.Root of the skill folder, which refuses a link that leaves it.
-func confined(owner *entry, path string) bool {
+// followLink stats what the symlink at path leads to. Inside the skill of
+// owner, it is followed as reads of the skill's files follow it, through
+// an os.Root of the skill folder, which refuses a link that leaves it.
+func followLink(owner *entry, path string) (fs.FileInfo, error) {
+	if owner == nil {
+		return os.Stat(path)
+	}
 	dir := filepath.Dir(owner.path)
 	rel, err := filepath.Rel(dir, path)
 	if err != nil {
-		return false
+		return nil, err
 	}
-	_, err = fs.Stat(sources.DirFS(dir), filepath.ToSlash(rel))
-	return err == nil
+	return fs.Stat(sources.DirFS(dir), filepath.ToSlash(rel))
 }
 
 // folder starts the visit of the sub-folder full (named name) of dir.
