@@ -35,7 +35,7 @@ func (s *Server) changeNote(req mcp.Request, v *view) string {
 	}
 	// Keys are case-folded: an added skill is named as it is served; a
 	// removed one, which the snapshot no longer has, by its key.
-	for i, k := range added {
+	for i, k := range added[:min(len(added), maxNamed)] { // the ones the note names
 		if m, err := v.snap.Lookup(k); err == nil && m.Skill != nil {
 			added[i] = m.Skill.Ref.String()
 		}
