@@ -353,6 +353,17 @@ func TestCatalogTools(t *testing.T) {
 	if len(suggest.Hits) == 0 || suggest.Hits[0].Name != "spreadsheets" {
 		t.Errorf("%+v", suggest)
 	}
+	// A task longer than a query may be is searched by its beginning, cut
+	// at a character: a search with the whole of it would be refused.
+	long := "add a chart to the spreadsheet " + strings.Repeat("é", resolver.MaxQueryLength)
+	suggest = resolver.SearchResult{}
+	call("suggest_skills", map[string]any{"task": long}, &suggest)
+	if len(suggest.Hits) == 0 || suggest.Hits[0].Name != "spreadsheets" {
+		t.Errorf("a long task: %+v", suggest)
+	}
+	if _, err := callTool(cs, "search_skills", map[string]any{"query": long}); rpcCode(err) != jsonrpc.CodeInvalidParams {
+		t.Errorf("the same text as a query: %v, want it refused as too long", err)
+	}
 }
 
 // skills_list with bodies holds at most 8 MiB of them, so that a client
