@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -129,6 +130,8 @@ func testHost(mode string) int {
 	}
 	fmt.Printf("pid=%d\n", src.Status().PID)
 	if os.Getenv("SKILLMUX_TEST_CLOSE") != "" {
+		// Closed when the test says so, once it has seen the plugin alive.
+		bufio.NewReader(os.Stdin).ReadString('\n')
 		src.Close()
 		fmt.Println("closed")
 		return 0

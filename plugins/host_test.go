@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -265,6 +266,10 @@ func TestNoOrphans(t *testing.T) {
 			}
 			var stderr logBuffer
 			host.Stderr = &stderr
+			in, err := host.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
 			out, err := host.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -286,6 +291,8 @@ func TestNoOrphans(t *testing.T) {
 				host.Process.Signal(syscall.SIGKILL)
 			case "SIGTERM":
 				host.Process.Signal(syscall.SIGTERM)
+			case "Close":
+				fmt.Fprintln(in, "close")
 			}
 			var rest []string
 			for lines.Scan() {
