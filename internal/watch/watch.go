@@ -454,8 +454,11 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 		}
 	}
 	if wake {
-		// A root that appears is read whole: Rescan.
-		rescan = rescan || len(w.rearm()) > 0
+		// A root that appears is read whole: Rescan. rearm runs whatever
+		// rescan says already: a root removed needs its sentinel.
+		if appeared := w.rearm(); len(appeared) > 0 {
+			rescan = true
+		}
 	}
 	return paths, rescan
 }

@@ -533,6 +533,7 @@ func TestMissingRoot(t *testing.T) {
 	must(t, os.RemoveAll(filepath.Join(base, "a")))
 	h.reset()
 	h.waitRescan() // the root's removal
+	h.waitSentinel(base)
 	h.reset()
 	mkdirs(t, root)
 	h.waitRescan()
@@ -544,6 +545,7 @@ func TestMissingRoot(t *testing.T) {
 	must(t, os.Rename(root, away))
 	h.reset()
 	h.waitRescan()
+	h.waitSentinel(filepath.Join(base, "a", "b"))
 	write(t, filepath.Join(away, "unseen.md")) // outside the root now
 	must(t, os.Rename(away, root))
 	h.reset()
