@@ -93,6 +93,7 @@ type Server struct {
 	digests       sources.Digests
 	fronts        frontCache // front matter as JSON (skillsext.go)
 	resRefresh    sync.Mutex // serializes refreshResources
+	listSums      skillSums  // refreshResources's memo; resRefresh guards it
 	negotiated    sync.Map   // *mcp.ServerSession → the version initialize answered (see modern)
 
 	// mu guards the fields below.

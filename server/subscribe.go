@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"hash/maphash"
 	"io/fs"
 	"maps"
 	"strings"
@@ -41,7 +42,7 @@ import (
 // guards it.
 type resSession struct {
 	listed      *resolver.Snapshot // the view whose resource list the session learnt at its handshake, until listSig is known
-	listSig     [32]byte           // the signature of the resource list the session knows, when hasSig
+	listSig     uint64             // the signature of the resource list the session knows, when hasSig
 	hasSig      bool
 	subs        map[string]string // subscribed URI → fingerprint of what the session was last told of
 	updates     map[string]bool   // URIs whose notifications/resources/updated are due
@@ -85,8 +86,8 @@ func (s *Server) refreshResources(snap *resolver.Snapshot) {
 	defer s.resRefresh.Unlock()
 	type work struct {
 		st     *session
-		known  bool     // the session knows a resource list
-		oldSig [32]byte // its signature
+		known  bool   // the session knows a resource list
+		oldSig uint64 // its signature
 		old    *resolver.Snapshot
 		cur    *view
 		subs   map[string]string
@@ -102,15 +103,16 @@ func (s *Server) refreshResources(snap *resolver.Snapshot) {
 	}
 	s.mu.Unlock()
 
-	sigs := map[*resolver.Snapshot][32]byte{} // one per view
-	sigOf := func(snap *resolver.Snapshot) [32]byte {
+	sigs := map[*resolver.Snapshot]uint64{} // one per view
+	sigOf := func(snap *resolver.Snapshot) uint64 {
 		sig, ok := sigs[snap]
 		if !ok {
-			sig = listSignature(snap)
+			sig = listSignature(snap, &s.listSums)
 			sigs[snap] = sig
 		}
 		return sig
 	}
+	defer s.listSums.round()
 	updated := map[string]bool{}
 	listChanged := false
 	for _, w := range ws {
@@ -252,20 +254,68 @@ func sumKey(h hash.Hash, fsys fs.FS, name string, key sources.FileKey) {
 
 // listSignature sums up the resource list a view gives: its skills' URIs,
 // where they are, and their file lists, as the sources last listed them.
-func listSignature(snap *resolver.Snapshot) [32]byte {
-	h := sha256.New()
-	for _, a := range snap.Addresses() {
-		sk := a.Match.Skill
-		fmt.Fprintf(h, "%s\x00%s\x00%v\x00", a.URI.Entry(), sk.Path, sk.FileListTruncated)
-		for _, f := range sk.FileList {
-			fmt.Fprintf(h, "%s\x00", f)
-		}
-		h.Write([]byte{'\n'})
+// It runs on every snapshot swap, for every view, so it costs one map
+// look-up per skill: each entry's hash comes from the name it is listed
+// under and its skill's sum, which sums memoizes; the entries are added
+// up, in no order. The hash is seeded per process (signatures are only
+// compared within one); a collision, one chance in 2^64 per change, would
+// cost one resources/list_changed.
+func listSignature(snap *resolver.Snapshot, sums *skillSums) uint64 {
+	type entry struct {
+		ref sources.Ref // the URI is made of it
+		sum uint64
 	}
-	var sig [32]byte
-	h.Sum(sig[:0])
+	sig := uint64(len(snap.Skills()) + len(snap.Shadowed()))
+	for _, sk := range snap.Skills() {
+		sig += maphash.Comparable(listSeed, entry{sk.Ref, sums.of(sk)})
+	}
+	for _, sh := range snap.Shadowed() {
+		sig += maphash.Comparable(listSeed, entry{sh.Alias, sums.of(sh.Skill)})
+	}
 	return sig
 }
+
+var listSeed = maphash.MakeSeed()
+
+// skillSums memoizes, by skill, the part of a list signature that a skill
+// gives whatever name it is listed under: where it is, its entry file, and
+// its file list. A source returns the same *sources.Skill while a skill is
+// unchanged, so only new and changed skills are hashed. Each round keeps
+// the sums of the skills it asked for, and drops the others.
+type skillSums struct {
+	prev, next map[*sources.Skill]uint64
+}
+
+func (m *skillSums) of(sk *sources.Skill) uint64 {
+	if v, ok := m.next[sk]; ok {
+		return v
+	}
+	v, ok := m.prev[sk]
+	if !ok {
+		var h maphash.Hash
+		h.SetSeed(listSeed)
+		h.WriteString(sk.Path)
+		h.WriteByte(0)
+		h.WriteString(sk.EntryFile())
+		h.WriteByte(0)
+		if sk.FileListTruncated {
+			h.WriteByte(1)
+		}
+		for _, f := range sk.FileList {
+			h.WriteString(f)
+			h.WriteByte(0)
+		}
+		v = h.Sum64()
+	}
+	if m.next == nil {
+		m.next = make(map[*sources.Skill]uint64, len(m.prev))
+	}
+	m.next[sk] = v
+	return v
+}
+
+// round ends a round: what it did not ask for is dropped.
+func (m *skillSums) round() { m.prev, m.next = m.next, nil }
 
 // warnOnce logs a warning the first time key is seen.
 func (s *Server) warnOnce(key, msg string, args ...any) {
