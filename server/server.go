@@ -223,7 +223,7 @@ func (s *Server) Refresh() {
 		live[ss] = true
 	}
 	s.mu.Lock()
-	toolChanged, promptsChanged := false, false
+	toolChanged, promptsDiffer := false, false
 	for ss, st := range s.sessions {
 		if !live[ss] {
 			delete(s.sessions, ss) // the session has ended
@@ -235,7 +235,7 @@ func (s *Server) Refresh() {
 			toolChanged = true
 		}
 		if st.promptsListed != 0 && s.promptsOf(v).sum != st.promptsListed {
-			promptsChanged = true
+			promptsDiffer = true
 		}
 	}
 	s.mu.Unlock()
@@ -244,9 +244,11 @@ func (s *Server) Refresh() {
 		// tools/list_changed to every session; filterListChanged keeps it
 		// from those whose view did not change.
 		s.addSkillTool(snap.ToolDescription(&s.catalogOpts))
+		s.notifyNow(toolsChanged, snap)
 	}
-	if promptsChanged {
+	if promptsDiffer {
 		s.announcePrompts()
+		s.notifyNow(promptsChanged, snap)
 	}
 	s.refreshResources(snap)
 }

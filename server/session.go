@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -27,6 +28,10 @@ type session struct {
 
 	promptsListed    uint64 // the sum of the prompts the session last listed; 0 before prompts/list
 	promptsAnnounced uint64 // the sum the last prompts/list_changed was sent for
+
+	// direct is the session's connection when the server writes to it
+	// itself (ServeStdio): notifyNow sends on it.
+	direct mcp.Connection
 }
 
 // view is the catalog one kind of client sees in one snapshot.
@@ -167,7 +172,7 @@ func (s *Server) sessionViews(next mcp.MethodHandler) mcp.MethodHandler {
 // differ from its current view's.
 func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "notifications/tools/list_changed" && method != "notifications/prompts/list_changed" {
+		if method != toolsChanged && method != promptsChanged {
 			return next(ctx, method, req)
 		}
 		ss, ok := req.GetSession().(*mcp.ServerSession)
@@ -176,29 +181,71 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		snap := s.catalog.Snapshot()
 		s.mu.Lock()
-		st := s.sessionLocked(ss)
-		v := s.viewLocked(snap, st)
-		// A client of 2026-07-28 has no notifications/initialized to
-		// wait for.
-		handshaken := st.initialized || s.modern(ss)
-		var send bool
-		if method == "notifications/tools/list_changed" {
-			send = handshaken && st.listed != "" && v.tool != st.listed && v.tool != st.announced
-			if send {
-				st.announced = v.tool
-			}
-		} else {
-			sum := s.promptsOf(v).sum
-			send = handshaken && st.promptsListed != 0 && sum != st.promptsListed && sum != st.promptsAnnounced
-			if send {
-				st.promptsAnnounced = sum
-			}
-		}
+		send := s.dueLocked(ss, s.sessionLocked(ss), snap, method)
 		s.mu.Unlock()
 		if !send {
 			return nil, nil
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// The list_changed notifications.
+const (
+	toolsChanged     = "notifications/tools/list_changed"
+	promptsChanged   = "notifications/prompts/list_changed"
+	resourcesChanged = "notifications/resources/list_changed"
+)
+
+// dueLocked reports whether list_changed notification method is due to
+// the session ss, whose state is st, in snap, and if so records it as
+// sent. s.mu must be held.
+func (s *Server) dueLocked(ss *mcp.ServerSession, st *session, snap *resolver.Snapshot, method string) bool {
+	if method == resourcesChanged {
+		// refreshResources decided.
+		send := st.res.listChanged
+		st.res.listChanged = false
+		return send
+	}
+	v := s.viewLocked(snap, st)
+	// A client of 2026-07-28 has no notifications/initialized to wait
+	// for.
+	handshaken := st.initialized || s.modern(ss)
+	if method == toolsChanged {
+		send := handshaken && st.listed != "" && v.tool != st.listed && v.tool != st.announced
+		if send {
+			st.announced = v.tool
+		}
+		return send
+	}
+	sum := s.promptsOf(v).sum
+	send := handshaken && st.promptsListed != 0 && sum != st.promptsListed && sum != st.promptsAnnounced
+	if send {
+		st.promptsAnnounced = sum
+	}
+	return send
+}
+
+// notifyNow sends list_changed notification method at once to the
+// sessions it is due to that the server writes to itself (ServeStdio's).
+// The SDK announces a change 10 ms after it, to batch changes; the sending
+// middleware (filterListChanged, filterResourceNotes) then keeps its
+// notice from the sessions told already. Each is written on a goroutine
+// of its own: a client that does not read holds up no refresh.
+func (s *Server) notifyNow(method string, snap *resolver.Snapshot) {
+	var to []mcp.Connection
+	s.mu.Lock()
+	for ss, st := range s.sessions {
+		if st.direct != nil && s.dueLocked(ss, st, snap, method) {
+			to = append(to, st.direct)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range to {
+		go func() {
+			// A failure is the session's end, which the SDK sees too.
+			_ = c.Write(context.Background(), &jsonrpc.Request{Method: method, Params: json.RawMessage("{}")})
+		}()
 	}
 }
 

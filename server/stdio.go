@@ -79,11 +79,15 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	calls := newCalls()
 	w := newLineWriter(out)
 	pr, pw := io.Pipe()
-	session, err := s.mcp.Connect(ctx, &stdioTransport{IOTransport: mcp.IOTransport{Reader: pr, Writer: w}, calls: calls}, nil)
+	t := &stdioTransport{IOTransport: mcp.IOTransport{Reader: pr, Writer: w}, calls: calls}
+	session, err := s.mcp.Connect(ctx, t, nil)
 	if err != nil {
 		w.Close()
 		return err
 	}
+	s.mu.Lock()
+	s.sessionLocked(session).direct = t.conn
+	s.mu.Unlock()
 	ended := make(chan struct{}) // closed when the SDK's session is over
 	go func() {
 		session.Wait()
@@ -474,6 +478,7 @@ func (c *calls) stop() {
 type stdioTransport struct {
 	mcp.IOTransport
 	calls *calls
+	conn  *answerConn // made by Connect
 }
 
 var _ mcp.Transport = (*stdioTransport)(nil)
@@ -483,7 +488,8 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &answerConn{Connection: conn, calls: t.calls}, nil
+	t.conn = &answerConn{Connection: conn, calls: t.calls}
+	return t.conn, nil
 }
 
 // answerConn ends a call when the SDK has written its answer, and gives a

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,8 +17,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
 )
 
 // wire drives ServeStdio over pipes with raw JSON lines.
@@ -723,4 +726,68 @@ func TestStdioParamsOfTheWrongShape(t *testing.T) {
 	}
 	w.in.Close()
 	w.wait()
+}
+
+// On stdio a change is announced as soon as the catalog has it, not after
+// the SDK's 10 ms batching, and each list_changed goes out once: the
+// SDK's own notice, sent later, is kept from the session told already.
+func TestStdioListChangedAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
+		r := newResolver(t, src)
+		srv := server.New(r, nil)
+		r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		for i, method := range []string{"tools/list", "prompts/list", "resources/list"} {
+			id := fmt.Sprint(i + 2)
+			w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, id, method))
+			w.until(id)
+		}
+
+		src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "two", Description: "Two."})
+		if _, err := r.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // no time passes in the bubble
+		want := []string{
+			"notifications/prompts/list_changed",
+			"notifications/resources/list_changed",
+			"notifications/tools/list_changed",
+		}
+		if got := methods(w.pending()); !slices.Equal(got, want) {
+			t.Errorf("sent at once: %q; want %q", got, want)
+		}
+		time.Sleep(time.Second) // past the SDK's batching
+		synctest.Wait()
+		if got := methods(w.pending()); len(got) != 0 {
+			t.Errorf("sent again later: %q", got)
+		}
+	})
+}
+
+// pending returns the lines of out that have come and were not read yet.
+func (w *wire) pending() []string {
+	var lines []string
+	for {
+		select {
+		case line := <-w.lines:
+			lines = append(lines, line)
+		default:
+			return lines
+		}
+	}
+}
+
+// methods returns the methods of the notifications among lines, sorted.
+func methods(lines []string) []string {
+	var out []string
+	for _, line := range lines {
+		var m struct{ Method string }
+		if err := json.Unmarshal([]byte(line), &m); err == nil && m.Method != "" {
+			out = append(out, m.Method)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -154,6 +154,7 @@ func (s *Server) refreshResources(snap *resolver.Snapshot) {
 		// notifications/resources/list_changed to every session;
 		// filterResourceNotes keeps it from those it is not due to.
 		s.mcp.AddResourceTemplate(resourceTemplates[0], s.readTemplate)
+		s.notifyNow(resourcesChanged, snap)
 	}
 }
 
@@ -161,7 +162,7 @@ func (s *Server) refreshResources(snap *resolver.Snapshot) {
 // sessions they are due to, once.
 func (s *Server) filterResourceNotes(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "notifications/resources/updated" && method != "notifications/resources/list_changed" {
+		if method != "notifications/resources/updated" && method != resourcesChanged {
 			return next(ctx, method, req)
 		}
 		ss, ok := req.GetSession().(*mcp.ServerSession)
@@ -171,8 +172,8 @@ func (s *Server) filterResourceNotes(next mcp.MethodHandler) mcp.MethodHandler {
 		s.mu.Lock()
 		st := s.sessionLocked(ss)
 		var send bool
-		if method == "notifications/resources/list_changed" {
-			send, st.res.listChanged = st.res.listChanged, false
+		if method == resourcesChanged {
+			send = s.dueLocked(ss, st, nil, method)
 		} else if p, ok := req.GetParams().(*mcp.ResourceUpdatedNotificationParams); ok {
 			send = st.res.updates[p.URI]
 			delete(st.res.updates, p.URI)
