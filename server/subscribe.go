@@ -266,7 +266,9 @@ func listSignature(snap *resolver.Snapshot, sums *skillSums) uint64 {
 		ref sources.Ref // the URI is made of it
 		sum uint64
 	}
-	sig := uint64(len(snap.Skills()) + len(snap.Shadowed()))
+	n := len(snap.Skills()) + len(snap.Shadowed())
+	sums.largest = max(sums.largest, n)
+	sig := uint64(n)
 	for _, sk := range snap.Skills() {
 		sig += maphash.Comparable(listSeed, entry{sk.Ref, sums.of(sk)})
 	}
@@ -281,42 +283,45 @@ var listSeed = maphash.MakeSeed()
 // skillSums memoizes, by skill, the part of a list signature that a skill
 // gives whatever name it is listed under: where it is, its entry file, and
 // its file list. A source returns the same *sources.Skill while a skill is
-// unchanged, so only new and changed skills are hashed. Each round keeps
-// the sums of the skills it asked for, and drops the others.
+// unchanged, so only new and changed skills are hashed. The sums of skills
+// no longer listed are dropped once they outnumber the listed ones.
 type skillSums struct {
-	prev, next map[*sources.Skill]uint64
+	sums    map[*sources.Skill]uint64
+	largest int // the most entries a signature of this round had
 }
 
 func (m *skillSums) of(sk *sources.Skill) uint64 {
-	if v, ok := m.next[sk]; ok {
+	if v, ok := m.sums[sk]; ok {
 		return v
 	}
-	v, ok := m.prev[sk]
-	if !ok {
-		var h maphash.Hash
-		h.SetSeed(listSeed)
-		h.WriteString(sk.Path)
-		h.WriteByte(0)
-		h.WriteString(sk.EntryFile())
-		h.WriteByte(0)
-		if sk.FileListTruncated {
-			h.WriteByte(1)
-		}
-		for _, f := range sk.FileList {
-			h.WriteString(f)
-			h.WriteByte(0)
-		}
-		v = h.Sum64()
+	var h maphash.Hash
+	h.SetSeed(listSeed)
+	h.WriteString(sk.Path)
+	h.WriteByte(0)
+	h.WriteString(sk.EntryFile())
+	h.WriteByte(0)
+	if sk.FileListTruncated {
+		h.WriteByte(1)
 	}
-	if m.next == nil {
-		m.next = make(map[*sources.Skill]uint64, len(m.prev))
+	for _, f := range sk.FileList {
+		h.WriteString(f)
+		h.WriteByte(0)
 	}
-	m.next[sk] = v
+	v := h.Sum64()
+	if m.sums == nil {
+		m.sums = map[*sources.Skill]uint64{}
+	}
+	m.sums[sk] = v
 	return v
 }
 
-// round ends a round: what it did not ask for is dropped.
-func (m *skillSums) round() { m.prev, m.next = m.next, nil }
+// round ends a round of signatures.
+func (m *skillSums) round() {
+	if len(m.sums) > 2*m.largest+1024 {
+		m.sums = nil // made again, from the skills listed, next round
+	}
+	m.largest = 0
+}
 
 // warnOnce logs a warning the first time key is seen.
 func (s *Server) warnOnce(key, msg string, args ...any) {
