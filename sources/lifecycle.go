@@ -105,24 +105,24 @@ var (
 // Watch implements Watcher: it watches every part that can be watched,
 // until ctx is done, and returns ErrNotWatched when none can.
 func (c *concat) Watch(ctx context.Context, changed func()) error {
-	var parts []Watcher
+	var parts []func(context.Context, func()) error
 	for _, p := range c.parts {
 		if w, ok := p.(Watcher); ok {
-			parts = append(parts, w)
+			parts = append(parts, w.Watch)
 		}
 	}
-	return watchAll(ctx, parts, changed)
+	return WatchAll(ctx, changed, parts...)
 }
 
-// watchAll runs Watch on every part and waits for them. It returns
-// ErrNotWatched when no part watches (each refused at once), and nil once
-// ctx is done otherwise.
+// WatchAll runs the watches of the parts of a Watcher, each as a Watch
+// (see Watcher), and waits for them. It returns ErrNotWatched when no part
+// watches (each refused at once), and nil once ctx is done otherwise.
 //
 // The whole settles (WithSettle) once every part has: each part gets a
 // settling of its own, so that a part that defers its settling and is
 // done quickly does not settle the whole before a slower part has said it
 // defers its own.
-func watchAll(ctx context.Context, parts []Watcher, changed func()) error {
+func WatchAll(ctx context.Context, changed func(), parts ...func(ctx context.Context, changed func()) error) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	refused := 0
@@ -136,7 +136,7 @@ func watchAll(ctx context.Context, parts []Watcher, changed func()) error {
 		pctx, onChange := WithSettle(ctx, partSettled)
 		wg.Go(func() {
 			defer partSettled()
-			if err := p.Watch(pctx, func() { changed(); onChange() }); err != nil && ctx.Err() == nil {
+			if err := p(pctx, func() { changed(); onChange() }); err != nil && ctx.Err() == nil {
 				mu.Lock()
 				refused++
 				mu.Unlock()

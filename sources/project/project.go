@@ -6,7 +6,8 @@
 // .github/skills; then skills/ at the repository root (or at the workspace
 // folder when it is in no repository); then, as Claude Code does in a
 // monorepo, every .claude/skills in the sub-folders below the workspace
-// folder, within the repository.
+// folder, within the repository. The nested folders are looked for at
+// each listing; a watcher over the sub-folders tells when to list again.
 package project
 
 import (
@@ -14,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,6 +23,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
 )
@@ -184,10 +187,80 @@ var (
 )
 
 // Watch implements sources.Watcher: it watches the folders on the way up
-// from each workspace. Nested .claude/skills folders are found, and their
-// changes seen, at each listing, including the periodic rescans.
+// from each workspace, and the sub-folders of each workspace inside a
+// repository for nested .claude/skills folders (watchNested).
 func (s *Source) Watch(ctx context.Context, changed func()) error {
-	return s.fixed.(sources.Watcher).Watch(ctx, changed)
+	return sources.WatchAll(ctx, changed, s.fixed.(sources.Watcher).Watch, s.watchNested)
+}
+
+// watchNested watches the sub-folders of each workspace inside a
+// repository, as the search for nested .claude/skills folders walks them
+// (dot-folders other than .claude, .git and node_modules aside), at most
+// NestedMaxDirs folders: a nested .claude/skills folder that appears or
+// goes, or a skill in one that changes, is a change at once. Past the
+// bound, the periodic rescans find what changed in the folders left
+// unwatched.
+func (s *Source) watchNested(ctx context.Context, changed func()) error {
+	var dirs []string
+	for _, ws := range s.workspaces {
+		if ws.inRepo {
+			dirs = append(dirs, ws.dir)
+		}
+	}
+	if len(dirs) == 0 {
+		return sources.ErrNotWatched
+	}
+	logger := s.trees.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	w, err := watch.New(&watch.Options{
+		Debounce: s.trees.Debounce,
+		MaxDirs:  NestedMaxDirs,
+		Ignore: func(name string) bool {
+			return strings.HasPrefix(name, ".") && name != ".claude" || sources.SkipDir(name)
+		},
+		Logger: logger.With("source", s.name, "watching", "nested .claude/skills folders"),
+	})
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	settled := sources.DeferSettle(ctx) // once the watches are set
+	for _, d := range dirs {
+		if err := w.Add(d); err != nil {
+			logger.Debug("cannot watch a workspace for nested .claude/skills folders", "folder", d, "err", err)
+		}
+	}
+	settled()
+	err = w.Run(ctx, func(b watch.Batch) {
+		if b.Rescan || slices.ContainsFunc(b.Paths, s.touchesNested) {
+			changed()
+		}
+	})
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// touchesNested reports whether a change at path may change the nested
+// .claude/skills folders or their skills: path is in a .claude folder, or
+// holds a nested folder found by the last search (a folder moved or
+// removed is reported alone).
+func (s *Source) touchesNested(path string) bool {
+	if strings.Contains(path, string(filepath.Separator)+".claude") {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prefix := path + string(filepath.Separator)
+	for dir := range s.nestedTrees {
+		if strings.HasPrefix(dir, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // Close implements io.Closer: it closes every tree, nested ones included.

@@ -4,11 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/project"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
@@ -143,4 +146,80 @@ func names(l *sources.Listing) []string {
 		out = append(out, sk.Ref.String())
 	}
 	return out
+}
+
+// Nested .claude/skills folders are watched: one made after the start, a
+// skill edited, added or removed in one, and the folder holding one moved
+// away are each a change at once, not at the next periodic rescan.
+func TestWatchNested(t *testing.T) {
+	repo := t.TempDir()
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	write(t, filepath.Join(repo, "svc/README.md"), "A service.\n")
+	src := project.New([]string{repo}, &project.Options{Trees: dirtree.Options{Debounce: 20 * time.Millisecond}})
+	defer src.Close()
+	settled := make(chan struct{})
+	ctx, onChange := sources.WithSettle(context.Background(), func() { close(settled) })
+	ctx, cancel := context.WithCancel(ctx)
+	changes := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- src.Watch(ctx, func() {
+			onChange()
+			select {
+			case changes <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Watch: %v", err)
+		}
+	}()
+	hang := time.After(10 * time.Second) // only to report a hang
+	select {
+	case <-settled: // every watch is set
+	case <-hang:
+		t.Fatal("Watch did not settle")
+	}
+	select {
+	case <-changes: // the first round's
+	default:
+	}
+	step := func(what, want string, change func()) {
+		t.Helper()
+		change()
+		select {
+		case <-changes:
+		case <-time.After(10 * time.Second): // only to report a hang
+			t.Fatalf("%s: no change reported", what)
+		}
+		l, err := src.List(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, sk := range l.Skills {
+			got = append(got, sk.Ref.Name+"="+sk.Description)
+		}
+		if g := strings.Join(got, " "); g != want {
+			t.Errorf("%s: listed %q, want %q", what, g, want)
+		}
+	}
+	nested := filepath.Join(repo, "svc/pkg/.claude/skills")
+	step("new folder", "a=a skill.", func() { write(t, filepath.Join(nested, "a/SKILL.md"), skill("a")) })
+	step("edit", "a=Edited.", func() {
+		write(t, filepath.Join(nested, "a/SKILL.md"), "---\nname: a\ndescription: Edited.\n---\n")
+	})
+	step("add", "a=Edited. b=b skill.", func() { write(t, filepath.Join(nested, "b/SKILL.md"), skill("b")) })
+	step("remove", "b=b skill.", func() { must(t, os.RemoveAll(filepath.Join(nested, "a"))) })
+	step("move away", "", func() { must(t, os.Rename(filepath.Join(repo, "svc"), filepath.Join(t.TempDir(), "svc"))) })
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
