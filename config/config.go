@@ -452,6 +452,18 @@ const WorkspaceFileName = ".skillmux.yaml"
 // repository root (the nearest folder holding .git), or "" when there is
 // none. Outside a repository only dir itself is looked at.
 func WorkspaceFile(dir string) string {
+	for _, f := range WorkspaceFiles(dir) {
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			return f
+		}
+	}
+	return ""
+}
+
+// WorkspaceFiles returns the places WorkspaceFile looks at for dir,
+// nearest first: a file made at any of them is the workspace's (when no
+// nearer one exists).
+func WorkspaceFiles(dir string) []string {
 	top := dir
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
@@ -462,12 +474,11 @@ func WorkspaceFile(dir string) string {
 			break
 		}
 	}
+	var files []string
 	for d := dir; ; d = filepath.Dir(d) {
-		if st, err := os.Stat(filepath.Join(d, WorkspaceFileName)); err == nil && st.Mode().IsRegular() {
-			return filepath.Join(d, WorkspaceFileName)
-		}
+		files = append(files, filepath.Join(d, WorkspaceFileName))
 		if d == top || d == filepath.Dir(d) {
-			return ""
+			return files
 		}
 	}
 }

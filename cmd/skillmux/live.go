@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
@@ -108,7 +107,9 @@ func (l *live) configFiles() []string {
 	}
 	if l.f.configFile == "" {
 		for _, ws := range l.workspaces {
-			files[filepath.Join(ws, config.WorkspaceFileName)] = true
+			for _, f := range config.WorkspaceFiles(ws) {
+				files[f] = true
+			}
 		}
 	}
 	var out []string

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -178,5 +179,35 @@ func TestBinaryWithUnreadStderr(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the server stopped answering while nobody read its stderr")
+	}
+}
+
+// A workspace configuration made at the repository's root while the
+// server runs in a sub-folder of it is read: the places watched are every
+// folder the workspace file is looked for in, not the working folder
+// alone.
+func TestBinaryWorkspaceFileAboveTheWorkingFolder(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(repo, "svc", "api")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "first/SKILL.md"), skillMD("first", "The first skill."))
+	env := append(isolatedEnv(t), "HOME="+t.TempDir(), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+	s := startServe(t, env, work, "--root", root)
+	s.handshake()
+	if d := s.toolDescription(2); !strings.Contains(d, "- first:") {
+		t.Fatalf("description: %s", d)
+	}
+	team := t.TempDir()
+	writeFile(t, filepath.Join(team, "team-skill/SKILL.md"), skillMD("team-skill", "From the team's folder."))
+	writeFile(t, filepath.Join(repo, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+team+"\n")
+	s.next("tools/list_changed after the repository's configuration appeared", isMethod("notifications/tools/list_changed"))
+	if d := s.toolDescription(3); !strings.Contains(d, "- team-skill:") {
+		t.Errorf("the configured source is not served:\n%s", d)
 	}
 }
