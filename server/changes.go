@@ -11,7 +11,8 @@ import (
 const maxNamed = 5
 
 // changeNote returns, once per change of the catalog a session sees, a
-// sentence saying what changed since the session last heard of it: many
+// sentence saying what changed since the session last heard of it (since
+// it started, or since the last note): many
 // clients ignore tools/list_changed, and a model that read the catalog at
 // the start would not know of a new skill otherwise. It returns "" when
 // nothing changed.
@@ -23,13 +24,15 @@ func (s *Server) changeNote(req mcp.Request, v *view) string {
 	now := v.snap.Keys()
 	s.mu.Lock()
 	st := s.sessionLocked(ss)
-	seen, heard := st.seen, st.heard
+	seen, heard, noted := st.seen, st.heard, st.noted
 	st.seen, st.heard = now, true
-	s.mu.Unlock()
-	if !heard || sameList(seen, now) {
-		return ""
-	}
 	added, removed := diffNames(seen, now)
+	if heard && !sameList(seen, now) && (len(added) > 0 || len(removed) > 0) {
+		st.noted = true
+	} else {
+		added, removed = nil, nil
+	}
+	s.mu.Unlock()
 	if len(added) == 0 && len(removed) == 0 {
 		return ""
 	}
@@ -41,7 +44,11 @@ func (s *Server) changeNote(req mcp.Request, v *view) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("The skill catalog changed since this session started:")
+	if noted {
+		b.WriteString("The skill catalog changed again since the last note:")
+	} else {
+		b.WriteString("The skill catalog changed since this session started:")
+	}
 	if len(added) > 0 {
 		fmt.Fprintf(&b, " %s added (%s)", count(len(added), "skill"), names(added))
 	}

@@ -24,6 +24,7 @@ type session struct {
 	announced   string        // the description the last tools/list_changed was sent for
 	seen        []string      // the names of the view the session last heard of (handshake, or a change note), when heard
 	heard       bool
+	noted       bool       // a change note was given
 	res         resSession // its resources and subscriptions (subscribe.go)
 
 	promptsListed    uint64 // the sum of the prompts the session last listed; 0 before prompts/list

@@ -221,7 +221,7 @@ func TestLoadingHeaderIsQualified(t *testing.T) {
 }
 
 // Many clients ignore tools/list_changed: the skill tool's answer says
-// once what changed since the session started.
+// once what changed since the session started, then since its last note.
 func TestSkillAnswerNotesChangesOnce(t *testing.T) {
 	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}, {Name: "gone", Description: "Gone."}}}
 	r := newResolver(t, src)
@@ -237,8 +237,24 @@ func TestSkillAnswerNotesChangesOnce(t *testing.T) {
 	if note := text(t, res.Content[2]); !strings.Contains(note, "2 skills added (Three, two)") || !strings.Contains(note, "1 skill removed (gone)") {
 		t.Errorf("note: %q", note)
 	}
+	if note := text(t, res.Content[2]); !strings.HasPrefix(note, "The skill catalog changed since this session started:") {
+		t.Errorf("first note: %q", note)
+	}
 	res, _ = callSkill(t, cs, map[string]any{"name": "two"})
 	if len(res.Content) != 2 {
 		t.Errorf("the change was noted twice: %d blocks", len(res.Content))
+	}
+
+	// A later note tells what changed since the last one, and says so.
+	src.Skills = src.Skills[:2]
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = callSkill(t, cs, map[string]any{"name": "two"})
+	if len(res.Content) != 3 {
+		t.Fatalf("no note of the second change: %d blocks", len(res.Content))
+	}
+	if note := text(t, res.Content[2]); note != "The skill catalog changed again since the last note: 1 skill removed (three). Call this tool with a skill's name to load any of them." {
+		t.Errorf("second note: %q", note)
 	}
 }
