@@ -130,8 +130,19 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 			fresh = fresh[1:]
 		}
 	}
+	var shadowedAt map[string]bool // the shadowed skills' files
 	for _, sk := range losers {
-		sh := Shadowed{Skill: sk, By: s.byKey[sk.Ref.Key()], Alias: s.aliasFor(sk)}
+		by := s.byKey[sk.Ref.Key()]
+		if sk.Path == by.Path || shadowedAt[sk.Path] {
+			// The same file reached again (two sources over one folder, or
+			// overlapping roots): one skill, not one shadowing itself.
+			continue
+		}
+		if shadowedAt == nil {
+			shadowedAt = map[string]bool{}
+		}
+		shadowedAt[sk.Path] = true
+		sh := Shadowed{Skill: sk, By: by, Alias: s.aliasFor(sk)}
 		s.aliases[sh.Alias.Key()] = len(s.shadowed)
 		s.shadowed = append(s.shadowed, sh)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
 
@@ -293,5 +295,29 @@ func TestLookupOfHostileNames(t *testing.T) {
 	var nf *resolver.NotFoundError
 	if !errors.As(err, &nf) || len(nf.Suggestions) == 0 || !strings.HasSuffix(nf.Suggestions[0], "-0001") {
 		t.Errorf("a near miss of a long name: %v", err)
+	}
+}
+
+// The same folder reached through two sources (a root named twice, or the
+// user's folder named as a root too) is one skill, not one shadowing
+// itself under a second name.
+func TestOneFolderTwoSources(t *testing.T) {
+	dir := t.TempDir()
+	sourcetest.WriteFile(t, filepath.Join(dir, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: P.\n---\n")
+	sourcetest.WriteFile(t, filepath.Join(dir, "team", "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Another.\n---\n")
+	snap := load(t, dirtree.New(dir, &dirtree.Options{Name: "user"}), dirtree.New(dir, &dirtree.Options{Name: "root"}),
+		dirtree.New(filepath.Join(dir, "team"), &dirtree.Options{Name: "team"}))
+	if snap.Len() != 1 || snap.Skills()[0].Path != filepath.Join(dir, "pdf", "SKILL.md") {
+		t.Fatalf("served %v", snap.Skills())
+	}
+	var shadowed []string
+	for _, sh := range snap.Shadowed() {
+		shadowed = append(shadowed, sh.Alias.String()+"@"+sh.Skill.Path)
+	}
+	// The other pdf, from team/ (a folder listed by two sources as well),
+	// is shadowed once, under the name of the first source listing it.
+	want := []string{"user:pdf@" + filepath.Join(dir, "team", "pdf", "SKILL.md")}
+	if diff := cmp.Diff(want, shadowed); diff != "" {
+		t.Errorf("shadowed (-want +got):\n%s", diff)
 	}
 }

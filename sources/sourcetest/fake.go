@@ -2,6 +2,7 @@ package sourcetest
 
 import (
 	"context"
+	"strconv"
 	"testing/fstest"
 
 	"github.com/skillmux/skillmux/sources"
@@ -50,6 +51,7 @@ func (f *Fake) List(ctx context.Context) (*sources.Listing, error) {
 		scope = sources.ScopeRoot
 	}
 	l := &sources.Listing{Problems: append([]sources.Diagnostic(nil), f.Problems...)}
+	folders := map[string]int{} // skills of each name so far: each has a folder of its own
 	for _, fs := range f.Skills {
 		front := "name: " + fs.Name + "\ndescription: " + fs.Description + "\n"
 		if fs.DisableModelInvocation {
@@ -63,6 +65,9 @@ func (f *Fake) List(ctx context.Context) (*sources.Listing, error) {
 			m[p] = &fstest.MapFile{Data: []byte(c)}
 		}
 		dir := "/fake/" + f.SourceName + "/" + fs.Name
+		if folders[fs.Name]++; folders[fs.Name] > 1 {
+			dir += "-" + strconv.Itoa(folders[fs.Name])
+		}
 		l.Skills = append(l.Skills, &sources.Skill{
 			Ref:                    sources.Ref{Namespace: f.Namespace, Name: fs.Name},
 			Description:            fs.Description,
