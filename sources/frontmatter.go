@@ -250,15 +250,13 @@ func yamlDiagnostic(path string, front []byte, err error) Diagnostic {
 		d.Message = err.Error() + "; the skill is skipped (write the values out rather than through anchors and aliases)"
 		return d
 	}
-	line, msg := yamlerr.Locate(front, err, func(b []byte) error { _, err := unmarshalMap(b); return err })
+	line, msg := yamlerr.Locate(front, 1, err, func(b []byte) error { _, err := unmarshalMap(b); return err })
 	if line == 0 {
 		if l, m := yamlerr.BadChar(front); l > 0 {
-			line, msg = l, m
+			line, msg = l+1, m
 		}
 	}
-	if line > 0 {
-		d.Line = line + 1
-	}
+	d.Line = line
 	d.Message = "front matter is " + msg
 	return d
 }

@@ -208,6 +208,8 @@ func TestLoadRefuses(t *testing.T) {
 		{"front matter not closed", "---\nname: open\ndescription: never closed\n", "front-matter", 0, "not closed"},
 		{"front matter is not a map", "---\n- a\n- b\n---\n", "yaml", 0, "not a map"},
 		{"YAML error line counts from the top of the file", "---\nname: x\ndescription: y\n\tbad: z\n---\n", "yaml", 4, "indent with spaces"},
+		{"a key set twice, lines counted from the top of the file", "---\nname: x\ndescription: a\ndescription: b\n---\n", "yaml", 4,
+			`front matter is not valid YAML: the key "description" is set twice, here and on line 3; keep one`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

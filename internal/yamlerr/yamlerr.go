@@ -10,6 +10,7 @@ package yamlerr
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -17,6 +18,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
 )
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
@@ -53,12 +56,28 @@ func positional(msg string) bool {
 
 var unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
 
-// Locate returns the line of data (from 1; 0 when the library does not
-// know it) that err, an error of parse(data), is about, and a message on
-// one line that starts "not valid YAML: ". parse is called again on
-// altered copies of data to find a stray tab; it must be the function that
-// gave err.
-func Locate(data []byte, err error, parse func([]byte) error) (line int, message string) {
+// Locate returns the line (0 when the library does not know it) that
+// err, an error of parse(data), is about, and a message on one line that
+// starts "not valid YAML: ". Lines count from the top of the file that
+// data is taken from: offset is how many lines of it come before data (a
+// front matter's opening "---" is one). parse is called again on altered
+// copies of data to find a stray tab; it must be the function that gave
+// err.
+func Locate(data []byte, offset int, err error, parse func([]byte) error) (line int, message string) {
+	if te, ok := errors.AsType[*yaml.TypeError](err); ok {
+		line, message = decodeProblem(te, offset)
+	} else {
+		line, message = locate(data, err, parse)
+	}
+	if line > 0 {
+		line += offset
+	}
+	return line, message
+}
+
+// locate is Locate for the errors of reading a document, with lines
+// counted from data's first.
+func locate(data []byte, err error, parse func([]byte) error) (line int, message string) {
 	var e struct {
 		Line    int
 		Message string
@@ -98,6 +117,38 @@ func Locate(data []byte, err error, parse func([]byte) error) (line int, message
 	}
 	e.Message = "not valid YAML: " + oneLine(msg)
 	return e.Line, e.Message
+}
+
+var (
+	decodeLine   = regexp.MustCompile(`^line (\d+): (.*)$`)
+	duplicateKey = regexp.MustCompile(`^mapping key (".*") already defined at line (\d+)$`)
+)
+
+// decodeProblem words the problem of te, the library's errors of decoding
+// a document it could read, on the earliest line it names: a map that
+// sets a key twice, which YAML forbids, is one. Each problem of te is
+// "line N: message", with N counted from data's first line; the message
+// names other lines the same way, so offset is added to them here.
+func decodeProblem(te *yaml.TypeError, offset int) (line int, message string) {
+	msg := strings.Join(te.Errors, "; ")
+	for _, p := range te.Errors {
+		m := decodeLine.FindStringSubmatch(p)
+		if m == nil {
+			continue
+		}
+		if n, _ := strconv.Atoi(m[1]); line == 0 || n < line {
+			line, msg = n, m[2]
+		}
+	}
+	if m := duplicateKey.FindStringSubmatch(msg); m != nil {
+		key, err := strconv.Unquote(m[1])
+		if err != nil {
+			key = m[1]
+		}
+		first, _ := strconv.Atoi(m[2])
+		return line, fmt.Sprintf("not valid YAML: the key %s is set twice, here and on line %d; keep one", preview(key), first+offset)
+	}
+	return line, "not valid YAML: " + oneLine(msg)
 }
 
 // oneLine keeps a library message that may echo the input on one line and
