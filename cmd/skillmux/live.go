@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"reflect"
-	"slices"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -24,6 +23,9 @@ type live struct {
 	f      *catalogFlags
 	logger *slog.Logger
 	res    *resolver.Resolver
+	// started is the configuration the server started with: it keeps
+	// every setting of it but those that decide the sources.
+	started *config.Config
 
 	// mu guards the fields below, and serializes the changes.
 	mu         sync.Mutex
@@ -81,8 +83,8 @@ func (l *live) apply(ctx context.Context, why string) {
 		return
 	}
 	s.logger = l.logger
-	if changedBeyondSources(l.s.cfg, s.cfg) {
-		l.logger.Warn("some of the changed settings (catalog, tools, log, defaults.native, refresh, resources) apply only after a restart; the sources follow now")
+	if keys := restartOnly(l.started, s.cfg); len(keys) > 0 {
+		l.logger.Warn("settings changed that apply only after a restart; until then the server keeps the values it started with, and the sources follow now", "settings", keys)
 	}
 	l.s = s
 	if l.repoll != nil {
@@ -119,10 +121,44 @@ func (l *live) configFiles() []string {
 	return out
 }
 
-// changedBeyondSources reports whether a new configuration changes what
-// only a restart applies.
-func changedBeyondSources(old, new *config.Config) bool {
-	return !reflect.DeepEqual(old.Catalog, new.Catalog) || !reflect.DeepEqual(old.Tools, new.Tools) ||
-		old.Log != new.Log || old.Defaults.Native != new.Defaults.Native || old.Refresh != new.Refresh ||
-		old.Resources.MaxFileSize != new.Resources.MaxFileSize || !slices.Equal(old.Resources.AllowDirs, new.Resources.AllowDirs)
+// appliedLive are the settings, by key, that a running server follows:
+// those that decide its sources. It keeps the others from its start.
+var appliedLive = map[string]bool{"sources": true, "defaults.builtin": true}
+
+// restartOnly returns the keys (such as "catalog.budget") of the settings
+// that differ between old and new and that a running server applies only
+// after a restart, in the order of Config's fields. Every setting not in
+// appliedLive is one, so that a new setting cannot be forgotten here.
+func restartOnly(old, new *config.Config) []string {
+	var keys []string
+	var walk func(prefix string, a, b reflect.Value)
+	walk = func(prefix string, a, b reflect.Value) {
+		for i := range a.NumField() {
+			f := a.Type().Field(i)
+			key := f.Tag.Get("koanf")
+			if !f.IsExported() || key == "" {
+				continue
+			}
+			key = prefix + key
+			switch x, y := a.Field(i), b.Field(i); {
+			case appliedLive[key]:
+			case f.Type.Kind() == reflect.Struct:
+				walk(key+".", x, y)
+			case !sameSetting(x, y):
+				keys = append(keys, key)
+			}
+		}
+	}
+	walk("", reflect.ValueOf(old).Elem(), reflect.ValueOf(new).Elem())
+	return keys
+}
+
+// sameSetting is reflect.DeepEqual, except that an empty list or map is
+// the same whether nil or not: a file that says "pin: []" sets what one
+// without the key does.
+func sameSetting(a, b reflect.Value) bool {
+	if k := a.Kind(); (k == reflect.Slice || k == reflect.Map) && a.Len() == 0 && b.Len() == 0 {
+		return true
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
 }

@@ -10,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/config"
 )
 
 // session is a running `skillmux serve` spoken to over its pipes.
@@ -209,5 +213,54 @@ func TestBinaryWorkspaceFileAboveTheWorkingFolder(t *testing.T) {
 	s.next("tools/list_changed after the repository's configuration appeared", isMethod("notifications/tools/list_changed"))
 	if d := s.toolDescription(3); !strings.Contains(d, "- team-skill:") {
 		t.Errorf("the configured source is not served:\n%s", d)
+	}
+}
+
+// TestRestartOnly: the warning of a configuration edit names the settings
+// that changed and that only a restart applies, and none when none did.
+func TestRestartOnly(t *testing.T) {
+	base := func() *config.Config {
+		return &config.Config{
+			Sources:   []config.Source{{Type: config.TypeDir, Path: "/skills"}},
+			Defaults:  config.Defaults{Builtin: true, Native: config.NativeExclude},
+			Catalog:   config.Catalog{Budget: 2048, Channel: config.ChannelBoth},
+			Refresh:   config.Refresh{Watch: true, Debounce: 200 * time.Millisecond, Interval: 30 * time.Second},
+			Resources: config.Resources{MaxFileSize: config.DefaultMaxFileSize},
+			Tools:     config.Tools{Profile: "default"},
+			Log:       config.Log{Level: "info", Format: "text"},
+		}
+	}
+	tests := []struct {
+		name string
+		edit func(c *config.Config)
+		want []string
+	}{
+		{"nothing", func(c *config.Config) {}, nil},
+		{"the sources", func(c *config.Config) { c.Sources = append(c.Sources, config.Source{Type: config.TypeUser}) }, nil},
+		{"defaults.builtin decides the sources", func(c *config.Config) { c.Defaults.Builtin = false }, nil},
+		{"catalog.budget", func(c *config.Config) { c.Catalog.Budget = 3000 }, []string{"catalog.budget"}},
+		{"an empty list is no list", func(c *config.Config) {
+			c.Catalog.Pin, c.Tools.Enable, c.Resources.AllowDirs = []string{}, []string{}, []string{}
+		}, nil},
+		{"a rule of catalog.visibility", func(c *config.Config) {
+			c.Catalog.Visibility = []config.VisibilityRule{{Pattern: "x*", Value: config.VisibilityOff}}
+		}, []string{"catalog.visibility"}},
+		{"one of each part", func(c *config.Config) {
+			c.Log.Level = "debug"
+			c.Tools.Disable = []string{"skills_search"}
+			c.Resources.AllowDirs = []string{"scripts"}
+			c.Refresh.Debounce = time.Second
+			c.Catalog.Channel = config.ChannelTool
+			c.Defaults.Native = config.NativeInclude
+		}, []string{"defaults.native", "catalog.channel", "refresh.debounce", "resources.allow_dirs", "tools.disable", "log.level"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := base()
+			tt.edit(c)
+			if diff := cmp.Diff(tt.want, restartOnly(base(), c)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

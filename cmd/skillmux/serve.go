@@ -103,7 +103,7 @@ status 2.`,
 			if err != nil {
 				return err
 			}
-			l := &live{cmd: cmd, e: &e, f: &f, logger: logger, res: res, s: s, workspaces: []string{e.workdir}}
+			l := &live{cmd: cmd, e: &e, f: &f, logger: logger, res: res, started: s.cfg, s: s, workspaces: []string{e.workdir}}
 			catalog, err := catalogOptions(s.cfg)
 			if err != nil {
 				return err
