@@ -227,17 +227,23 @@ func TestBinaryOverPipe(t *testing.T) {
 	defer cmd.Process.Kill()
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(nil, 1<<20)
+	// ask returns the reply to req; notifications, which may come
+	// between (a change found just after the start), are skipped.
 	ask := func(req string) map[string]any {
 		t.Helper()
 		io.WriteString(stdin, req+"\n")
-		if !lines.Scan() {
-			t.Fatalf("no reply to %s; stderr:\n%s", req, stderr.String())
+		for {
+			if !lines.Scan() {
+				t.Fatalf("no reply to %s; stderr:\n%s", req, stderr.String())
+			}
+			var m map[string]any
+			if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+				t.Fatalf("stdout is not JSON-RPC: %q", lines.Text())
+			}
+			if _, ok := m["id"]; ok {
+				return m
+			}
 		}
-		var m map[string]any
-		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
-			t.Fatalf("stdout is not JSON-RPC: %q", lines.Text())
-		}
-		return m
 	}
 	m := ask(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	res := m["result"].(map[string]any)
