@@ -35,6 +35,7 @@ type Resolver struct {
 	mu        sync.Mutex
 	sources   []sources.Source
 	last      map[sources.Source]*sources.Listing // each source's last good listing
+	errs      map[sources.Source]error            // the error of each source whose last List failed
 	dirty     map[sources.Source]bool             // sources to list again at the next refresh
 	onSwap    []func(old, new *Snapshot)
 	reported  map[string]bool // diagnostics already logged, so a reload logs only new ones
@@ -50,7 +51,7 @@ type Resolver struct {
 // New returns a Resolver over srcs, in precedence order. Its Snapshot is
 // empty until the first Reload.
 func New(srcs []sources.Source, opts *Options) *Resolver {
-	r := &Resolver{sources: srcs, reported: map[string]bool{}, last: map[sources.Source]*sources.Listing{}, dirty: map[sources.Source]bool{}, changed: make(chan struct{}, 1),
+	r := &Resolver{sources: srcs, reported: map[string]bool{}, last: map[sources.Source]*sources.Listing{}, errs: map[sources.Source]error{}, dirty: map[sources.Source]bool{}, changed: make(chan struct{}, 1),
 		settled: make(chan struct{})}
 	if opts != nil {
 		r.logger = opts.Logger
@@ -84,6 +85,7 @@ func (r *Resolver) SetSources(srcs []sources.Source) {
 		if !keep[s] {
 			dropped = append(dropped, s)
 			delete(r.last, s)
+			delete(r.errs, s)
 			delete(r.dirty, s)
 		}
 	}
@@ -210,15 +212,22 @@ func (r *Resolver) build(ctx context.Context, all bool) (*Snapshot, error) {
 		in := fresh[i]
 		switch {
 		case !listed[i]:
-			in = Input{Source: s.Name(), Listing: r.last[s]}
+			// As the last listing left it, failure included.
+			in = Input{Source: s.Name(), Listing: r.last[s], Err: r.errs[s]}
+			if errors.Is(in.Err, sources.ErrUnavailable) {
+				in.Listing = nil
+			}
 		case in.Err == nil:
 			r.last[s] = in.Listing
+			delete(r.errs, s)
 		case errors.Is(in.Err, sources.ErrUnavailable):
 			// Not served until it answers again (a source plugin down
 			// past its grace period); its last listing is kept for
 			// Refresh to know it was listed.
+			r.errs[s] = in.Err
 		default:
 			in.Listing = r.last[s] // the last good listing, served with the failure
+			r.errs[s] = in.Err
 		}
 		inputs[i] = in
 	}

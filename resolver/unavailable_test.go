@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
 )
@@ -45,5 +47,46 @@ func TestUnavailableSourceLeaves(t *testing.T) {
 	r.Reload(ctx)
 	if !has("p:a") {
 		t.Error("the source answered again, but its skills did not come back")
+	}
+}
+
+// TestRefreshOfOthersKeepsFailures checks that a refresh that lists only
+// other sources leaves a failing source as its last listing left it: an
+// unavailable one still not served, and each failure still reported.
+func TestRefreshOfOthersKeepsFailures(t *testing.T) {
+	ctx := context.Background()
+	down := fake("down", "p", "a")
+	flaky := fake("flaky", "q", "c")
+	other := fake("other", "", "b")
+	r := resolver.New([]sources.Source{down, flaky, other}, nil)
+	if _, err := r.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	down.Err = fmt.Errorf("plugin down for 1m: %w", sources.ErrUnavailable)
+	flaky.Err = errors.New("flaky")
+	if _, err := r.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	other.Skills = append(other.Skills, fake("other", "", "d").Skills...)
+	r.MarkChanged(other)
+	snap, err := r.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, sk := range snap.Skills() {
+		names = append(names, sk.Ref.String())
+	}
+	if diff := cmp.Diff([]string{"b", "d", "q:c"}, names); diff != "" {
+		t.Errorf("served after a refresh of another source (-want +got):\n%s", diff)
+	}
+	var failed []string
+	for _, f := range snap.Failed() {
+		failed = append(failed, fmt.Sprintf("%s stale=%v: %v", f.Source, f.Stale, f.Err))
+	}
+	want := []string{"down stale=false: plugin down for 1m: source unavailable", "flaky stale=true: flaky"}
+	if diff := cmp.Diff(want, failed); diff != "" {
+		t.Errorf("failures after a refresh of another source (-want +got):\n%s", diff)
 	}
 }
