@@ -38,11 +38,12 @@ type Resolver struct {
 	errs      map[sources.Source]error            // the error of each source whose last List failed
 	dirty     map[sources.Source]bool             // sources to list again at the next refresh
 	onSwap    []func(old, new *Snapshot)
-	reported  map[string]bool // diagnostics already logged, so a reload logs only new ones
-	summary   string          // the counts last logged at info level
-	notifying bool            // a goroutine is running the callbacks
-	notified  *Snapshot       // the snapshot the callbacks last saw
-	changed   chan struct{}   // signals Run that sources were marked dirty or replaced
+	reported  map[string]bool   // diagnostics already logged, so a reload logs only new ones
+	failing   map[string]string // by source name, the failure last logged of each failing source
+	summary   string            // the counts last logged at info level
+	notifying bool              // a goroutine is running the callbacks
+	notified  *Snapshot         // the snapshot the callbacks last saw
+	changed   chan struct{}     // signals Run that sources were marked dirty or replaced
 
 	settled    chan struct{} // closed once Run's first watches are set up (see Settled)
 	settleOnce sync.Once
@@ -51,7 +52,7 @@ type Resolver struct {
 // New returns a Resolver over srcs, in precedence order. Its Snapshot is
 // empty until the first Reload.
 func New(srcs []sources.Source, opts *Options) *Resolver {
-	r := &Resolver{sources: srcs, reported: map[string]bool{}, last: map[sources.Source]*sources.Listing{}, errs: map[sources.Source]error{}, dirty: map[sources.Source]bool{}, changed: make(chan struct{}, 1),
+	r := &Resolver{sources: srcs, reported: map[string]bool{}, failing: map[string]string{}, last: map[sources.Source]*sources.Listing{}, errs: map[sources.Source]error{}, dirty: map[sources.Source]bool{}, changed: make(chan struct{}, 1),
 		settled: make(chan struct{})}
 	if opts != nil {
 		r.logger = opts.Logger
@@ -291,13 +292,7 @@ func listSafely(ctx context.Context, src sources.Source) (l *sources.Listing, er
 func (r *Resolver) report(ctx context.Context, s *Snapshot, nsrc int, took time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, f := range s.failed {
-		if f.Stale {
-			r.logger.Error("source failed; serving its last good listing", "source", f.Source, "err", f.Err)
-		} else {
-			r.logger.Error("source failed; its skills are not served", "source", f.Source, "err", f.Err)
-		}
-	}
+	r.reportFailures(ctx, s)
 	// Each problem is logged once, the first time a reload finds it. The
 	// warnings of single skills are for `skillmux list --all`; at debug
 	// level they are logged too, and only then are they worth the work.
@@ -349,6 +344,40 @@ func (r *Resolver) report(ctx context.Context, s *Snapshot, nsrc int, took time.
 		level, r.summary = slog.LevelInfo, sum
 	}
 	r.logger.Log(ctx, level, "catalog built", "skills", len(s.skills), "shadowed", len(s.shadowed), "skipped", countErrors(s.problems), "sources", nsrc, "took", took.Round(time.Microsecond))
+}
+
+// reportFailures logs a source's failure when it starts and when it
+// changes, and its recovery once; the same failure found again by a
+// later reload (every periodic rescan lists a failing source again) is
+// logged at debug level only. r.mu is held.
+//
+// A failure that wraps sources.ErrUnavailable is a warning: such a source
+// reports its own trouble (a source plugin logs that it is down, and logs
+// at error level when it gives up), and the line here only says what the
+// catalog does about it.
+func (r *Resolver) reportFailures(ctx context.Context, s *Snapshot) {
+	failing := make(map[string]string, len(s.failed))
+	for _, f := range s.failed {
+		msg := "source failed; its skills are not served"
+		if f.Stale {
+			msg = "source failed; serving its last good listing"
+		}
+		failing[f.Source] = msg + ": " + f.Err.Error()
+		level := slog.LevelError
+		switch {
+		case r.failing[f.Source] == failing[f.Source]:
+			level = slog.LevelDebug
+		case errors.Is(f.Err, sources.ErrUnavailable):
+			level = slog.LevelWarn
+		}
+		r.logger.Log(ctx, level, msg, "source", f.Source, "err", f.Err)
+	}
+	for _, in := range s.inputs {
+		if _, was := r.failing[in.Source]; was && in.Err == nil {
+			r.logger.Info("source recovered; its skills are served", "source", in.Source)
+		}
+	}
+	r.failing = failing
 }
 
 func countErrors(ds []sources.Diagnostic) int {
