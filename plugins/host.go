@@ -610,6 +610,9 @@ func (s *Source) supervise() {
 	b := s.o.Backoff
 	delay := b.Min
 	var crashes []time.Time
+	// The failure last logged at warning level: a restart that fails the
+	// same way again (a command that does not exist) is logged at debug.
+	var warned string
 	for s.life.Err() == nil {
 		if !s.setPhase(phaseStarting, nil, nil) {
 			return
@@ -622,6 +625,7 @@ func (s *Source) supervise() {
 			}
 			s.logger.Info("source plugin started", "pid", inst.runner.pid, "protocol", inst.desc.ProtocolVersion,
 				"watch", inst.desc.GetCapabilities().GetWatch(), "version", clean(inst.desc.Version, false))
+			warned = ""
 			upAt := time.Now()
 			err = s.runUntilExit(inst)
 			if err == nil {
@@ -649,7 +653,12 @@ func (s *Source) supervise() {
 			s.setPhase(phaseFailed, nil, err)
 			return
 		}
-		s.logger.Warn("source plugin is down; restarting it", "in", delay, "err", err)
+		level := slog.LevelWarn
+		if err.Error() == warned {
+			level = slog.LevelDebug
+		}
+		warned = err.Error()
+		s.logger.Log(s.life, level, "source plugin is down; restarting it", "in", delay, "err", err)
 		s.setPhase(phaseDown, nil, err)
 		t := time.NewTimer(delay)
 		select {

@@ -183,6 +183,51 @@ func TestCrashLoopGivesUp(t *testing.T) {
 	}
 }
 
+// TestGivenUpPluginLogsOneError checks that a plugin whose command does
+// not exist, served by a resolver under Run, leaves one error line in the
+// log, when it is given up: the same failure, at each restart and at each
+// rescan after, is logged at debug level.
+func TestGivenUpPluginLogsOneError(t *testing.T) {
+	logs := &logBuffer{}
+	src, err := New("ghost", []string{"/nonexistent/bin/ghost"}, &Options{Logger: logs.logger(), NoCache: true,
+		Backoff: Backoff{Min: 5 * time.Millisecond, Max: 20 * time.Millisecond, MaxCrashes: 5, Window: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	other := &sourcetest.Fake{SourceName: "other", Skills: []sourcetest.FakeSkill{{Name: "local", Description: "Local."}}}
+	res := resolver.New([]sources.Source{src, other}, &resolver.Options{Logger: logs.logger()})
+	ctx, cancel := context.WithCancel(t.Context())
+	runDone := make(chan struct{})
+	go func() {
+		defer close(runDone)
+		res.Run(ctx, &resolver.RunOptions{Interval: 20 * time.Millisecond})
+	}()
+	defer func() { cancel(); <-runDone }()
+	eventually(t, 10*time.Second, "a plugin that cannot start was not given up", func() bool { return src.Status().State == "failed" })
+	eventually(t, 10*time.Second, "no rescans after the plugin was given up", func() bool {
+		return strings.Count(logs.String(), "given up") == 1 && strings.Count(logs.String(), "it failed 5 times") >= 10
+	})
+	var above []string
+	for line := range strings.Lines(logs.String()) {
+		if strings.Contains(line, "level=ERROR") || strings.Contains(line, "level=WARN") {
+			above = append(above, line)
+		}
+	}
+	var errs, restarts int
+	for _, line := range above {
+		if strings.Contains(line, "level=ERROR") {
+			errs++
+		}
+		if strings.Contains(line, "restarting it") {
+			restarts++
+		}
+	}
+	if errs != 1 || restarts != 1 || len(above) > 4 {
+		t.Errorf("%d error lines, %d warnings of a restart, %d lines above debug level; want 1, 1 and at most 4:\n%s", errs, restarts, len(above), strings.Join(above, ""))
+	}
+}
+
 func TestEventFloodIsCoalesced(t *testing.T) {
 	src, logs := newTestSource(t, "fl", "flood", nil)
 	if _, err := src.List(t.Context()); err != nil {
