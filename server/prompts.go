@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"slices"
 	"strings"
 	"sync"
@@ -189,8 +188,8 @@ func (s *Server) getPrompt(req *mcp.GetPromptRequest) (*mcp.GetPromptResult, err
 		if errors.Is(err, sources.ErrTooLarge) {
 			return nil, invalidParams(fmt.Sprintf("skill %s is too large to be a prompt: its SKILL.md is over %d MiB", m.Ref, MaxSkillFileSize>>20))
 		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, invalidParams(fmt.Sprintf("skill %s is gone: its SKILL.md was removed since the catalog was read", m.Ref))
+		if entryGone(m.Skill, err) {
+			return nil, invalidParams(goneMessage(m))
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("cannot read skill %s: %v", m.Ref, err)}
 	}

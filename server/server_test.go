@@ -202,7 +202,15 @@ func TestSkillErrors(t *testing.T) {
 func TestReadFailureIsReported(t *testing.T) {
 	root := skillsDir(t)
 	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "", nil)
-	os.Remove(filepath.Join(root, "docx", "SKILL.md"))
+	// A SKILL.md that is now a folder cannot be read (one that is gone
+	// is TestSkillGoneBeforeRefresh's).
+	entry := filepath.Join(root, "docx", "SKILL.md")
+	if err := os.Remove(entry); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(entry, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	res, err := callSkill(t, cs, map[string]any{"name": "docx"})
 	if err != nil || !res.IsError || !strings.Contains(text(t, res.Content[0]), "cannot load skill docx") {
 		t.Errorf("got %v %+v", err, res)

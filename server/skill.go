@@ -72,6 +72,10 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		return errorResult(err.Error(), note), nil
 	}
 	blocks, err := RenderSkill(m)
+	if entryGone(m.Skill, err) {
+		s.logger.Debug("skill gone before the catalog's refresh", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
+		return errorResult(goneMessage(m), note), nil
+	}
 	if err != nil {
 		s.logger.Error("cannot read skill", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
 		return errorResult(fmt.Sprintf("cannot load skill %s: %v", m.Ref, err), note), nil
@@ -100,6 +104,25 @@ func (s *Server) lookup(v *view, name string) (resolver.Match, error) {
 		}
 	}
 	return m, err
+}
+
+// goneMessage is the answer of every method about a skill the catalog
+// still lists whose entry file was removed since the catalog was read:
+// the refresh that drops the skill waits out refresh.debounce. The race
+// is expected, so it is logged at debug level at most.
+func goneMessage(m resolver.Match) string {
+	return fmt.Sprintf("skill %s is gone: its %s was removed since the catalog was read", m.Ref, m.Skill.EntryFile())
+}
+
+// entryGone reports whether err, met while reading skill sk, is the
+// skill's entry file (and maybe its folder) being gone, rather than a
+// file of the skill missing or a read failing.
+func entryGone(sk *sources.Skill, err error) bool {
+	if !errors.Is(err, fs.ErrNotExist) || sk.Files == nil {
+		return false
+	}
+	_, serr := fs.Stat(sk.Files, sk.EntryFile())
+	return errors.Is(serr, fs.ErrNotExist)
 }
 
 // nameArgument extracts the required string argument "name", or returns

@@ -106,6 +106,8 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	case err == nil:
 	case errors.As(err, &pe):
 		return errorResult(pe.Error()), nil
+	case entryGone(sk, err):
+		return errorResult(goneMessage(m)), nil
 	case errors.Is(err, fs.ErrNotExist):
 		return errorResult(notFound), nil
 	case errors.Is(err, sources.ErrTooLarge):
@@ -130,6 +132,9 @@ func (s *Server) listSkillFiles(m resolver.Match, u resolver.SkillURI, under, to
 	fsys, done := sources.Pin(sk.Files)
 	defer done()
 	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{Allow: s.walkAllow(sk, under)})
+	if entryGone(sk, err) {
+		return errorResult(goneMessage(m)), nil
+	}
 	if err != nil {
 		return errorResult(fmt.Sprintf("cannot list the files of skill %s: %v", m.Ref, unwrapPathError(err))), nil
 	}
