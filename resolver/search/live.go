@@ -68,7 +68,6 @@ func (l *Live) Submitted() uint64 {
 }
 
 func (l *Live) run() {
-	first := true
 	for {
 		l.mu.Lock()
 		if l.applied == l.submitted || l.ctx.Err() != nil {
@@ -76,6 +75,10 @@ func (l *Live) run() {
 			l.mu.Unlock()
 			return
 		}
+		// Only the first build is worth a line at info level: the
+		// goroutine stops when caught up, so a flag of its own would
+		// make every update after a pause (each periodic rescan) first.
+		first := l.applied == 0
 		skills, gen := l.pending, l.submitted
 		l.pending = nil
 		l.mu.Unlock()
@@ -88,7 +91,7 @@ func (l *Live) run() {
 		}
 		level := slog.LevelDebug
 		if first {
-			level, first = slog.LevelInfo, false
+			level = slog.LevelInfo
 		}
 		l.logger.Log(l.ctx, level, "search index updated", "skills", l.ix.Len(), "indexed", st.Indexed, "removed", st.Removed, "rebound", st.Rebound, "took", st.Took.Round(1000))
 		l.mu.Lock()
