@@ -155,19 +155,27 @@ func (w *Watcher) watchDir(path string, id fileID) error {
 	return nil
 }
 
-// rearm watches the roots that exist again, and, for each root that does
-// not exist, the nearest existing folder above it: a sentinel, watched on
-// its own (not its sub-folders), whose events tell when the next folder
-// down the root's path, or the root, is made. Sentinels no root needs
-// any more are unwatched. rearm returns the roots it found again, now
-// watched. Missing roots
-// are few (one per source), and rearm runs only when an event touched a
-// sentinel or a root.
-func (w *Watcher) rearm() (appeared []string) {
+// rearm watches the roots that exist again; drops and watches anew a
+// root whose path now leads to another folder (a link switched), or to
+// none (a folder above it moved away); and keeps a sentinel, a folder
+// watched on its own (not its sub-folders), for each root: its parent for
+// a root that exists, whose events tell when the root is replaced or its
+// parent moved, and the nearest existing folder above a missing root,
+// whose events tell when the next folder down the root's path, or the
+// root, is made. Sentinels no root needs any more are unwatched. rearm
+// returns the roots that appeared, went or were replaced. Roots are few
+// (one per source), and rearm runs only when an event touched a root or
+// a folder above one.
+func (w *Watcher) rearm() (changed []string) {
 	want := map[string]bool{}
 	for root := range w.roots {
 		if w.dirs[root] != nil || w.aliases[root] != "" {
-			continue
+			if !w.replaced(root) {
+				w.guard(filepath.Dir(root), want)
+				continue
+			}
+			w.adopt(w.drop(root, true), nil)
+			changed = append(changed, root)
 		}
 		// The file system may change while we look: a folder found may be
 		// gone when its watch is added, and the next one down may be made
@@ -177,7 +185,8 @@ func (w *Watcher) rearm() (appeared []string) {
 			if fi, err := os.Stat(root); err == nil && fi.IsDir() {
 				w.watchTree(root, true, nil, nil)
 				if w.dirs[root] != nil || w.aliases[root] != "" {
-					appeared = append(appeared, root)
+					changed = append(changed, root)
+					w.guard(filepath.Dir(root), want)
 					last = ""
 					break
 				}
@@ -220,7 +229,56 @@ func (w *Watcher) rearm() (appeared []string) {
 			}
 		}
 	}
-	return appeared
+	slices.Sort(changed)
+	return slices.Compact(changed)
+}
+
+// replaced reports whether the watched root's path no longer leads to
+// the folder watched under it: a link switched to another folder, or no
+// folder any more (a folder above the root moved or removed, which the
+// root's own watch does not tell).
+func (w *Watcher) replaced(root string) bool {
+	watched := root
+	if t := w.aliases[root]; t != "" {
+		watched = t
+	}
+	d := w.dirs[watched]
+	if d == nil {
+		return false
+	}
+	fi, err := os.Stat(root)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	id, ok := idOf(root, fi)
+	return ok && id != d.id
+}
+
+// guard keeps a sentinel on dir, the folder above a root, unless a tree
+// watches it already; a folder that cannot be watched is left to the
+// periodic rescans.
+func (w *Watcher) guard(dir string, want map[string]bool) {
+	if w.dirs[dir] != nil {
+		return
+	}
+	if !w.sentinels[dir] {
+		if err := w.addWatch(dir); err != nil {
+			w.log.Debug("watch: cannot watch the folder above a root; its moves are seen by periodic rescans", "folder", dir, "err", err)
+			return
+		}
+		w.sentinels[dir] = true
+	}
+	want[dir] = true
+}
+
+// aboveRoot reports whether path is a root or a folder above one.
+func (w *Watcher) aboveRoot(path string) bool {
+	for root := range w.roots {
+		if under(root, path) {
+			return true
+		}
+	}
+	return false
 }
 
 // existingAbove returns the nearest folder above path that exists, and the

@@ -131,9 +131,9 @@ type Watcher struct {
 	ids     map[fileID]string // watched folder's identity → its path in dirs
 	aliases map[string]string // another path reaching a watched folder → its path in dirs
 	targets map[string][]string
-	// sentinels are the folders watched, on their own, because a root
-	// that does not exist would be made in them: the nearest existing
-	// folder above each missing root (see rearm).
+	// sentinels are the folders watched on their own, for what happens
+	// to a root in them: the folder above each root, and the nearest
+	// existing folder above each missing root (see rearm).
 	sentinels map[string]bool
 	warned    bool // the limit warning was logged: it is logged once
 	failed    bool // a failure other than a limit was logged at Warn: later ones go to Debug
@@ -280,6 +280,13 @@ func (w *Watcher) Add(root string) error {
 	if !hooks.outsideDone && !w.closed && w.roots[root] {
 		hooks.outside() // the walk ended first (a limit, or nothing inside units)
 	}
+	if !w.closed && w.roots[root] {
+		// The folder above the root is watched too; and the root may
+		// have been replaced while the walk let go of the lock.
+		if changed := w.rearm(); len(changed) > 0 {
+			w.debounce.add(true)
+		}
+	}
 	return nil
 }
 
@@ -422,7 +429,7 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 	wake := false // an event may have made or removed a missing root, or a folder above one
 	for _, ev := range events {
 		p := filepath.Clean(ev.Name)
-		if w.sentinels[p] || w.sentinels[filepath.Dir(p)] {
+		if w.aboveRoot(p) {
 			wake = true
 		}
 		if w.roots[p] {
@@ -440,7 +447,7 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 			// subtree now, before a Create of its new name re-adds it.
 			paths = w.adopt(w.drop(p, false), paths)
 		}
-		if ev.Has(fsnotify.Create) {
+		if ev.Has(fsnotify.Create) && !w.roots[p] { // a root made is rearm's
 			fi, err := os.Lstat(p)
 			if err == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
 				// A new folder that cannot be watched whole (a limit, a
@@ -454,9 +461,10 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 		}
 	}
 	if wake {
-		// A root that appears is read whole: Rescan. rearm runs whatever
-		// rescan says already: a root removed needs its sentinel.
-		if appeared := w.rearm(); len(appeared) > 0 {
+		// A root that appears, or is replaced, is read whole: Rescan.
+		// rearm runs whatever rescan says already: a root removed needs
+		// its sentinel.
+		if changed := w.rearm(); len(changed) > 0 {
 			rescan = true
 		}
 	}

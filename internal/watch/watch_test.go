@@ -161,18 +161,25 @@ func (h *harness) watched(base string) []string {
 	h.t.Helper()
 	h.w.mu.Lock()
 	defer h.w.mu.Unlock()
-	var ours []string
+	var ours, all []string // the folders of trees; and the sentinels too
 	for p := range h.w.dirs {
 		ours = append(ours, p)
 	}
 	slices.Sort(ours)
-	if n := kernelWatches(h.t); n >= 0 && n != len(ours) {
-		h.t.Errorf("the kernel holds %d watches; %d folders are recorded", n, len(ours))
+	all = slices.Clone(ours)
+	for p := range h.w.sentinels {
+		if h.w.dirs[p] == nil {
+			all = append(all, p)
+		}
+	}
+	slices.Sort(all)
+	if n := kernelWatches(h.t); n >= 0 && n != len(all) {
+		h.t.Errorf("the kernel holds %d watches; %d folders are recorded", n, len(all))
 	}
 	if h.w.fsw != nil {
 		theirs := h.w.fsw.WatchList()
 		slices.Sort(theirs)
-		if diff := cmp.Diff(ours, theirs); diff != "" {
+		if diff := cmp.Diff(all, theirs); diff != "" {
 			h.t.Errorf("fsnotify watches other folders than recorded (-ours +fsnotify):\n%s", diff)
 		}
 	}
@@ -926,4 +933,47 @@ func TestStorm(t *testing.T) {
 		}
 	}
 	h.waitFor(want...)
+}
+
+// A folder above a root moved away, and back, is a Rescan each way, and
+// the root is watched again where it is: its own watch cannot tell.
+func TestRootParentMoved(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "x", "skills")
+	mkdirs(t, root)
+	h := start(t, nil, root)
+	h.waitSentinel(filepath.Join(base, "x"))
+	must(t, os.Rename(filepath.Join(base, "x"), filepath.Join(base, "y")))
+	h.waitRescan()
+	h.waitSentinel(base)
+	write(t, filepath.Join(base, "y", "skills", "unseen.md")) // not the root any more
+	must(t, os.Rename(filepath.Join(base, "y"), filepath.Join(base, "x")))
+	h.reset()
+	h.waitRescan()
+	f := filepath.Join(root, "a.md")
+	write(t, f)
+	h.waitFor(f)
+	h.notSeen(filepath.Join(base, "y", "skills", "unseen.md"))
+}
+
+// A root that is a link switched to another folder (ln -sfn) is a
+// Rescan, and the new folder is watched in place of the old.
+func TestRootLinkSwitched(t *testing.T) {
+	base := t.TempDir()
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	mkdirs(t, a, b)
+	root := filepath.Join(base, "skills")
+	must(t, os.Symlink(a, root))
+	h := start(t, nil, root)
+	h.waitSentinel(base)
+	tmp := filepath.Join(base, "skills.tmp")
+	must(t, os.Symlink(b, tmp))
+	must(t, os.Rename(tmp, root))
+	h.waitRescan()
+	h.reset()
+	write(t, filepath.Join(a, "old.md"))
+	f := filepath.Join(b, "new.md")
+	write(t, f)
+	h.waitFor(filepath.Join(root, "new.md"))
+	h.notSeen(filepath.Join(root, "old.md"))
 }
