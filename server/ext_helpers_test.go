@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,12 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillmux/skillmux/internal/logtest"
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
@@ -232,24 +231,9 @@ func sha256sum(t *testing.T, paths ...string) map[string]string {
 }
 
 // logBuffer is a logger whose output a test can read.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+type logBuffer struct{ logtest.Buffer }
 
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-func (l *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
+func (l *logBuffer) logger() *slog.Logger { return l.Logger(slog.LevelInfo) }
 
 // noSecret fails the test when v, encoded, shows the secret or the
 // outside folder (other than by echoing the request, what).
