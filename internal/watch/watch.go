@@ -135,8 +135,13 @@ type Watcher struct {
 	// to a root in them: the folder above each root, and the nearest
 	// existing folder above each missing root (see rearm).
 	sentinels map[string]bool
-	warned    bool // the limit warning was logged: it is logged once
-	failed    bool // a failure other than a limit was logged at Warn: later ones go to Debug
+	// linked are the folders in roots watched through a link, by the
+	// link's path, with their real path; waiting, the links whose folder
+	// is gone, with the path they lead to. See rearm.
+	linked  map[string]string
+	waiting map[string]string
+	warned  bool // the limit warning was logged: it is logged once
+	failed  bool // a failure other than a limit was logged at Warn: later ones go to Debug
 }
 
 // dir is a watched folder.
@@ -190,6 +195,8 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 		targets:  map[string][]string{},
 
 		sentinels: map[string]bool{},
+		linked:    map[string]string{},
+		waiting:   map[string]string{},
 	}
 	fsw, err := newFS()
 	if err != nil {
@@ -251,7 +258,7 @@ func (w *Watcher) Add(root string) error {
 	}
 	if missing {
 		// Made meanwhile, it is watched now and Rescan says so.
-		if appeared := w.rearm(); len(appeared) > 0 {
+		if changed, _ := w.rearm(); len(changed) > 0 {
 			w.debounce.add(true)
 		}
 		return nil
@@ -283,8 +290,10 @@ func (w *Watcher) Add(root string) error {
 	if !w.closed && w.roots[root] {
 		// The folder above the root is watched too; and the root may
 		// have been replaced while the walk let go of the lock.
-		if changed := w.rearm(); len(changed) > 0 {
+		if changed, links := w.rearm(); len(changed) > 0 {
 			w.debounce.add(true)
+		} else {
+			w.debounce.add(false, links...)
 		}
 	}
 	return nil
@@ -309,7 +318,7 @@ func (w *Watcher) Remove(root string) error {
 	delete(w.roots, root)
 	if w.dirs[root] == nil && w.aliases[root] == "" {
 		// Missing: it was waited for, and no longer is.
-		if appeared := w.rearm(); len(appeared) > 0 {
+		if changed, _ := w.rearm(); len(changed) > 0 {
 			w.debounce.add(true)
 		}
 		return nil
@@ -429,7 +438,7 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 	wake := false // an event may have made or removed a missing root, or a folder above one
 	for _, ev := range events {
 		p := filepath.Clean(ev.Name)
-		if w.aboveRoot(p) {
+		if w.aboveRoot(p) || w.aboveLinks(p) {
 			wake = true
 		}
 		if w.roots[p] {
@@ -449,6 +458,9 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 		}
 		if ev.Has(fsnotify.Create) && !w.roots[p] { // a root made is rearm's
 			fi, err := os.Lstat(p)
+			if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				wake = true // a new link's folder is guarded (rearm)
+			}
 			if err == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
 				// A new folder that cannot be watched whole (a limit, a
 				// permission) needs no Rescan: p is reported, and the
@@ -464,8 +476,12 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 		// A root that appears, or is replaced, is read whole: Rescan.
 		// rearm runs whatever rescan says already: a root removed needs
 		// its sentinel.
-		if changed := w.rearm(); len(changed) > 0 {
+		changed, links := w.rearm()
+		if len(changed) > 0 {
 			rescan = true
+		}
+		for _, l := range links {
+			paths = w.expand(l, paths)
 		}
 	}
 	return paths, rescan

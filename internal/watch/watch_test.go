@@ -966,3 +966,25 @@ func TestRootLinkSwitched(t *testing.T) {
 	h.waitFor(filepath.Join(root, "new.md"))
 	h.notSeen(filepath.Join(root, "old.md"))
 }
+
+// A link in a root whose folder is removed and made again (a checkout of
+// the repository it leads into) is watched again once the folder is back,
+// and what it holds is reported under the link's path.
+func TestLinkTargetRemade(t *testing.T) {
+	base := t.TempDir()
+	root, target := filepath.Join(base, "skills"), filepath.Join(base, "repo", "linked")
+	mkdirs(t, root, target)
+	write(t, filepath.Join(target, "SKILL.md"))
+	link := filepath.Join(root, "linked")
+	must(t, os.Symlink(target, link))
+	h := start(t, nil, root)
+	must(t, os.RemoveAll(filepath.Join(base, "repo")))
+	h.waitFor(link)
+	h.reset()
+	write(t, filepath.Join(target, "SKILL.md"))
+	h.waitFor(filepath.Join(link, "SKILL.md"))
+	h.reset()
+	f := filepath.Join(target, "more.md")
+	write(t, f)
+	h.waitFor(filepath.Join(link, "more.md"))
+}
