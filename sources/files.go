@@ -7,6 +7,8 @@ import (
 	"os"
 	"sort"
 	"syscall"
+
+	"github.com/skillmux/skillmux/internal/leftover"
 )
 
 // DirFS returns a file system for the skill folder dir in which every read
@@ -105,8 +107,9 @@ func SkipDir(name string) bool {
 
 // ListFiles returns the skill's files other than the entry file, as sorted
 // slash-separated paths relative to the skill folder. Folders that hold a
-// SKILL.md of their own are other skills and are left out, as are .git and
-// node_modules. At most MaxListedFiles paths are returned; more reports
+// SKILL.md of their own are other skills and are left out, as are .git,
+// node_modules and editors' leftovers (backups, swap and lock files). At
+// most MaxListedFiles paths are returned; more reports
 // truncated. Unreadable sub-folders are skipped.
 //
 // Each folder is read once: whether a sub-folder is another skill is seen
@@ -139,7 +142,7 @@ func ListFiles(fsys fs.FS, entry string) (files []string, truncated bool, err er
 				}
 				continue
 			}
-			if p == entry {
+			if p == entry || leftover.Is(e.Name()) {
 				continue
 			}
 			if len(files) == MaxListedFiles {

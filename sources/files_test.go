@@ -31,6 +31,9 @@ func TestListFiles(t *testing.T) {
 	mkfile(t, filepath.Join(dir, "node_modules", "m", "index.js"), "x")
 	mkfile(t, filepath.Join(dir, "nested", "SKILL.md"), "x") // another skill
 	mkfile(t, filepath.Join(dir, "nested", "own.md"), "x")
+	for _, leftover := range []string{"SKILL.md~", ".SKILL.md.swp", "references/.#a.md", "references/#a.md#", ".DS_Store"} {
+		mkfile(t, filepath.Join(dir, leftover), "x") // an editor's, not the skill's
+	}
 	got, truncated, err := sources.ListFiles(sources.DirFS(dir), "SKILL.md")
 	if err != nil || truncated {
 		t.Fatal(err, truncated)

@@ -212,10 +212,12 @@ func TestSpecialFilesAreSkipped(t *testing.T) {
 // no FIFO, and no link that leads out of the skill folder.
 func TestFileListHasWhatCanBeRead(t *testing.T) {
 	root := tree(t, map[string]string{
-		"s/SKILL.md":         skillMD("s"),
-		"s/refs/guide.md":    "g",
-		"outside/secret.txt": "s",
-		"outside/more/x.md":  "x",
+		"s/SKILL.md":           skillMD("s"),
+		"s/refs/guide.md":      "g",
+		"s/SKILL.md~":          "an editor's backup",
+		"s/refs/.guide.md.swp": "vim's swap file",
+		"outside/secret.txt":   "s",
+		"outside/more/x.md":    "x",
 	})
 	must(t, os.Symlink(filepath.Join(root, "outside", "secret.txt"), filepath.Join(root, "s", "secret")))
 	must(t, os.Symlink(filepath.Join(root, "outside", "more"), filepath.Join(root, "s", "more")))

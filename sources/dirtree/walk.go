@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/skillmux/skillmux/internal/leftover"
 	"github.com/skillmux/skillmux/internal/pseudofs"
 	"github.com/skillmux/skillmux/sources"
 )
@@ -156,7 +157,9 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			// Probed above: the folder is a skill, or its SKILL.md was
 			// refused with a reason.
 		case owner != nil:
-			if typ.IsRegular() { // a FIFO or a device cannot be read as a file
+			// A FIFO or a device cannot be read as a file; an editor's
+			// leftover is not the skill's.
+			if typ.IsRegular() && !leftover.Is(name) {
 				w.file(owner, full)
 			}
 		case depth == 0 && w.t.opts.Learned && typ.IsRegular() && strings.EqualFold(filepath.Ext(name), ".md") && hasFrontMatter(full):
