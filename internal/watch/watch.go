@@ -316,19 +316,16 @@ func (w *Watcher) Remove(root string) error {
 		return nil
 	}
 	delete(w.roots, root)
-	if w.dirs[root] == nil && w.aliases[root] == "" {
-		// Missing: it was waited for, and no longer is.
-		if changed, _ := w.rearm(); len(changed) > 0 {
-			w.debounce.add(true)
-		}
-		return nil
+	if (w.dirs[root] != nil || w.aliases[root] != "") && !w.covered(root) {
+		// Roots inside this one keep their watches; other paths into it
+		// take over the folders they reach. (Inside another root, every
+		// watch stays.)
+		w.debounce.add(false, w.adopt(w.drop(root, true), nil)...)
 	}
-	if w.covered(root) {
-		return nil // inside another root, which still wants every watch
+	// The sentinels the root had, and those of links in it, go.
+	if changed, _ := w.rearm(); len(changed) > 0 {
+		w.debounce.add(true)
 	}
-	// Roots inside this one keep their watches; other paths into it take
-	// over the folders they reach.
-	w.debounce.add(false, w.adopt(w.drop(root, true), nil)...)
 	return nil
 }
 

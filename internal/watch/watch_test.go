@@ -566,12 +566,7 @@ func TestMissingRoot(t *testing.T) {
 	must(t, os.RemoveAll(root))
 	h.reset()
 	h.waitRescan()
-	must(t, h.w.Remove(root))
-	h.w.mu.Lock()
-	defer h.w.mu.Unlock()
-	if len(h.w.sentinels) != 0 || len(h.w.dirs) != 0 {
-		t.Errorf("after Remove: sentinels %v, folders %v", h.w.sentinels, h.w.dirs)
-	}
+	h.removedLeavesNothing(root)
 }
 
 func TestAddErrors(t *testing.T) {
@@ -965,6 +960,19 @@ func TestRootLinkSwitched(t *testing.T) {
 	write(t, f)
 	h.waitFor(filepath.Join(root, "new.md"))
 	h.notSeen(filepath.Join(root, "old.md"))
+	h.removedLeavesNothing(root)
+}
+
+// removedLeavesNothing removes root, the harness's only root, and checks
+// that nothing stays watched for it.
+func (h *harness) removedLeavesNothing(root string) {
+	h.t.Helper()
+	must(h.t, h.w.Remove(root))
+	h.w.mu.Lock()
+	defer h.w.mu.Unlock()
+	if len(h.w.sentinels)+len(h.w.dirs)+len(h.w.linked)+len(h.w.waiting) != 0 {
+		h.t.Errorf("after Remove: sentinels %v, folders %v, linked %v, waiting %v", h.w.sentinels, h.w.dirs, h.w.linked, h.w.waiting)
+	}
 }
 
 // A link in a root whose folder is removed and made again (a checkout of
@@ -987,4 +995,5 @@ func TestLinkTargetRemade(t *testing.T) {
 	f := filepath.Join(target, "more.md")
 	write(t, f)
 	h.waitFor(filepath.Join(link, "more.md"))
+	h.removedLeavesNothing(root)
 }
