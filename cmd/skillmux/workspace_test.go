@@ -294,8 +294,8 @@ func TestBinaryFollowsClientRoots(t *testing.T) {
 				if !ok {
 					t.Fatalf("server ended while waiting for %s:\n%s", what, stderr.String())
 				}
-				if m["method"] == "notifications/resources/list_changed" {
-					continue // the skill:// resources changed too; not what this test is about
+				if m["method"] == "notifications/resources/list_changed" || m["method"] == "notifications/prompts/list_changed" {
+					continue // the skill:// resources and prompts changed too; not what this test is about
 				}
 				return m
 			case <-time.After(10 * time.Second):

@@ -41,7 +41,15 @@ before(() => {
   write('broken-skill/SKILL.md', '---\nname: broken-skill\ndescription: [never closed\n---\n');
 });
 
-after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+// The raw servers still running when the tests end (a test that failed
+// before closing its server's stdin) are stopped, or node would wait for
+// them forever.
+const running = new Set();
+
+after(() => {
+  for (const child of running) child.kill();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
 
 // The server runs in an empty home and folder, so only the roots count.
 function serverEnv() {
@@ -192,21 +200,27 @@ function raw(roots) {
     }
   });
   child.stderr.resume();
-  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  running.add(child);
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => { running.delete(child); resolve({ code, signal }); }));
   let read = 0;
   return {
     child,
     exited,
     lines,
     send: (obj) => child.stdin.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n'),
+    // next returns the next reply; notifications, which may come at any
+    // time (a change found just after the start), are passed over.
     async next() {
-      if (read >= lines.length) {
-        await new Promise((resolve, reject) => {
-          const t = setTimeout(() => reject(new Error('no reply within 10s')), 10000);
-          waiters.push(() => { clearTimeout(t); resolve(); });
-        });
+      for (;;) {
+        if (read >= lines.length) {
+          await new Promise((resolve, reject) => {
+            const t = setTimeout(() => reject(new Error('no reply within 10s')), 10000);
+            waiters.push(() => { clearTimeout(t); resolve(); });
+          });
+        }
+        const msg = JSON.parse(lines[read++]);
+        if (!('method' in msg && !('id' in msg))) return msg;
       }
-      return JSON.parse(lines[read++]);
     },
   };
 }
