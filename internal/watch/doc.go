@@ -58,12 +58,7 @@
 // exists is a sentinel too: a root's own watch does not tell when the
 // folder above it moves, nor when a root that is a link is switched to
 // another folder; both are a Rescan, and the root is watched again where
-// it now leads. Likewise the folder above the real path of each folder a
-// link in a root leads to: fsnotify does not tell when such a folder is
-// removed (its path's parent, the link's folder, is watched, and it
-// leaves the removal to it), so the folder above tells, and the link is
-// waited for until it leads to a folder again, which is then reported
-// under the link's path.
+// it now leads.
 //
 // Watches are a limited resource: inotify allows fs.inotify.max_user_watches
 // per user, kqueue one open file per watched file and folder. Reaching the

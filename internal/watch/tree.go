@@ -64,9 +64,8 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *w
 		if err != nil || !fi.IsDir() {
 			continue // gone already (its removal is an event of its own), or a file
 		}
-		real := ""
 		if it.link {
-			real, err = filepath.EvalSymlinks(it.path)
+			real, err := filepath.EvalSymlinks(it.path)
 			if err != nil {
 				continue
 			}
@@ -89,9 +88,6 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *w
 		} else if !seen {
 			switch err := w.watchDir(it.path, id); {
 			case err == nil:
-				if it.link && it.path != real && !w.roots[it.path] {
-					w.linked[it.path] = real
-				}
 			case errors.Is(err, errAbort):
 				return
 			default:
@@ -170,50 +166,8 @@ func (w *Watcher) watchDir(path string, id fileID) error {
 // returns the roots that appeared, went or were replaced. Roots are few
 // (one per source), and rearm runs only when an event touched a root or
 // a folder above one.
-func (w *Watcher) rearm() (changed, links []string) {
+func (w *Watcher) rearm() (changed []string) {
 	want := map[string]bool{}
-	for link, real := range w.linked {
-		d := w.dirs[link]
-		if d == nil {
-			delete(w.linked, link) // dropped with a folder above it
-			continue
-		}
-		fi, err := os.Stat(link)
-		if err == nil {
-			if id, ok := idOf(link, fi); !ok || id == d.id {
-				w.guard(filepath.Dir(real), want)
-				continue
-			}
-		}
-		// The folder is gone, or the link leads to another one: its
-		// watches go, and it is watched again when it leads to a folder.
-		links = append(links, link)
-		links = w.adopt(w.drop(link, false), links)
-		if err == nil {
-			w.watchTree(link, true, func(p string) { links = append(links, p) }, nil)
-		} else {
-			w.await(link)
-		}
-	}
-	for link, target := range w.waiting {
-		if !w.covered(link) {
-			delete(w.waiting, link)
-			continue
-		}
-		if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			delete(w.waiting, link) // the link itself went or changed: its own events tell
-			continue
-		}
-		if fi, err := os.Stat(link); err == nil && fi.IsDir() {
-			delete(w.waiting, link)
-			links = append(links, link)
-			w.watchTree(link, true, func(p string) { links = append(links, p) }, nil)
-			continue
-		}
-		if dir, _ := existingAbove(target); dir != "" {
-			w.guard(dir, want)
-		}
-	}
 	for root := range w.roots {
 		if w.dirs[root] != nil || w.aliases[root] != "" {
 			if !w.replaced(root) {
@@ -276,48 +230,7 @@ func (w *Watcher) rearm() (changed, links []string) {
 		}
 	}
 	slices.Sort(changed)
-	return slices.Compact(changed), links
-}
-
-// await records link, a link in a root whose folder has just gone, as
-// waiting for the folder to come back (see rearm), and reports whether it
-// is one.
-func (w *Watcher) await(link string) bool {
-	if !w.covered(link) || w.roots[link] {
-		return false // a root is waited for as a root
-	}
-	fi, err := os.Lstat(link)
-	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-		return false
-	}
-	if _, err := os.Stat(link); err == nil {
-		return false // it leads somewhere: the walk of a new folder takes it
-	}
-	target, err := os.Readlink(link)
-	if err != nil {
-		return false
-	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(link), target)
-	}
-	w.waiting[link] = filepath.Clean(target)
-	return true
-}
-
-// aboveLinks reports whether path is, or is above, the folder a link
-// in a root leads to, or would lead to (a waiting link).
-func (w *Watcher) aboveLinks(path string) bool {
-	for _, real := range w.linked {
-		if under(real, path) {
-			return true
-		}
-	}
-	for _, target := range w.waiting {
-		if under(target, path) {
-			return true
-		}
-	}
-	return false
+	return slices.Compact(changed)
 }
 
 // replaced reports whether the watched root's path no longer leads to
@@ -434,7 +347,6 @@ func (w *Watcher) drop(path string, keepRoots bool) (orphans []string) {
 			continue
 		}
 		delete(w.dirs, p)
-		delete(w.linked, p)
 		if w.ids[d.id] == p {
 			delete(w.ids, d.id)
 		}

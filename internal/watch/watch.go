@@ -135,13 +135,8 @@ type Watcher struct {
 	// to a root in them: the folder above each root, and the nearest
 	// existing folder above each missing root (see rearm).
 	sentinels map[string]bool
-	// linked are the folders in roots watched through a link, by the
-	// link's path, with their real path; waiting, the links whose folder
-	// is gone, with the path they lead to. See rearm.
-	linked  map[string]string
-	waiting map[string]string
-	warned  bool // the limit warning was logged: it is logged once
-	failed  bool // a failure other than a limit was logged at Warn: later ones go to Debug
+	warned    bool // the limit warning was logged: it is logged once
+	failed    bool // a failure other than a limit was logged at Warn: later ones go to Debug
 }
 
 // dir is a watched folder.
@@ -195,8 +190,6 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 		targets:  map[string][]string{},
 
 		sentinels: map[string]bool{},
-		linked:    map[string]string{},
-		waiting:   map[string]string{},
 	}
 	fsw, err := newFS()
 	if err != nil {
@@ -258,7 +251,7 @@ func (w *Watcher) Add(root string) error {
 	}
 	if missing {
 		// Made meanwhile, it is watched now and Rescan says so.
-		if changed, _ := w.rearm(); len(changed) > 0 {
+		if appeared := w.rearm(); len(appeared) > 0 {
 			w.debounce.add(true)
 		}
 		return nil
@@ -290,10 +283,8 @@ func (w *Watcher) Add(root string) error {
 	if !w.closed && w.roots[root] {
 		// The folder above the root is watched too; and the root may
 		// have been replaced while the walk let go of the lock.
-		if changed, links := w.rearm(); len(changed) > 0 {
+		if changed := w.rearm(); len(changed) > 0 {
 			w.debounce.add(true)
-		} else {
-			w.debounce.add(false, links...)
 		}
 	}
 	return nil
@@ -322,8 +313,8 @@ func (w *Watcher) Remove(root string) error {
 		// watch stays.)
 		w.debounce.add(false, w.adopt(w.drop(root, true), nil)...)
 	}
-	// The sentinels the root had, and those of links in it, go.
-	if changed, _ := w.rearm(); len(changed) > 0 {
+	// The sentinels the root had go.
+	if changed := w.rearm(); len(changed) > 0 {
 		w.debounce.add(true)
 	}
 	return nil
@@ -435,7 +426,7 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 	wake := false // an event may have made or removed a missing root, or a folder above one
 	for _, ev := range events {
 		p := filepath.Clean(ev.Name)
-		if w.aboveRoot(p) || w.aboveLinks(p) {
+		if w.aboveRoot(p) {
 			wake = true
 		}
 		if w.roots[p] {
@@ -455,9 +446,6 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 		}
 		if ev.Has(fsnotify.Create) && !w.roots[p] { // a root made is rearm's
 			fi, err := os.Lstat(p)
-			if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-				wake = true // a new link's folder is guarded (rearm)
-			}
 			if err == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
 				// A new folder that cannot be watched whole (a limit, a
 				// permission) needs no Rescan: p is reported, and the
@@ -473,12 +461,8 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 		// A root that appears, or is replaced, is read whole: Rescan.
 		// rearm runs whatever rescan says already: a root removed needs
 		// its sentinel.
-		changed, links := w.rearm()
-		if len(changed) > 0 {
+		if changed := w.rearm(); len(changed) > 0 {
 			rescan = true
-		}
-		for _, l := range links {
-			paths = w.expand(l, paths)
 		}
 	}
 	return paths, rescan
