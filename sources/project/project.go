@@ -220,7 +220,10 @@ func (s *Source) watchNested(ctx context.Context, changed func()) error {
 		Ignore: func(name string) bool {
 			return strings.HasPrefix(name, ".") && name != ".claude" || sources.SkipDir(name)
 		},
-		Logger: logger.With("source", s.name, "watching", "nested .claude/skills folders"),
+		// Its limit is logged at debug level: the search's own warning
+		// tells a person what they need, and a large repository would
+		// otherwise warn at every start.
+		Logger: slog.New(debugOnly{logger.Handler()}).With("source", s.name, "watching", "nested .claude/skills folders"),
 	})
 	if err != nil {
 		return err
@@ -377,3 +380,21 @@ func (s *Source) onTheWayUp(dir string) bool {
 	}
 	return false
 }
+
+// debugOnly passes every record on at debug level.
+type debugOnly struct{ slog.Handler }
+
+func (h debugOnly) Enabled(ctx context.Context, _ slog.Level) bool {
+	return h.Handler.Enabled(ctx, slog.LevelDebug)
+}
+
+func (h debugOnly) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = slog.LevelDebug
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h debugOnly) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return debugOnly{h.Handler.WithAttrs(attrs)}
+}
+
+func (h debugOnly) WithGroup(name string) slog.Handler { return debugOnly{h.Handler.WithGroup(name)} }

@@ -2,6 +2,8 @@ package project_test
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillmux/skillmux/internal/logtest"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/project"
@@ -221,5 +224,36 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A repository with more folders than the nested watcher takes warns at
+// no level a person sees by default: the search's own bound says what is
+// missed, and such a repository would warn at every start.
+func TestWatchNestedLimitIsQuiet(t *testing.T) {
+	repo := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
+	for i := range project.NestedMaxDirs + 100 {
+		must(t, os.MkdirAll(filepath.Join(repo, "vendor", fmt.Sprintf("d%03d", i/100), fmt.Sprintf("e%02d", i%100)), 0o755))
+	}
+	var logs logtest.Buffer
+	src := project.New([]string{repo}, &project.Options{Trees: dirtree.Options{Logger: logs.Logger(slog.LevelInfo)}})
+	defer src.Close()
+	settled := make(chan struct{})
+	ctx, onChange := sources.WithSettle(context.Background(), func() { close(settled) })
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- src.Watch(ctx, onChange) }()
+	select {
+	case <-settled:
+	case <-time.After(10 * time.Second): // only to report a hang
+		t.Fatal("Watch did not settle")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Watch: %v", err)
+	}
+	if out := logs.String(); strings.Contains(out, "level=WARN") {
+		t.Errorf("warned:\n%s", out)
 	}
 }
