@@ -130,18 +130,19 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 			fresh = fresh[1:]
 		}
 	}
-	var shadowedAt map[string]bool // the shadowed skills' files
+	var shadowedAt map[[2]string]bool // the shadowed skills' names and files
 	for _, sk := range losers {
 		by := s.byKey[sk.Ref.Key()]
-		if sk.Path == by.Path || shadowedAt[sk.Path] {
+		at := [2]string{sk.Ref.Key(), sk.Path}
+		if sk.Path == by.Path || shadowedAt[at] {
 			// The same file reached again (two sources over one folder, or
 			// overlapping roots): one skill, not one shadowing itself.
 			continue
 		}
 		if shadowedAt == nil {
-			shadowedAt = map[string]bool{}
+			shadowedAt = map[[2]string]bool{}
 		}
-		shadowedAt[sk.Path] = true
+		shadowedAt[at] = true
 		sh := Shadowed{Skill: sk, By: by, Alias: s.aliasFor(sk)}
 		s.aliases[sh.Alias.Key()] = len(s.shadowed)
 		s.shadowed = append(s.shadowed, sh)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/fsnotify/fsnotify"
 
@@ -248,7 +249,11 @@ func (w *Watcher) replaced(root string) bool {
 	}
 	fi, err := os.Stat(root)
 	if err != nil {
-		return errors.Is(err, fs.ErrNotExist)
+		// A folder above it removed, or made a file (not a folder).
+		return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+	}
+	if !fi.IsDir() {
+		return true
 	}
 	id, ok := idOf(root, fi)
 	return ok && id != d.id
