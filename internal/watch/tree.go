@@ -481,11 +481,10 @@ func (w *Watcher) skip(name string) bool {
 
 // under reports whether path is dir or lies below it.
 func under(path, dir string) bool {
-	if path == dir {
-		return true
+	if !strings.HasPrefix(path, dir) {
+		return false
 	}
-	if !strings.HasSuffix(dir, string(filepath.Separator)) {
-		dir += string(filepath.Separator)
-	}
-	return strings.HasPrefix(path, dir)
+	// path is dir, or below it: the next byte is a separator (dir may
+	// end in one, as the file system's root does).
+	return len(path) == len(dir) || strings.HasSuffix(dir, string(filepath.Separator)) || path[len(dir)] == filepath.Separator
 }
