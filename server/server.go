@@ -238,12 +238,16 @@ func (s *Server) Refresh() {
 			promptsDiffer = true
 		}
 	}
+	var tool string // the whole catalog's description, from the views' memo
+	if toolChanged {
+		tool = s.viewLocked(snap, &session{}).tool
+	}
 	s.mu.Unlock()
 	if toolChanged && s.tools.has(SkillToolName) {
 		// Registering the tool again makes the SDK announce
 		// tools/list_changed to every session; filterListChanged keeps it
 		// from those whose view did not change.
-		s.addSkillTool(snap.ToolDescription(&s.catalogOpts))
+		s.addSkillTool(tool)
 		s.notifyNow(toolsChanged, snap)
 	}
 	if promptsDiffer {
