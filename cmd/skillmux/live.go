@@ -107,11 +107,10 @@ func (l *live) configFiles() []string {
 	for _, f := range l.s.cfg.Files() {
 		files[f] = true
 	}
-	if l.f.configFile == "" {
-		for _, ws := range l.workspaces {
-			for _, f := range config.WorkspaceFiles(ws) {
-				files[f] = true
-			}
+	if l.f.configFile == "" && len(l.workspaces) > 0 {
+		// The first workspace's file is the one read (apply).
+		for _, f := range config.WorkspaceFiles(l.workspaces[0]) {
+			files[f] = true
 		}
 	}
 	var out []string
