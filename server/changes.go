@@ -24,18 +24,22 @@ func (s *Server) changeNote(req mcp.Request, v *view) string {
 	now := v.snap.Keys()
 	s.mu.Lock()
 	st := s.sessionLocked(ss)
-	seen, heard, noted := st.seen, st.heard, st.noted
+	seen, heard := st.seen, st.heard
 	st.seen, st.heard = now, true
-	added, removed := diffNames(seen, now)
-	if heard && !sameList(seen, now) && (len(added) > 0 || len(removed) > 0) {
-		st.noted = true
-	} else {
-		added, removed = nil, nil
-	}
 	s.mu.Unlock()
+	if !heard || sameList(seen, now) {
+		// The common case, which costs nothing: the catalog is the one
+		// this session last heard of.
+		return ""
+	}
+	added, removed := diffNames(seen, now)
 	if len(added) == 0 && len(removed) == 0 {
 		return ""
 	}
+	s.mu.Lock()
+	noted := st.noted
+	st.noted = true
+	s.mu.Unlock()
 	// Keys are case-folded: an added skill is named as it is served; a
 	// removed one, which the snapshot no longer has, by its key.
 	for i, k := range added[:min(len(added), maxNamed)] { // the ones the note names
