@@ -390,8 +390,9 @@ func (w *Watcher) adopt(orphans []string, paths []string) []string {
 // events were lost. Lost events leave folders made meanwhile unwatched, and
 // worse, leave folders renamed meanwhile watched under their old names; so
 // every recorded folder is checked and the stale ones dropped, then every
-// root is walked again, which adds what is missing. The caller is told to
-// rescan anyway, so nothing found is reported.
+// root is walked again, which adds what is missing, and the sentinels are
+// set anew (rearm). The caller is told to rescan anyway, so nothing found
+// is reported.
 func (w *Watcher) resync() {
 	var stale []string
 	for p, d := range w.dirs {
@@ -411,6 +412,9 @@ func (w *Watcher) resync() {
 	for r := range w.roots {
 		w.watchTree(r, true, nil, nil)
 	}
+	// A root may have gone, or its parent, with the events that told:
+	// wait for it from where it can be seen again.
+	w.rearm()
 }
 
 // still reports whether path is still the folder with identity id.

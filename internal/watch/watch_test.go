@@ -773,40 +773,16 @@ func TestNoWatcher(t *testing.T) {
 // right again: folders made while events were lost are watched, folders
 // renamed then are watched under their new names only.
 func TestOverflow(t *testing.T) {
-	limit, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
-	var max int
-	if err == nil {
-		_, err = fmt.Sscan(string(limit), &max)
-	}
-	if err != nil || max > 1<<16 {
-		t.Skipf("needs inotify with a small queue (max_queued_events %d, %v)", max, err)
-	}
 	root := t.TempDir()
 	mkdirs(t, filepath.Join(root, "a", "sub"), filepath.Join(root, "c"))
 	x, y := filepath.Join(root, "c", "x"), filepath.Join(root, "c", "y")
 	write(t, x)
 	write(t, y)
 	h := start(t, nil, root)
-
-	// With the Watcher's queue held, its pump stops and so does fsnotify's
-	// reader, which holds at most 4096 events: the kernel's queue fills.
-	// Changing the mode of two files by turns makes an event each time (the
-	// kernel merges only repeats of the last event).
-	q := h.w.queue
-	q.mu.Lock()
-	for i := range max + 4096 + 1000 {
-		mode := os.FileMode(0o644)
-		if i%4 >= 2 {
-			mode = 0o600
-		}
-		if err := os.Chmod([]string{x, y}[i%2], mode); err != nil {
-			q.mu.Unlock()
-			t.Fatal(err)
-		}
-	}
-	mkdirs(t, filepath.Join(root, "new", "sub"))
-	must(t, os.Rename(filepath.Join(root, "a"), filepath.Join(root, "b")))
-	q.mu.Unlock()
+	overflow(t, h, x, y, func() {
+		mkdirs(t, filepath.Join(root, "new", "sub"))
+		must(t, os.Rename(filepath.Join(root, "a"), filepath.Join(root, "b")))
+	})
 
 	h.waitRescan()
 	if diff := cmp.Diff([]string{".", "b", "b/sub", "c", "new", "new/sub"}, h.watched(root)); diff != "" {
@@ -817,6 +793,63 @@ func TestOverflow(t *testing.T) {
 	write(t, g)
 	h.waitFor(f, g)
 	h.notSeen(filepath.Join(root, "a", "sub", "g"))
+}
+
+// A root whose parent went while events were lost is waited for from the
+// nearest folder that is left, as a root found missing any other way is:
+// its return is seen at once.
+func TestOverflowRootParentGone(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "p", "skills")
+	mkdirs(t, root)
+	x, y := filepath.Join(root, "x"), filepath.Join(root, "y")
+	write(t, x)
+	write(t, y)
+	h := start(t, nil, root)
+	h.waitSentinel(filepath.Join(base, "p"))
+	overflow(t, h, x, y, func() {
+		must(t, os.RemoveAll(filepath.Join(base, "p")))
+	})
+	h.waitRescan()
+	h.waitSentinel(base)
+
+	h.reset()
+	mkdirs(t, root)
+	h.waitRescan()
+	f := filepath.Join(root, "f")
+	write(t, f)
+	h.waitFor(f)
+}
+
+// overflow fills the kernel's inotify queue past its end, by changing the
+// modes of the watched files x and y by turns, while the Watcher's queue
+// is held: its pump stops, and so does fsnotify's reader, which holds at
+// most 4096 events. during runs before the queue is let go, so that its
+// events are lost. The kernel merges only repeats of the last event, so
+// each change is an event.
+func overflow(t *testing.T, h *harness, x, y string, during func()) {
+	t.Helper()
+	limit, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
+	var max int
+	if err == nil {
+		_, err = fmt.Sscan(string(limit), &max)
+	}
+	if err != nil || max > 1<<16 {
+		t.Skipf("needs inotify with a small queue (max_queued_events %d, %v)", max, err)
+	}
+	q := h.w.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := range max + 4096 + 1000 {
+		mode := os.FileMode(0o644)
+		if i%4 >= 2 {
+			mode = 0o600
+		}
+		if err := os.Chmod([]string{x, y}[i%2], mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	during()
 }
 
 // The Watcher's own queue is bounded too, and says when it dropped events.
