@@ -54,11 +54,12 @@
 // folder). Such a root is waited for through the nearest folder above it
 // that exists, watched on its own as a sentinel; each folder made on the
 // way down moves the sentinel, and the root's appearance is a batch that
-// says Rescan, since everything in it is new. The parent of a root that
-// exists is a sentinel too: a root's own watch does not tell when the
-// folder above it moves, nor when a root that is a link is switched to
-// another folder; both are a Rescan, and the root is watched again where
-// it now leads.
+// says Rescan, since everything in it is new. Every folder above a root is
+// a sentinel too, up to the file system's root: a root's own watch does not
+// tell when a folder on its path moves, nor when a root that is a link is
+// switched to another folder; both are a Rescan, and the root is watched
+// again where it now leads. A sentinel sees only its own entries, and an
+// event in one that is not on a root's path costs a look at each root.
 //
 // Watches are a limited resource: inotify allows fs.inotify.max_user_watches
 // per user, kqueue one open file per watched file and folder. Reaching the

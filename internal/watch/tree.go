@@ -159,9 +159,10 @@ func (w *Watcher) watchDir(path string, id fileID) error {
 // rearm watches the roots that exist again; drops and watches anew a
 // root whose path now leads to another folder (a link switched), or to
 // none (a folder above it moved away); and keeps a sentinel, a folder
-// watched on its own (not its sub-folders), for each root: its parent for
-// a root that exists, whose events tell when the root is replaced or its
-// parent moved, and the nearest existing folder above a missing root,
+// watched on its own (not its sub-folders), for each root: every folder
+// above a root that exists, whose events tell when the root is replaced or
+// a folder on its path moved, and the nearest existing folder above a
+// missing root,
 // whose events tell when the next folder down the root's path, or the
 // root, is made. Sentinels no root needs any more are unwatched. rearm
 // returns the roots that appeared, went or were replaced. Roots are few
@@ -172,7 +173,7 @@ func (w *Watcher) rearm() (changed []string) {
 	for root := range w.roots {
 		if w.dirs[root] != nil || w.aliases[root] != "" {
 			if !w.replaced(root) {
-				w.guard(filepath.Dir(root), want)
+				w.guardAbove(root, want)
 				continue
 			}
 			w.adopt(w.drop(root, true), nil)
@@ -187,7 +188,7 @@ func (w *Watcher) rearm() (changed []string) {
 				w.watchTree(root, true, nil, nil)
 				if w.dirs[root] != nil || w.aliases[root] != "" {
 					changed = append(changed, root)
-					w.guard(filepath.Dir(root), want)
+					w.guardAbove(root, want)
 					last = ""
 					break
 				}
@@ -218,8 +219,10 @@ func (w *Watcher) rearm() (changed []string) {
 		}
 		if last != "" {
 			// Kept even when the looks ran out, so that the root's
-			// appearance is still heard of.
+			// appearance is still heard of; and the folders above it,
+			// so that its own move is.
 			want[last] = true
+			w.guardAbove(last, want)
 		}
 	}
 	for dir := range w.sentinels {
@@ -259,21 +262,28 @@ func (w *Watcher) replaced(root string) bool {
 	return ok && id != d.id
 }
 
-// guard keeps a sentinel on dir, the folder above a root, unless a tree
-// watches it already; a folder that cannot be watched is left to the
-// periodic rescans.
-func (w *Watcher) guard(dir string, want map[string]bool) {
-	if w.dirs[dir] != nil {
-		return
-	}
-	if !w.sentinels[dir] {
-		if err := w.addWatch(dir); err != nil {
-			w.log.Debug("watch: cannot watch the folder above a root; its moves are seen by periodic rescans", "folder", dir, "err", err)
+// guardAbove keeps a sentinel on every folder above the root, up to the
+// file system's root, unless a tree watches it already: a folder moved,
+// removed or replaced anywhere on the root's path is an event in the
+// folder above it. A root's path is a handful of folders, and a sentinel
+// sees only its own entries change, not its sub-folders'. A folder that
+// cannot be watched is left to the periodic rescans.
+func (w *Watcher) guardAbove(root string, want map[string]bool) {
+	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+		if w.dirs[dir] == nil {
+			if !w.sentinels[dir] {
+				if err := w.addWatch(dir); err != nil {
+					w.log.Debug("watch: cannot watch a folder above a root; its moves are seen by periodic rescans", "folder", dir, "err", err)
+					return
+				}
+				w.sentinels[dir] = true
+			}
+			want[dir] = true
+		}
+		if filepath.Dir(dir) == dir {
 			return
 		}
-		w.sentinels[dir] = true
 	}
-	want[dir] = true
 }
 
 // aboveRoot reports whether path is a root or a folder above one.

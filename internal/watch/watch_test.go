@@ -126,20 +126,29 @@ func (h *harness) waitRescan() {
 	}
 }
 
-// waitSentinel waits until dir, alone, is watched for a missing root.
+// waitSentinel waits until the sentinels are dir and every folder above
+// it, and no other: those watched for the harness's one root, when dir is
+// the folder above the root, or the nearest folder above a missing root.
 func (h *harness) waitSentinel(dir string) {
 	h.t.Helper()
+	var want []string
+	for d := dir; ; d = filepath.Dir(d) {
+		want = append(want, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	slices.Sort(want)
 	deadline := time.Now().Add(hang)
 	for {
 		h.w.mu.Lock()
-		ok := len(h.w.sentinels) == 1 && h.w.sentinels[dir]
 		got := slices.Sorted(maps.Keys(h.w.sentinels))
 		h.w.mu.Unlock()
-		if ok {
+		if slices.Equal(got, want) {
 			return
 		}
 		if time.Now().After(deadline) {
-			h.t.Fatalf("sentinels %q, want only %s", got, dir)
+			h.t.Fatalf("sentinels %q, want %q", got, want)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -971,6 +980,28 @@ func TestRootParentMoved(t *testing.T) {
 	write(t, f)
 	h.waitFor(f)
 	h.notSeen(filepath.Join(base, "y", "skills", "unseen.md"))
+}
+
+// So is a folder further up the root's path: every folder above a root
+// is a sentinel.
+func TestRootAncestorMoved(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "x", "project", ".claude", "skills")
+	mkdirs(t, root)
+	h := start(t, nil, root)
+	h.waitSentinel(filepath.Dir(root))
+	must(t, os.Rename(filepath.Join(base, "x"), filepath.Join(base, "y")))
+	h.waitRescan()
+	h.waitSentinel(base)
+	moved := filepath.Join(base, "y", "project", ".claude", "skills", "unseen.md")
+	write(t, moved) // not in the root any more
+	must(t, os.Rename(filepath.Join(base, "y"), filepath.Join(base, "x")))
+	h.reset()
+	h.waitRescan()
+	f := filepath.Join(root, "a.md")
+	write(t, f)
+	h.waitFor(f)
+	h.notSeen(moved, filepath.Join(root, "unseen.md"))
 }
 
 // A root that is a link switched to another folder (ln -sfn) is a
