@@ -74,6 +74,13 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *w
 				w.log.Debug("watch: not following a link into a pseudo file system", "path", it.path, "target", real)
 				continue
 			}
+			// A link inside a root to a folder above it, even above the
+			// root (which the scan does not follow either), would loop,
+			// or watch a home folder whole.
+			if !w.roots[it.path] && linksUp(it.path, real) {
+				w.log.Debug("watch: not following a link to an ancestor", "path", it.path, "target", real)
+				continue
+			}
 		}
 		id, ok := idOf(it.path, fi)
 		if !ok {
@@ -294,6 +301,13 @@ func (w *Watcher) aboveRoot(path string) bool {
 		}
 	}
 	return false
+}
+
+// linksUp reports whether the link at path leads to real, a folder that
+// holds the link.
+func linksUp(path, real string) bool {
+	from, err := filepath.EvalSymlinks(filepath.Dir(path))
+	return err == nil && under(from, real)
 }
 
 // existingAbove returns the nearest folder above path that exists, and the

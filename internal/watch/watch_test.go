@@ -427,6 +427,9 @@ func TestSymlinkLoopsAndPseudo(t *testing.T) {
 	mkdirs(t, filepath.Join(root, "a", "b"))
 	symlink(t, root, filepath.Join(root, "a", "b", "up"))
 	symlink(t, filepath.Join(root, "a"), filepath.Join(root, "a", "self"))
+	above := filepath.Dir(root) // a sentinel: the folder above the root
+	mkdirs(t, filepath.Join(above, "elsewhere"))
+	symlink(t, above, filepath.Join(root, "a", "above"))
 	pseudo := runtime.GOOS == "linux"
 	if pseudo {
 		symlink(t, "/proc", filepath.Join(root, "proc"))
@@ -440,6 +443,12 @@ func TestSymlinkLoopsAndPseudo(t *testing.T) {
 	write(t, f)
 	h.waitFor(f)
 	h.notSeen(filepath.Join(root, "a", "b", "up", "a", "f"), filepath.Join(root, "a", "self", "f"))
+	h.reset()
+	g := filepath.Join(above, "elsewhere", "g")
+	write(t, g)
+	write(t, filepath.Join(root, "h"))
+	h.waitFor(filepath.Join(root, "h"))
+	h.notSeen(g, filepath.Join(root, "a", "above", "elsewhere", "g"))
 	if pseudo {
 		if err := h.w.Add("/proc"); err == nil {
 			t.Error("Add(/proc) succeeded")
