@@ -3,6 +3,7 @@ package sources_test
 import (
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,6 +102,21 @@ func TestFIFOsAreRefused(t *testing.T) {
 	}
 	if ds := sources.Validate(fifo); len(ds) != 1 || !strings.Contains(ds[0].Message, "not a regular file") {
 		t.Errorf("Validate of a FIFO = %v", ds)
+	}
+}
+
+// A socket, which cannot even be opened, is refused as the other files
+// that are not regular are, by what it is.
+func TestSocketsAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	if err != nil {
+		t.Skip("no Unix sockets here:", err)
+	}
+	defer l.Close()
+	_, err = sources.ReadFileLimit(sources.DirFS(dir), "sock", 1<<20)
+	if !errors.Is(err, sources.ErrNotRegular) || !strings.Contains(err.Error(), "a socket") {
+		t.Errorf("ReadFileLimit of a socket = %v; want ErrNotRegular, naming a socket", err)
 	}
 }
 

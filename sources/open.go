@@ -99,6 +99,11 @@ func fileType(m fs.FileMode) string {
 func ReadFileLimit(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
+		// A socket cannot be opened at all (ENXIO on Unix): say what it is,
+		// as for the other files that are not regular.
+		if info, serr := fs.Stat(fsys, name); serr == nil && info.Mode()&fs.ModeSocket != 0 {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileType(info.Mode()))}
+		}
 		return nil, err
 	}
 	ef, err := checkRegular(f)
