@@ -80,7 +80,7 @@ func BenchmarkRenderSkill(b *testing.B) {
 	m := resolver.Match{Ref: l.Skills[3].Ref, Skill: l.Skills[3]}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := server.RenderSkill(m); err != nil {
+		if _, err := server.RenderSkill(m, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

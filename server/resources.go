@@ -277,6 +277,9 @@ func (s *Server) readFiles(ctx context.Context, a resolver.Address, uri string) 
 	fsys, done := sources.Pin(sk.Files)
 	defer done()
 	if a.File != "" {
+		if !s.allowed(sk, a.File, true) {
+			return nil, &sources.PathError{Path: a.File, Rule: sources.RuleNotAllowed}
+		}
 		info, err := fs.Stat(fsys, a.File)
 		if err != nil {
 			return nil, sources.Confine(a.File, err)
@@ -350,10 +353,16 @@ func (s *Server) readEntries(ctx context.Context, snap *resolver.Snapshot, prefi
 // set, else what is in one of them (and, for a folder, what leads to
 // one).
 func (s *Server) allowed(sk *sources.Skill, p string, dir bool) bool {
-	if len(s.allowDirs) == 0 || !dir && p == sk.EntryFile() {
+	return allowedIn(s.allowDirs, sk, p, dir)
+}
+
+// allowedIn is Server.allowed for the folders allowDirs (slash paths
+// without a trailing '/'; none allows everything).
+func allowedIn(allowDirs []string, sk *sources.Skill, p string, dir bool) bool {
+	if len(allowDirs) == 0 || !dir && p == sk.EntryFile() {
 		return true
 	}
-	for _, d := range s.allowDirs {
+	for _, d := range allowDirs {
 		if within(p, d) || dir && within(d, p) {
 			return true
 		}

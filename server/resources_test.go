@@ -353,6 +353,29 @@ func TestResourceAllowDirs(t *testing.T) {
 	if err != nil || !call.IsError || !strings.Contains(text(t, call.Content[0]), "rule not-allowed") {
 		t.Errorf("the tool: %v %+v", err, call)
 	}
+	// The skill tool lists only what is served.
+	call, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "skill", Arguments: map[string]any{"name": "pdf"}})
+	if err != nil || call.IsError {
+		t.Fatalf("the skill tool: %v %+v", err, call)
+	}
+	if got, want := text(t, call.Content[1]), "Files in this skill (relative to the base directory):\nreferences/guide.md\nscripts/fill.py"; got != want {
+		t.Errorf("the skill tool's file list:\n%s\nwant:\n%s", got, want)
+	}
+	// A folder outside them, read whole or subscribed to, is refused too.
+	for _, uri := range []string{"skill://pdf/assets/", "skill://pdf/assets"} {
+		if _, err := read(cs, uri); err == nil || !strings.Contains(err.Error(), "rule not-allowed") {
+			t.Errorf("read %s: %v", uri, err)
+		}
+	}
+	for _, uri := range []string{"skill://pdf/forms.md", "skill://pdf/assets/"} {
+		err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri})
+		if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "rule not-allowed") {
+			t.Errorf("subscribe %s: %v", uri, err)
+		}
+	}
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "skill://pdf/scripts/fill.py"}); err != nil {
+		t.Errorf("subscribe to a file served: %v", err)
+	}
 }
 
 // decode is a blob's bytes as the wire carries them.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,7 +72,7 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return errorResult(err.Error(), note), nil
 	}
-	blocks, err := RenderSkill(m)
+	blocks, err := RenderSkill(m, s.allowDirs)
 	if entryGone(m.Skill, err) {
 		s.logger.Debug("skill gone before the catalog's refresh", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
 		return errorResult(goneMessage(m), note), nil
@@ -155,8 +156,10 @@ const MaxSkillFileSize = 8 << 20
 // "Loading: <name>" (the qualified name that reached the skill: its own,
 // or the alias of a shadowed one), "Base directory: <folder>", a blank
 // line and the whole entry file byte for byte, read now; then the list of
-// the skill's other files. `skillmux show` prints the same.
-func RenderSkill(m resolver.Match) ([]string, error) {
+// the skill's other files, those in allowDirs when it is not empty (the
+// configuration's resources.allow_dirs: what the server serves). `skillmux
+// show` prints the same.
+func RenderSkill(m resolver.Match, allowDirs []string) ([]string, error) {
 	sk := m.Skill
 	body, err := sources.ReadEntry(sk, MaxSkillFileSize)
 	if errors.Is(err, sources.ErrTooLarge) {
@@ -179,6 +182,13 @@ func RenderSkill(m resolver.Match) ([]string, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
+	}
+	if len(allowDirs) > 0 {
+		dirs := make([]string, len(allowDirs))
+		for i, d := range allowDirs {
+			dirs[i] = strings.TrimSuffix(d, "/")
+		}
+		files = slices.DeleteFunc(slices.Clone(files), func(f string) bool { return !allowedIn(dirs, sk, f, false) })
 	}
 	return []string{b.String(), fileList(files, truncated)}, nil
 }

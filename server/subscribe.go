@@ -57,7 +57,12 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 	if _, err := resolver.ParseURI(uri); err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "cannot subscribe: " + err.Error()}
 	}
-	fp := s.fingerprint(s.viewOfSession(req.Session), uri)
+	v := s.viewOfSession(req.Session)
+	if a, _, err := s.resolve(v, uri); err == nil && a.Match.Skill != nil && a.File != "" && !s.allowed(a.Match.Skill, a.File, a.Slash) {
+		// Never served, so never updated: say so now.
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "cannot subscribe: " + pathMessage(uri, &sources.PathError{Path: a.File, Rule: sources.RuleNotAllowed})}
+	}
+	fp := s.fingerprint(v, uri)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.sessionLocked(req.Session)

@@ -35,7 +35,7 @@ files. NAME is looked up as the server does: case-insensitive, qualified
 			if err != nil {
 				return err
 			}
-			blocks, err := server.RenderSkill(m)
+			blocks, err := server.RenderSkill(m, s.cfg.Resources.AllowDirs)
 			if err != nil {
 				return fmt.Errorf("read %s: %w", m.Ref, err)
 			}
