@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillmux/skillmux/internal/leftover"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
 )
@@ -237,7 +239,7 @@ func (s *Server) resolve(v *view, uri string) (resolver.Address, *resolver.Snaps
 // readFile reads the file a names, as contents with the given URI.
 func (s *Server) readFile(a resolver.Address, uri string) (*mcp.ResourceContents, error) {
 	sk := a.Match.Skill
-	if inSkippedDir(a.File) {
+	if hiddenFile(a.File) {
 		return nil, fs.ErrNotExist
 	}
 	if !s.allowed(sk, a.File, false) {
@@ -385,9 +387,16 @@ func (s *Server) walkAllow(sk *sources.Skill, under string) func(p string, dir b
 	}
 }
 
+// hiddenFile reports whether the slash path p of a file is never part of a
+// skill: in a folder such as .git (inSkippedDir), or an editor's leftover
+// (SKILL.md~, a swap file). Such files are not served, as they are not
+// listed.
+func hiddenFile(p string) bool {
+	return inSkippedDir(p) || leftover.Is(path.Base(p))
+}
+
 // inSkippedDir reports whether the slash path p lies in a folder that is
-// never part of a skill (.git, node_modules): such files are not served,
-// as they are not listed.
+// never part of a skill (.git, node_modules).
 func inSkippedDir(p string) bool {
 	dir, _, found := strings.Cut(p, "/")
 	for found {

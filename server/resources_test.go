@@ -278,6 +278,12 @@ func TestResourceCollections(t *testing.T) {
 		}
 		return out
 	}
+	// Editors' leftovers are no part of the skill: not listed, not read.
+	for _, uri := range []string{"skill://pdf/SKILL.md~", "skill://pdf/references/.guide.md.swp", "skill://pdf/.DS_Store"} {
+		if _, err := read(cs, uri); rpcCode(err) != -32002 {
+			t.Errorf("%s: %v; want not found", uri, err)
+		}
+	}
 	res, err := read(cs, "skill://pdf")
 	if err != nil || len(res.Contents) != 1 || res.Contents[0].URI != "skill://pdf/SKILL.md" || !strings.HasPrefix(res.Contents[0].Text, "---\nname: pdf") {
 		t.Errorf("skill://pdf: %v %+v", err, res)

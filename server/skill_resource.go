@@ -84,7 +84,7 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 		rel = sk.EntryFile()
 	}
 	notFound := fmt.Sprintf("skill %s has no file %q; call %s with only the skill's name to list its files", m.Ref, rel, tool)
-	if sk.Kind == sources.KindLearned && rel != sk.EntryFile() || inSkippedDir(rel) {
+	if sk.Kind == sources.KindLearned && rel != sk.EntryFile() || hiddenFile(rel) {
 		return errorResult(notFound), nil
 	}
 	info, err := fs.Stat(sk.Files, rel)

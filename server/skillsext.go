@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillmux/skillmux/internal/leftover"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
 )
@@ -362,7 +363,7 @@ func (s *Server) children(snap *resolver.Snapshot, a resolver.Address) ([]*mcp.R
 			switch {
 			case info.IsDir() && !sources.SkipDir(e.Name()) && allow(p, true):
 				folder(a.URI.File(p), e.Name())
-			case info.Mode().IsRegular() && allow(p, false):
+			case info.Mode().IsRegular() && !leftover.Is(e.Name()) && allow(p, false):
 				uri := a.URI.File(p)
 				name := e.Name()
 				if uri == a.URI.Entry() {

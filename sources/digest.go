@@ -10,6 +10,8 @@ import (
 	"path"
 	"sort"
 	"sync"
+
+	"github.com/skillmux/skillmux/internal/leftover"
 )
 
 // WalkedFile is one regular file of a skill folder as WalkFiles found it.
@@ -44,8 +46,9 @@ const maxWalkDirs = 4096
 // for its size and FileKey. fsys is the skill's Files (see Pin for a
 // burst of reads); for a learned note it is the note alone.
 //
-// Folders that SkipDir names (.git, node_modules) are left out, and so is
-// anything that is not a regular file or a folder. A symlink is followed
+// Folders that SkipDir names (.git, node_modules) are left out, and so are
+// editors' leftovers (backups, swap and lock files) and anything that is
+// not a regular file or a folder. A symlink is followed
 // while it stays inside the skill folder, which the file system (os.Root)
 // decides; one that leaves it is left out without a word, so that a
 // listing says nothing about what lies outside. A symlink to a folder
@@ -115,7 +118,7 @@ func WalkFiles(fsys fs.FS, opts *WalkOptions) (files []WalkedFile, truncated boo
 					return false
 				}
 			case e.mode.IsRegular():
-				if !allow(p, false) {
+				if leftover.Is(e.name) || !allow(p, false) {
 					continue
 				}
 				if len(files) == o.MaxFiles {
