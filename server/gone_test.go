@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
 )
 
 // TestSkillGoneBeforeRefresh checks that a skill whose folder is removed
@@ -44,6 +46,9 @@ func TestSkillGoneBeforeRefresh(t *testing.T) {
 		{"skill", tool(server.SkillToolName, map[string]any{"name": "docx"})},
 		{"skill_resource list", tool(server.SkillResourceToolName, map[string]any{"skill": "docx"})},
 		{"skill_resource SKILL.md", tool(server.SkillResourceToolName, map[string]any{"skill": "docx", "path": "SKILL.md"})},
+		{"skill_resource another file", tool(server.SkillResourceToolName, map[string]any{"skill": "docx", "path": "refs/styles.md"})},
+		{"resources/read another file", readGone("skill://docx/refs/styles.md")},
+		{"resources/read the whole skill", readGone("skill://docx/")},
 		{"prompts/get", func(cs *mcp.ClientSession) (string, error) {
 			_, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "docx"})
 			var werr *jsonrpc.Error
@@ -54,24 +59,46 @@ func TestSkillGoneBeforeRefresh(t *testing.T) {
 			return strings.TrimPrefix(werr.Message, "invalid params: "), nil
 		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			root := skillsDir(t)
-			logs := &logBuffer{}
-			srv := server.New(newResolver(t, dirtree.New(root, nil)), &server.Options{Logger: logs.logger()})
-			cs := connect(t, srv, "2025-11-25", nil)
-			if err := os.RemoveAll(filepath.Join(root, "docx")); err != nil {
-				t.Fatal(err)
-			}
-			got, err := tt.call(cs)
-			if err != nil || got != want {
-				t.Errorf("got %q, %v; want %q", got, err, want)
-			}
-			for line := range strings.Lines(logs.String()) {
-				if strings.Contains(line, "level=ERROR") || strings.Contains(line, "level=WARN") {
-					t.Errorf("logged: %s", line)
+	// The folder removed, or only its SKILL.md: the files left are no
+	// longer a skill's.
+	for _, gone := range []string{"docx", "docx/SKILL.md"} {
+		for _, tt := range tests {
+			t.Run(gone+"/"+tt.name, func(t *testing.T) {
+				root := skillsDir(t)
+				sourcetest.WriteFile(t, filepath.Join(root, "docx", "refs", "styles.md"), "# Styles\n")
+				logs := &logBuffer{}
+				srv := server.New(newResolver(t, dirtree.New(root, nil)), &server.Options{Logger: logs.logger()})
+				cs := connect(t, srv, "2025-11-25", nil)
+				if err := os.RemoveAll(filepath.Join(root, gone)); err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				got, err := tt.call(cs)
+				if err != nil || got != want {
+					t.Errorf("got %q, %v; want %q", got, err, want)
+				}
+				for line := range strings.Lines(logs.String()) {
+					if strings.Contains(line, "level=ERROR") || strings.Contains(line, "level=WARN") {
+						t.Errorf("logged: %s", line)
+					}
+				}
+			})
+		}
+	}
+}
+
+// readGone reads uri and returns the message of the not-found error it
+// must get, after the URI it starts with.
+func readGone(uri string) func(*mcp.ClientSession) (string, error) {
+	return func(cs *mcp.ClientSession) (string, error) {
+		_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != -32002 {
+			return "", fmt.Errorf("not -32002: %v", err)
+		}
+		msg, ok := strings.CutPrefix(werr.Message, uri+": ")
+		if !ok {
+			return "", fmt.Errorf("the message does not start with the URI: %s", werr.Message)
+		}
+		return msg, nil
 	}
 }

@@ -195,6 +195,11 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, s.uriError(req, uri, err)
 	}
+	if sk := a.Match.Skill; sk != nil && goneLocal(sk) {
+		// Its files are no longer a skill's, though the catalog has not
+		// caught up yet: none is served, as the skill tool serves none.
+		return nil, s.notFoundBecause(req, uri, fmt.Sprintf("%s: %s", clipURI(uri), goneMessage(a.Match)))
+	}
 	var contents []*mcp.ResourceContents
 	switch sk := a.Match.Skill; {
 	case sk == nil && (a.Slash || a.IsSchemeRoot()):
@@ -474,12 +479,17 @@ func unwrapPathError(err error) error {
 // protocol 2025-11-25, -32602 from 2026-07-28 (SEP-2164), with the URI in
 // the message and in the data.
 func (s *Server) notFound(req mcp.Request, uri string) error {
+	return s.notFoundBecause(req, uri, "resource not found: "+clipURI(uri))
+}
+
+// notFoundBecause is notFound with a message that says why.
+func (s *Server) notFoundBecause(req mcp.Request, uri, msg string) error {
 	code := int64(codeResourceNotFound)
 	if s.modern(req.GetSession()) {
 		code = jsonrpc.CodeInvalidParams
 	}
 	data, _ := json.Marshal(map[string]string{"uri": uri})
-	return &jsonrpc.Error{Code: code, Message: "resource not found: " + clipURI(uri), Data: data}
+	return &jsonrpc.Error{Code: code, Message: msg, Data: data}
 }
 
 // modern reports whether a session speaks protocol 2026-07-28 or later:

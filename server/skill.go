@@ -115,15 +115,27 @@ func goneMessage(m resolver.Match) string {
 	return fmt.Sprintf("skill %s is gone: its %s was removed since the catalog was read", m.Ref, m.Skill.EntryFile())
 }
 
+// entryMissing reports whether the entry file of skill sk (its SKILL.md)
+// is gone from disk, which makes every file of the skill gone with it.
+func entryMissing(sk *sources.Skill) bool {
+	if sk.Files == nil {
+		return false
+	}
+	_, err := fs.Stat(sk.Files, sk.EntryFile())
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// goneLocal is entryMissing for a skill in a local folder, where asking
+// costs a stat; a source plugin's skill is left to its source.
+func goneLocal(sk *sources.Skill) bool {
+	return sk.Scope != sources.ScopeSourcePlugin && entryMissing(sk)
+}
+
 // entryGone reports whether err, met while reading skill sk, is the
 // skill's entry file (and maybe its folder) being gone, rather than a
 // file of the skill missing or a read failing.
 func entryGone(sk *sources.Skill, err error) bool {
-	if !errors.Is(err, fs.ErrNotExist) || sk.Files == nil {
-		return false
-	}
-	_, serr := fs.Stat(sk.Files, sk.EntryFile())
-	return errors.Is(serr, fs.ErrNotExist)
+	return errors.Is(err, fs.ErrNotExist) && entryMissing(sk)
 }
 
 // nameArgument extracts the required string argument "name", or returns

@@ -73,6 +73,9 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	if !ok || sk.Files == nil {
 		return errorResult(fmt.Sprintf("the files of skill %s cannot be served", m.Ref)), nil
 	}
+	if goneLocal(sk) {
+		return errorResult(goneMessage(m)), nil
+	}
 	rel = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(rel), "./"), "/")
 	if rel == "" || rel == "." {
 		return s.listSkillFiles(m, u, "", tool)
