@@ -53,6 +53,10 @@ func sdkError(method string, err error) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 			Message: fmt.Sprintf("invalid params for %s: %s must be %s, got %s", method, preview(field), jsonTypeName(typeErr.Type), valueKind(typeErr.Value))}
 	}
+	if coded := (*jsonrpc.Error)(nil); errors.As(err, &coded) && coded.Code == jsonrpc.CodeInvalidRequest && strings.HasSuffix(err.Error(), `missing required "params"`) {
+		// The request is well formed; what it lacks is its params.
+		return invalidParams(missingParams(method))
+	}
 	if hasCode(err) {
 		return err
 	}
@@ -64,6 +68,23 @@ func sdkError(method string, err error) error {
 		code = jsonrpc.CodeInvalidParams
 	}
 	return &jsonrpc.Error{Code: code, Message: err.Error()}
+}
+
+// missingParams says what a request of method without params lacks.
+func missingParams(method string) string {
+	what := map[string]string{
+		"initialize":            `{"protocolVersion": ..., "capabilities": {}, "clientInfo": {...}}`,
+		"tools/call":            `{"name": "skill", "arguments": {"name": "pdf"}}`,
+		"prompts/get":           `{"name": "pdf"}`,
+		"resources/read":        `{"uri": "skill://pdf/SKILL.md"}`,
+		"resources/subscribe":   `{"uri": "skill://pdf/SKILL.md"}`,
+		"resources/unsubscribe": `{"uri": "skill://pdf/SKILL.md"}`,
+		"completion/complete":   `{"ref": {"type": "ref/prompt", "name": "pdf"}, "argument": {"name": "arguments", "value": ""}}`,
+	}[method]
+	if what == "" {
+		return fmt.Sprintf("%s needs params (a JSON object); the request has none", method)
+	}
+	return fmt.Sprintf("%s needs params, such as %s; the request has none", method, what)
 }
 
 // hasCode reports whether err carries a JSON-RPC code the SDK will send.

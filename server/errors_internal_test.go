@@ -21,6 +21,7 @@ func TestSDKError(t *testing.T) {
 		{"initialize", context.Canceled, jsonrpc.CodeInternalError},
 		{"ping", fmt.Errorf("stopped: %w", context.Canceled), jsonrpc.CodeInternalError},
 		{"nope", fmt.Errorf("wrapped: %w", coded), jsonrpc.CodeMethodNotFound},
+		{"prompts/get", fmt.Errorf(`%w: missing required "params"`, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request"}), jsonrpc.CodeInvalidParams},
 	}
 	for _, tt := range tests {
 		var got *jsonrpc.Error

@@ -583,7 +583,10 @@ func TestStdioErrorCodes(t *testing.T) {
 		{"initialize params not an object", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":5}`}, -32602},
 		{"initialize params null", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":null}`}, -32602},
 		{"initialize params of the wrong shape", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":3}}`}, -32602},
-		{"initialize without params", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`}, -32600},
+		{"initialize without params", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`}, -32602},
+		{"resources/read without params", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"resources/read"}`}, -32602},
+		{"prompts/get without params", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"prompts/get"}`}, -32602},
+		{"tools/call with null params", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":null}`}, -32602},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
