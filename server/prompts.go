@@ -170,9 +170,14 @@ func (s *Server) getPrompt(req *mcp.GetPromptRequest) (*mcp.GetPromptResult, err
 			return nil, invalidParams(fmt.Sprintf(`prompt %q needs the argument "name": the skill to load`, LoaderPromptName))
 		}
 	}
+	loader := req.Params.Name == LoaderPromptName
 	for k := range args {
-		if k != ArgumentsName && !(req.Params.Name == LoaderPromptName && k == "name") {
-			return nil, invalidParams(fmt.Sprintf("prompt %q takes no argument %q; it takes %q", req.Params.Name, k, ArgumentsName))
+		if k != ArgumentsName && !(loader && k == "name") {
+			takes := fmt.Sprintf("%q", ArgumentsName)
+			if loader {
+				takes = fmt.Sprintf("%q and %q", "name", ArgumentsName)
+			}
+			return nil, invalidParams(fmt.Sprintf("prompt %q takes no argument %q; it takes %s", req.Params.Name, k, takes))
 		}
 	}
 	v := s.viewOf(req)

@@ -86,6 +86,7 @@ func TestPrompts(t *testing.T) {
 		{"pdf-form", nil, `unknown prompt: no skill named "pdf-form"; did you mean pdf-forms?`},
 		{"skill", nil, `prompt "skill" needs the argument "name"`},
 		{"pdf-forms", map[string]string{"args": "x"}, `prompt "pdf-forms" takes no argument "args"; it takes "arguments"`},
+		{"skill", map[string]string{"name": "pdf-forms", "extra": "1"}, `prompt "skill" takes no argument "extra"; it takes "name" and "arguments"`},
 	} {
 		_, err := get(tt.name, tt.args)
 		var werr *jsonrpc.Error
