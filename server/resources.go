@@ -130,6 +130,12 @@ func (s *Server) resourceMethods(next mcp.MethodHandler) mcp.MethodHandler {
 				return nil, s.uriError(req, r.Params.URI, rerr)
 			}
 			return res, err
+		case "resources/templates/list":
+			// The templates fit in one page: no cursor is one this list
+			// gave. The SDK would say only "invalid params".
+			if r, ok := req.(*mcp.ListResourceTemplatesRequest); ok && r.Params != nil && r.Params.Cursor != "" {
+				return nil, invalidParams(fmt.Sprintf("the cursor is not one %s gave: its templates fit in one page; pass no cursor", method))
+			}
 		}
 		return next(ctx, method, req)
 	}

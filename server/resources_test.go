@@ -82,6 +82,9 @@ func TestResourceList(t *testing.T) {
 	if _, err := cs.ListResources(context.Background(), &mcp.ListResourcesParams{Cursor: "not a cursor!"}); rpcCode(err) != jsonrpc.CodeInvalidParams {
 		t.Errorf("a bad cursor: %v", err)
 	}
+	if _, err := cs.ListResourceTemplates(context.Background(), &mcp.ListResourceTemplatesParams{Cursor: "bogus"}); rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "pass no cursor") {
+		t.Errorf("a bad templates cursor: %v", err)
+	}
 	tmpl, err := cs.ListResourceTemplates(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
