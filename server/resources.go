@@ -321,6 +321,9 @@ func (s *Server) readFiles(ctx context.Context, a resolver.Address, uri string) 
 			return nil, err
 		}
 		data, err := sources.ReadFileLimit(fsys, f.Path, s.maxFileSize)
+		if errors.Is(err, sources.ErrTooLarge) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: its file %s is too large (%v; resources.max_file_size sets the limit); read the other files one by one (resources/directory/read lists them)", clipURI(uri), f.Path, unwrapPathError(err))}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, sources.Confine(f.Path, err))
 		}

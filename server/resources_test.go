@@ -206,6 +206,11 @@ func TestResourceReadLargeAndCapped(t *testing.T) {
 	if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "resources.max_file_size") || !strings.Contains(err.Error(), "the limit is 100000") {
 		t.Errorf("over the cap: %v", err)
 	}
+	// Read whole, the skill's refusal names the file.
+	_, err = read(capped, "skill://docx/")
+	if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "its file ooxml/schemas/wml.xsd is too large") || !strings.Contains(err.Error(), "the limit is 100000") {
+		t.Errorf("the whole skill, over the cap: %v", err)
+	}
 }
 
 // An unknown URI is the not-found error with the URI in its message:
