@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/skillmux/skillmux/internal/leftover"
@@ -67,7 +69,35 @@ func (r rootFS) Open(name string) (fs.File, error) {
 	}
 	// O_NONBLOCK: opening a FIFO must not wait for a writer. Readers
 	// check what they opened (ReadFileLimit).
-	return r.r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := r.r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if escapes(err) {
+		if rel, ok := r.inside(name); ok {
+			return r.r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		}
+	}
+	return f, err
+}
+
+// inside returns, for a name that os.Root refused as leaving the folder,
+// the path its symlinks really lead to relative to the folder, when that
+// is inside it: os.Root refuses every absolute symlink, and every ".."
+// that crosses the folder's top, even when they lead back in. The path
+// returned has no symlink left, and is opened through the Root all the
+// same, so a link changed meanwhile still cannot lead out.
+func (r rootFS) inside(name string) (string, bool) {
+	top, err := filepath.EvalSymlinks(r.r.Name())
+	if err != nil {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(r.r.Name(), filepath.FromSlash(name)))
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(top, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 func (r rootFS) ReadFile(name string) ([]byte, error) {
@@ -93,7 +123,13 @@ func (r rootFS) Stat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
-	return r.r.Stat(name)
+	info, err := r.r.Stat(name)
+	if escapes(err) {
+		if rel, ok := r.inside(name); ok {
+			return r.r.Stat(rel)
+		}
+	}
+	return info, err
 }
 
 // MaxListedFiles bounds how many files ListFiles returns for one skill.

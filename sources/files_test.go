@@ -1,6 +1,7 @@
 package sources_test
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,6 +63,67 @@ func TestDirFSStaysInside(t *testing.T) {
 	if _, err := fs.ReadFile(fsys, "../secret.txt"); err == nil {
 		t.Error("read ../ out of the skill folder")
 	}
+}
+
+// A symlink that os.Root alone would refuse, though it leads to a file or a
+// folder inside the skill (an absolute link, or a relative one that goes
+// up past the folder's top and back in), is followed, in every kind of
+// read and in walks; one that leads out stays refused as leading out.
+func TestDirFSLinksBackInside(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "skill")
+	mkfile(t, filepath.Join(dir, "SKILL.md"), "inside")
+	mkfile(t, filepath.Join(dir, "forms", "f.md"), "form")
+	mkfile(t, filepath.Join(base, "secret.txt"), "outside")
+	for link, target := range map[string]string{
+		"abs-file.md":    filepath.Join(dir, "forms", "f.md"),
+		"abs-dir":        filepath.Join(dir, "forms"),
+		"up-and-back.md": filepath.Join("..", "skill", "forms", "f.md"),
+		"abs-out.txt":    filepath.Join(base, "secret.txt"),
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Skip("symlinks not supported:", err)
+		}
+	}
+	for _, fsys := range []fs.FS{sources.DirFS(dir), pinned(t, sources.DirFS(dir))} {
+		for _, name := range []string{"abs-file.md", "abs-dir/f.md", "up-and-back.md"} {
+			if b, err := fs.ReadFile(fsys, name); err != nil || string(b) != "form" {
+				t.Errorf("read %s: %q %v", name, b, err)
+			}
+			if b, err := sources.ReadFileLimit(fsys, name, 100); err != nil || string(b) != "form" {
+				t.Errorf("ReadFileLimit %s: %q %v", name, b, err)
+			}
+		}
+		if info, err := fs.Stat(fsys, "abs-dir"); err != nil || !info.IsDir() {
+			t.Errorf("stat abs-dir: %v %v", info, err)
+		}
+		if entries, err := fs.ReadDir(fsys, "abs-dir"); err != nil || len(entries) != 1 || entries[0].Name() != "f.md" {
+			t.Errorf("read abs-dir: %v %v", entries, err)
+		}
+		_, err := fs.ReadFile(fsys, "abs-out.txt")
+		var pe *sources.PathError
+		if err = sources.Confine("abs-out.txt", err); !errors.As(err, &pe) || pe.Rule != sources.RuleOutside {
+			t.Errorf("read abs-out.txt: %v; want refused as leading out", err)
+		}
+	}
+	files, _, err := sources.WalkFiles(sources.DirFS(dir), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Path)
+	}
+	if diff := cmp.Diff([]string{"SKILL.md", "abs-dir/f.md", "abs-file.md", "forms/f.md", "up-and-back.md"}, got); diff != "" {
+		t.Errorf("WalkFiles (-want +got):\n%s", diff)
+	}
+}
+
+// pinned is fsys held open for the test (sources.Pin).
+func pinned(t *testing.T, fsys fs.FS) fs.FS {
+	p, done := sources.Pin(fsys)
+	t.Cleanup(done)
+	return p
 }
 
 // ReadBody gives what follows the front matter, read now; a file that no

@@ -141,13 +141,22 @@ func Confine(name string, err error) error {
 	if err == nil {
 		return nil
 	}
+	if escapes(err) {
+		return &PathError{Path: name, Rule: RuleOutside}
+	}
+	return err
+}
+
+// escapes reports whether err is os.Root's refusal of a path that leaves
+// the folder.
+func escapes(err error) bool {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		// os.Root's error for a path that escapes is not exported.
 		if e.Error() == "path escapes from parent" {
-			return &PathError{Path: name, Rule: RuleOutside}
+			return true
 		}
 	}
-	return err
+	return false
 }
 
 // IsNotExist reports whether err says a file does not exist (and was not

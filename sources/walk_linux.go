@@ -15,6 +15,11 @@ import (
 // done, and the caller reads the folder the portable way.
 func (r rootFS) readDirAt(dir string) (out []statEntry, ok bool, err error) {
 	f, err := r.r.Open(dir)
+	if escapes(err) {
+		if rel, in := r.inside(dir); in {
+			f, err = r.r.Open(rel)
+		}
+	}
 	if err != nil {
 		return nil, true, err
 	}
