@@ -61,10 +61,17 @@
 // again where it now leads. A sentinel sees only its own entries, and an
 // event in one that is not on a root's path costs a look at each root.
 //
+// Every Watcher of a process shares one fsnotify watcher, on Linux one
+// inotify instance (see hub): a user has few of them
+// (fs.inotify.max_user_instances, often 128, for every program), and a
+// server watches a dozen roots. The hub watches a folder once, however many
+// Watchers watch it, and hands each its events under its own paths.
+//
 // Watches are a limited resource: inotify allows fs.inotify.max_user_watches
 // per user, kqueue one open file per watched file and folder. Reaching the
 // limit (or [Options.MaxDirs]) logs one warning that names the limit and how
-// to raise it; the watcher keeps the watches it has, and the caller's
+// to raise it, once per process (the other Watchers log it at debug level);
+// the watcher keeps the watches it has, and the caller's
 // periodic rescan covers the rest. A folder made later that cannot be
 // watched is reported by its path, so the caller reads what it holds;
 // later changes in it wait for the periodic rescan. The folders a limit

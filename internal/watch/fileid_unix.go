@@ -12,7 +12,6 @@ import (
 // first one's name.
 type fileID struct {
 	dev, ino uint64
-	real     string // the resolved path, where the system has no inode numbers
 }
 
 // idOf returns the identity of the folder at path, described by fi (from

@@ -22,7 +22,8 @@ func limitHint(err error) (string, bool) {
 			"(add the same line, without sudo sysctl, to /etc/sysctl.d/99-inotify.conf to keep it)", true
 	case runtime.GOOS == "linux" && (errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)):
 		// inotify_init1 says EMFILE when the per-user instance limit is
-		// reached (each Watcher is one instance), or the process's open files.
+		// reached (a process's Watchers share one), or the process's open
+		// files.
 		return "the inotify instance limit (/proc/sys/fs/inotify/max_user_instances) or the open-file limit is reached; " +
 			"raise it with `sudo sysctl fs.inotify.max_user_instances=1024` (or `ulimit -n`)", true
 	case errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE):

@@ -1,13 +1,16 @@
 package watch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/fsnotify/fsnotify"
@@ -344,8 +347,27 @@ func (w *Watcher) warnLimit(hint string, err error) {
 	if err != nil {
 		args = append(args, "err", err)
 	}
-	w.log.Warn("watch: not every folder can be watched: "+hint+
-		"; folders already watched stay watched, changes elsewhere are seen only by periodic rescans", args...)
+	w.log.Log(context.Background(), onceWarn(w.hub),
+		"watch: not every folder can be watched: "+hint+
+			"; folders already watched stay watched, changes elsewhere are seen only by periodic rescans", args...)
+}
+
+// unavailableWarned says that a Watcher of the process found no watcher to
+// be had (see New), and said so.
+var unavailableWarned atomic.Bool
+
+// onceWarn is the level of a Watcher's warning about a limit: Warn for the
+// first of the process's Watchers (of the hub h, nil when there is none)
+// to reach it, Debug for the others, which reach the same limit.
+func onceWarn(h *hub) slog.Level {
+	warned := &unavailableWarned
+	if h != nil {
+		warned = &h.warned
+	}
+	if warned.Swap(true) {
+		return slog.LevelDebug
+	}
+	return slog.LevelWarn
 }
 
 // drop removes the watches on the folder at path and every folder below it,

@@ -107,15 +107,15 @@ type Watcher struct {
 	maxDirs  int
 	debounce *debouncer
 
-	fsw *fsnotify.Watcher // nil when none could be made: every root is then left to rescans
-	// addWatch and rmWatch are fsw's Add and Remove; tests replace addWatch
-	// to reach limits that a test machine cannot.
+	hub *hub // nil when none could be made: every root is then left to rescans
+	// addWatch and rmWatch are the hub's add and remove; tests replace
+	// addWatch to reach limits that a test machine cannot.
 	addWatch func(path string) error
 	rmWatch  func(path string) error
 
-	queue     *eventQueue    // from pump to apply
+	queue     *eventQueue    // from the hub's pump to apply
 	done      chan struct{}  // closed by Close
-	wg        sync.WaitGroup // pump and apply
+	wg        sync.WaitGroup // apply
 	closeOnce sync.Once
 	closeErr  error
 	running   atomic.Bool // a Run is under way
@@ -144,16 +144,18 @@ type dir struct {
 	id fileID
 }
 
-// New returns a Watcher with no roots. It fails only on invalid options: if
+// New returns a Watcher with no roots. Every Watcher of the process shares
+// one fsnotify watcher (see hub). New fails only on invalid options: if
 // the system cannot watch files at all, New logs one warning and returns a
 // Watcher that watches nothing, and the caller's periodic rescans see the
 // changes.
 func New(opts *Options) (*Watcher, error) {
-	return newWatcher(opts, fsnotify.NewWatcher)
+	return newWatcher(opts, nil)
 }
 
 // newWatcher is New with the making of the fsnotify watcher given, so that a
-// test can fail it as a system out of inotify instances does.
+// test can fail it as a system out of inotify instances does: a non-nil
+// newFS makes the Watcher a hub of its own.
 func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watcher, error) {
 	var o Options
 	if opts != nil {
@@ -191,7 +193,13 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 
 		sentinels: map[string]bool{},
 	}
-	fsw, err := newFS()
+	var h *hub
+	var err error
+	if newFS == nil {
+		h, err = attachShared(w)
+	} else if h, err = newHub(newFS); err == nil {
+		h.attach(w)
+	}
 	if err != nil {
 		// Out of inotify instances, or a system fsnotify does not support:
 		// serve from periodic rescans rather than not at all.
@@ -199,16 +207,16 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 			w.warnLimit(hint, err)
 		} else {
 			w.warned = true
-			w.log.Warn("watch: file watching is unavailable; changes are seen only by periodic rescans", "err", err)
+			w.log.Log(context.Background(), onceWarn(nil), "watch: file watching is unavailable; changes are seen only by periodic rescans", "err", err)
 		}
 		w.addWatch = func(string) error { return errAbort }
 		w.rmWatch = func(string) error { return nil }
 		return w, nil
 	}
-	w.fsw = fsw
-	w.addWatch, w.rmWatch = fsw.Add, fsw.Remove
-	w.wg.Add(2)
-	go w.pump()
+	w.hub = h
+	w.addWatch = func(p string) error { return h.add(w, p) }
+	w.rmWatch = func(p string) error { return h.remove(w, p) }
+	w.wg.Add(1)
 	go w.applyLoop()
 	return w, nil
 }
@@ -352,36 +360,12 @@ func (w *Watcher) Close() error {
 		w.closed = true
 		w.mu.Unlock()
 		close(w.done)
-		if w.fsw != nil {
-			w.closeErr = w.fsw.Close()
+		if w.hub != nil {
+			w.closeErr = w.hub.detach(w)
 		}
 		w.wg.Wait()
 	})
 	return w.closeErr
-}
-
-// pump moves events from fsnotify into the queue and does nothing else, so
-// that fsnotify is never kept waiting: not by a long walk, not by a slow
-// callback, and not by our own Add, which on Windows is carried out by the
-// very goroutine that would be blocked sending us an event.
-func (w *Watcher) pump() {
-	defer w.wg.Done()
-	for {
-		select {
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return
-			}
-			w.queue.push(ev)
-		case err, ok := <-w.fsw.Errors:
-			if !ok {
-				return
-			}
-			w.queue.fail(err)
-		case <-w.done:
-			return
-		}
-	}
 }
 
 // applyLoop applies queued events to the watch set and hands the changed

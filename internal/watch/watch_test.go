@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,6 +33,7 @@ const hang = 10 * time.Second
 var fast = Options{Debounce: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}
 
 type harness struct {
+	stop    func() // ends Run and closes the Watcher; the test's cleanup calls it too
 	t       *testing.T
 	w       *Watcher
 	batches chan Batch
@@ -65,15 +67,19 @@ func run(t *testing.T, w *Watcher, roots ...string) *harness {
 	ctx, cancel := context.WithCancel(t.Context())
 	ran := make(chan error, 1)
 	go func() { ran <- w.Run(ctx, func(b Batch) { h.batches <- b }) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-ran; !errors.Is(err, context.Canceled) {
-			t.Errorf("Run returned %v; want context.Canceled", err)
-		}
-		if err := w.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
+	var once sync.Once
+	h.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-ran; !errors.Is(err, context.Canceled) {
+				t.Errorf("Run returned %v; want context.Canceled", err)
+			}
+			if err := w.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+	}
+	t.Cleanup(h.stop)
 	return h
 }
 
@@ -185,11 +191,11 @@ func (h *harness) watched(base string) []string {
 	if n := kernelWatches(h.t); n >= 0 && n != len(all) {
 		h.t.Errorf("the kernel holds %d watches; %d folders are recorded", n, len(all))
 	}
-	if h.w.fsw != nil {
-		theirs := h.w.fsw.WatchList()
+	if h.w.hub != nil {
+		theirs := h.w.hub.watched(h.w)
 		slices.Sort(theirs)
 		if diff := cmp.Diff(all, theirs); diff != "" {
-			h.t.Errorf("fsnotify watches other folders than recorded (-ours +fsnotify):\n%s", diff)
+			h.t.Errorf("the hub watches other folders than recorded (-ours +hub):\n%s", diff)
 		}
 	}
 	return rel(base, ours)
@@ -638,7 +644,7 @@ func TestWatchLimit(t *testing.T) {
 			return syscall.ENOSPC // as inotify_add_watch says it
 		}
 		added++
-		return w.fsw.Add(p)
+		return w.hub.add(w, p)
 	}
 	w.mu.Unlock()
 	h := run(t, w, root)
@@ -771,6 +777,7 @@ func TestOutsideIsCalledBeforeUnitsInsides(t *testing.T) {
 // With no watcher to be had (inotify instances used up), New still returns
 // a Watcher: one warning, and the periodic rescans see every change.
 func TestNoWatcher(t *testing.T) {
+	unavailableWarned.Store(false)
 	root := t.TempDir()
 	var log logBuffer
 	opts := fast
@@ -784,6 +791,15 @@ func TestNoWatcher(t *testing.T) {
 	}
 	if runtime.GOOS == "linux" && !strings.Contains(warnings[0], "max_user_instances") {
 		t.Errorf("the warning does not name max_user_instances: %s", warnings[0])
+	}
+	// The process's other Watchers, short of a watcher too, say no more.
+	for range 3 {
+		w, err := newWatcher(&opts, func() (*fsnotify.Watcher, error) { return nil, syscall.EMFILE })
+		must(t, err)
+		run(t, w, t.TempDir())
+	}
+	if warnings := log.lines("WARN"); len(warnings) != 1 {
+		t.Errorf("%d warnings from four Watchers; want 1: %q", len(warnings), warnings)
 	}
 }
 

@@ -1,0 +1,403 @@
+package watch
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// A hub is one fsnotify watcher (on Linux, one inotify instance) shared by
+// every Watcher of the process. A system allows each user few instances
+// (fs.inotify.max_user_instances, often 128, for every program the user
+// runs), and a server watches a dozen roots, most of them missing and
+// waited for; with one instance per Watcher, ten servers would use them
+// all up, and editors' file watching would fail with them.
+//
+// The kernel watches a folder once per instance, whatever path reached
+// it, and fsnotify names its events by the last path added. So the hub
+// watches each folder once, under the first path a Watcher gave (its
+// label), and hands each event to every Watcher that watches the folder,
+// under each path that Watcher gave for it. Paths and folders are counted:
+// a folder is unwatched when no Watcher watches it by any path.
+type hub struct {
+	fsw      *fsnotify.Watcher
+	isShared bool // the process's hub, not a test's own
+
+	// opMu makes the hub's changes (add, remove, detach) one at a time; it
+	// is held while fsnotify is called, and before mu.
+	opMu sync.Mutex
+
+	// mu guards the fields below. No Watcher's lock is taken under it, nor
+	// is fsnotify called.
+	mu    sync.Mutex
+	users map[*Watcher]bool   // the Watchers attached
+	paths map[string]*hubNode // every path a Watcher watches: the folder it reaches
+	nodes map[fileID]*hubNode // every folder watched, by identity
+	// orphans are the folders still watched under a label (see hubNode)
+	// that no Watcher watches any more, by label.
+	orphans map[string]*hubNode
+
+	warned atomic.Bool   // a Watcher logged a limit reached (see onceWarn)
+	done   chan struct{} // closed when the last Watcher leaves
+	wg     sync.WaitGroup
+}
+
+// hubNode is one watched folder. It is kept small: a server watches tens
+// of thousands of folders, nearly every one by one path for one Watcher.
+type hubNode struct {
+	id    fileID
+	label string   // the path its fsnotify watch was added under, which names its events
+	link  bool     // label names a symbolic link to the folder
+	dead  bool     // its watch is gone (the folder was removed or moved)
+	subs  []hubSub // who watches it, by which path
+}
+
+// hubSub is a Watcher watching a folder by a path.
+type hubSub struct {
+	path string
+	w    *Watcher
+}
+
+// subscribe counts w among the Watchers of the folder by path.
+func (n *hubNode) subscribe(path string, w *Watcher) {
+	if !slices.Contains(n.subs, hubSub{path, w}) {
+		n.subs = append(n.subs, hubSub{path, w})
+	}
+}
+
+// by reports whether a Watcher watches the folder by path.
+func (n *hubNode) by(path string) bool {
+	return slices.ContainsFunc(n.subs, func(s hubSub) bool { return s.path == path })
+}
+
+var (
+	sharedMu sync.Mutex
+	shared   *hub
+)
+
+// attachShared returns the process's hub, made when the first Watcher
+// needs it, with w attached.
+func attachShared(w *Watcher) (*hub, error) {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if shared == nil {
+		h, err := newHub(fsnotify.NewWatcher)
+		if err != nil {
+			return nil, err
+		}
+		h.isShared = true
+		shared = h
+	}
+	shared.attach(w)
+	return shared, nil
+}
+
+// attach counts w as a user of the hub: its errors go to w too.
+func (h *hub) attach(w *Watcher) {
+	h.mu.Lock()
+	h.users[w] = true
+	h.mu.Unlock()
+}
+
+// newHub makes a hub on a watcher of its own, with no user yet; tests make
+// private hubs to fail newFS as a system out of instances does.
+func newHub(newFS func() (*fsnotify.Watcher, error)) (*hub, error) {
+	fsw, err := newFS()
+	if err != nil {
+		return nil, err
+	}
+	h := &hub{
+		fsw:     fsw,
+		paths:   map[string]*hubNode{},
+		nodes:   map[fileID]*hubNode{},
+		orphans: map[string]*hubNode{},
+		users:   map[*Watcher]bool{},
+		done:    make(chan struct{}),
+	}
+	h.wg.Add(1)
+	go h.pump()
+	return h, nil
+}
+
+// detach forgets every path w watches and, when w was the last user,
+// closes the fsnotify watcher (the shared hub is made again when a Watcher
+// needs one).
+func (h *hub) detach(w *Watcher) error {
+	if h.isShared {
+		sharedMu.Lock()
+		defer sharedMu.Unlock()
+	}
+	h.opMu.Lock()
+	defer h.opMu.Unlock()
+	h.mu.Lock()
+	var gone []string
+	for p, n := range h.paths {
+		if slices.Contains(n.subs, hubSub{p, w}) {
+			gone = appendLabel(gone, h.removeLocked(w, p))
+		}
+	}
+	delete(h.users, w)
+	last := len(h.users) == 0
+	h.mu.Unlock()
+	if !last {
+		for _, l := range gone {
+			h.fsw.Remove(l) // fails harmlessly for a folder that is gone
+		}
+		return nil
+	}
+	if h.isShared {
+		shared = nil
+	}
+	close(h.done)
+	err := h.fsw.Close()
+	h.wg.Wait()
+	return err
+}
+
+// add watches the folder at path for w. It fails as fsnotify's Add does:
+// with the stat's error for a path that is gone, or the system's for a
+// watch it cannot add (a limit).
+//
+// fsnotify is called without h.mu, which pump takes for each event: on
+// Windows, fsnotify's Add waits for the goroutine that sends the events.
+// opMu keeps the hub's changes one at a time meanwhile.
+func (h *hub) add(w *Watcher, path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	id, ok := idOf(path, fi)
+	if !ok {
+		return &os.PathError{Op: "watch", Path: path, Err: errors.New("the folder has no identity")}
+	}
+	h.opMu.Lock()
+	defer h.opMu.Unlock()
+	h.mu.Lock()
+	if n := h.paths[path]; n != nil && n.id == id && !n.dead {
+		n.subscribe(path, w)
+		h.mu.Unlock()
+		return nil
+	}
+	node := h.nodes[id]
+	h.mu.Unlock()
+	link := false
+	if node == nil {
+		if err := h.fsw.Add(path); err != nil {
+			return err
+		}
+		lfi, err := os.Lstat(path)
+		link = err == nil && lfi.Mode()&os.ModeSymlink != 0
+	}
+	h.mu.Lock()
+	if node == nil {
+		if l := h.byLabel(path); l != nil {
+			// fsnotify names one watch per path: the one just added made
+			// it forget the folder that was here.
+			h.bury(l)
+		}
+		node = &hubNode{id: id, label: path, link: link}
+		h.nodes[id] = node
+	}
+	gone := ""
+	if old := h.paths[path]; old != nil && old != node {
+		// The path leads to another folder now: whoever watches it
+		// watches that one, as a watcher of its own would after a
+		// rescan.
+		for _, s := range old.subs {
+			if s.path == path {
+				node.subscribe(path, s.w)
+			}
+		}
+		old.subs = slices.DeleteFunc(old.subs, func(s hubSub) bool { return s.path == path })
+		gone = h.left(old)
+	}
+	h.paths[path] = node
+	node.subscribe(path, w)
+	h.mu.Unlock()
+	if gone != "" {
+		h.fsw.Remove(gone) // fails harmlessly for a folder that is gone
+	}
+	return nil
+}
+
+// remove stops watching path for w. Unwatching a path not watched does
+// nothing; like fsnotify's Remove, it may fail for a folder that is gone,
+// which callers ignore.
+func (h *hub) remove(w *Watcher, path string) error {
+	h.opMu.Lock()
+	defer h.opMu.Unlock()
+	h.mu.Lock()
+	gone := h.removeLocked(w, path)
+	h.mu.Unlock()
+	if gone == "" {
+		return nil
+	}
+	return h.fsw.Remove(gone)
+}
+
+// removeLocked stops watching path for w, and returns the label whose
+// fsnotify watch is to be removed, if one is.
+func (h *hub) removeLocked(w *Watcher, path string) string {
+	n := h.paths[path]
+	if n == nil {
+		return ""
+	}
+	n.subs = slices.DeleteFunc(n.subs, func(s hubSub) bool { return s == hubSub{path, w} })
+	if !n.by(path) {
+		delete(h.paths, path)
+	}
+	return h.left(n)
+}
+
+// left tidies up after a folder lost a Watcher's path. A folder still
+// watched by another path keeps its watch and its label, which fsnotify
+// names its events by; one watched by none returns the label whose
+// fsnotify watch is to be removed, if one is.
+func (h *hub) left(n *hubNode) string {
+	if len(n.subs) > 0 {
+		if !n.dead && !n.by(n.label) {
+			h.orphans[n.label] = n
+		}
+		return ""
+	}
+	if !n.dead {
+		h.bury(n)
+		return n.label
+	}
+	// Buried when its folder left the path: fsnotify has most likely
+	// dropped the watch, but a watch on a folder reached by a link that
+	// went lives on. Removing it is safe unless the path, or the folder,
+	// is watched again since, which fsnotify would take for this one.
+	if h.nodes[n.id] == nil && h.byLabel(n.label) == nil {
+		return n.label
+	}
+	return ""
+}
+
+// byLabel returns the live folder fsnotify names by label, or nil.
+func (h *hub) byLabel(label string) *hubNode {
+	if n := h.paths[label]; n != nil && n.label == label && !n.dead {
+		return n
+	}
+	return h.orphans[label]
+}
+
+// appendLabel appends l to ls unless it is empty.
+func appendLabel(ls []string, l string) []string {
+	if l == "" {
+		return ls
+	}
+	return append(ls, l)
+}
+
+// reached reports whether one of the paths node is watched by still leads
+// to it.
+func reached(n *hubNode) bool {
+	for _, sub := range n.subs {
+		if fi, err := os.Stat(sub.path); err == nil {
+			if id, ok := idOf(sub.path, fi); ok && id == n.id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bury marks n's watch gone and forgets it as the folder watched for its
+// identity and under its label.
+func (h *hub) bury(n *hubNode) {
+	n.dead = true
+	if h.nodes[n.id] == n {
+		delete(h.nodes, n.id)
+	}
+	if h.orphans[n.label] == n {
+		delete(h.orphans, n.label)
+	}
+}
+
+// watched returns the paths w watches, for tests.
+func (h *hub) watched(w *Watcher) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for p, n := range h.paths {
+		if slices.Contains(n.subs, hubSub{p, w}) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pump hands fsnotify's events to the Watchers they concern, into their
+// queues, which never block; so fsnotify is never kept waiting, not by a
+// long walk or a slow callback, and not by a Watcher's Add, which on
+// Windows is carried out by the very goroutine that would be blocked
+// sending an event. An error (an overflow: events were lost) goes to
+// every Watcher.
+func (h *hub) pump() {
+	defer h.wg.Done()
+	var targets []hubTarget
+	for {
+		select {
+		case ev, ok := <-h.fsw.Events:
+			if !ok {
+				return
+			}
+			targets = targets[:0]
+			h.mu.Lock()
+			// The folder the event is in, and the folder it is about
+			// (its own removal or move): each under every path that
+			// reaches it.
+			for _, dir := range [2]string{filepath.Dir(ev.Name), ev.Name} {
+				n := h.byLabel(dir)
+				if n == nil {
+					continue
+				}
+				rest := ev.Name[len(dir):]
+				for _, sub := range n.subs {
+					if t := (hubTarget{sub.w, sub.path + rest}); !slices.Contains(targets, t) {
+						targets = append(targets, t)
+					}
+				}
+			}
+			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+				// The folder fsnotify knows by this path was removed or
+				// moved, and fsnotify dropped its watch; a folder made in
+				// its place, which may have its inode number, is watched
+				// anew. When the path is a link, only the link went: the
+				// folder keeps its watch while another path reaches it.
+				if n := h.byLabel(ev.Name); n != nil && (!n.link || !reached(n)) {
+					h.bury(n)
+				}
+			}
+			h.mu.Unlock()
+			for _, t := range targets {
+				t.w.queue.push(fsnotify.Event{Name: t.name, Op: ev.Op})
+			}
+		case err, ok := <-h.fsw.Errors:
+			if !ok {
+				return
+			}
+			h.mu.Lock()
+			all := slices.Collect(maps.Keys(h.users))
+			h.mu.Unlock()
+			for _, w := range all {
+				w.queue.fail(err)
+			}
+		case <-h.done:
+			return
+		}
+	}
+}
+
+// hubTarget is a Watcher an event goes to, and the name it has there.
+type hubTarget struct {
+	w    *Watcher
+	name string
+}
