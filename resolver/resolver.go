@@ -37,6 +37,7 @@ type Resolver struct {
 	last      map[sources.Source]*sources.Listing // each source's last good listing
 	errs      map[sources.Source]error            // the error of each source whose last List failed
 	dirty     map[sources.Source]bool             // sources to list again at the next refresh
+	replaced  bool                                // SetSources ran since the last build: the next one builds even with nothing to list
 	onSwap    []func(old, new *Snapshot)
 	reported  map[string]bool   // diagnostics already logged, so a reload logs only new ones
 	failing   map[string]string // by source name, the failure last logged of each failing source
@@ -91,6 +92,7 @@ func (r *Resolver) SetSources(srcs []sources.Source) {
 		}
 	}
 	r.sources = srcs
+	r.replaced = true
 	r.mu.Unlock()
 	for _, s := range dropped {
 		if err := sources.Close(s); err != nil {
@@ -167,12 +169,14 @@ func (r *Resolver) reload(ctx context.Context, all bool) (*Snapshot, error) {
 }
 
 // build lists the sources that need it and swaps the new snapshot in,
-// under the reload lock. It returns nil when nothing needed listing.
+// under the reload lock. It returns nil when nothing needed listing and
+// the sources are those of the current snapshot.
 func (r *Resolver) build(ctx context.Context, all bool) (*Snapshot, error) {
 	r.reloading.Lock()
 	defer r.reloading.Unlock()
 	r.mu.Lock()
-	srcs := r.sources
+	srcs, replaced := r.sources, r.replaced
+	r.replaced = false
 	var todo []int
 	for i, s := range srcs {
 		if _, listed := r.last[s]; all || !listed || r.dirty[s] {
@@ -181,7 +185,7 @@ func (r *Resolver) build(ctx context.Context, all bool) (*Snapshot, error) {
 		}
 	}
 	r.mu.Unlock()
-	if len(todo) == 0 {
+	if len(todo) == 0 && !replaced {
 		return nil, nil
 	}
 	start := time.Now()
@@ -200,6 +204,11 @@ func (r *Resolver) build(ctx context.Context, all bool) (*Snapshot, error) {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
+		if replaced {
+			r.mu.Lock()
+			r.replaced = true
+			r.mu.Unlock()
+		}
 		r.MarkChanged(pick(srcs, todo)...) // not listed after all
 		return nil, fmt.Errorf("reload: %w", err)
 	}

@@ -171,6 +171,48 @@ func TestSetSourcesClosesAndRewatches(t *testing.T) {
 	})
 }
 
+// The sources SetSources drops leave the catalog at the next reload, or
+// refresh, even when no source is left to list, or none of the others
+// changed.
+func TestSetSourcesDropsTheirSkills(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		keep   []string // the names of the sources kept
+		reload func(*resolver.Resolver, context.Context) (*resolver.Snapshot, error)
+		want   int
+	}{
+		{"none left, Reload", nil, (*resolver.Resolver).Reload, 0},
+		{"none left, Refresh", nil, (*resolver.Resolver).Refresh, 0},
+		{"one left, Refresh", []string{"a"}, (*resolver.Resolver).Refresh, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srcs := map[string]sources.Source{"a": newWatched("a", "one"), "b": newWatched("b", "two")}
+			r := resolver.New([]sources.Source{srcs["a"], srcs["b"]}, nil)
+			var swaps atomic.Int32
+			r.OnSwap(func(_, _ *resolver.Snapshot) { swaps.Add(1) })
+			if s, err := r.Reload(context.Background()); err != nil || s.Len() != 2 {
+				t.Fatalf("first reload: %v, %d skills", err, s.Len())
+			}
+			var keep []sources.Source
+			for _, name := range tt.keep {
+				keep = append(keep, srcs[name])
+			}
+			r.SetSources(keep)
+			s, err := tt.reload(r, context.Background())
+			if err != nil || s.Len() != tt.want || r.Snapshot().Len() != tt.want {
+				t.Errorf("after SetSources: %v, %d skills served, want %d", err, r.Snapshot().Len(), tt.want)
+			}
+			if swaps.Load() != 2 {
+				t.Errorf("%d swaps, want 2: the change is told", swaps.Load())
+			}
+			// Once built, a refresh with nothing to list builds nothing.
+			if again, _ := r.Refresh(context.Background()); again != s {
+				t.Error("a refresh with nothing changed built a new snapshot")
+			}
+		})
+	}
+}
+
 func closed(ch <-chan struct{}) bool {
 	select {
 	case <-ch:

@@ -145,6 +145,30 @@ func TestBinaryLiveRefresh(t *testing.T) {
 	}
 }
 
+// With --no-builtin, an edit that leaves no source empties the catalog,
+// and the client is told, as for any other change.
+func TestBinaryConfigLeavesNoSources(t *testing.T) {
+	team := t.TempDir()
+	writeFile(t, filepath.Join(team, "team-skill/SKILL.md"), skillMD("team-skill", "From the team's folder."))
+	work := t.TempDir()
+	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+team+"\n")
+	env := append(isolatedEnv(t), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+	s := startServe(t, env, work, "--no-builtin")
+	s.handshake()
+	if d := s.toolDescription(2); !strings.Contains(d, "- team-skill:") {
+		t.Fatalf("description: %s", d)
+	}
+	writeFile(t, cfg, "sources: []\n")
+	s.next("tools/list_changed after the last source went", isMethod("notifications/tools/list_changed"))
+	if d := s.toolDescription(3); strings.Contains(d, "team-skill") {
+		t.Errorf("the skill of the source that went is still listed:\n%s", d)
+	}
+	s.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"skill","arguments":{"name":"team-skill"}}}`)
+	if m := s.next("tools/call", isID(4)); m["result"].(map[string]any)["isError"] != true {
+		t.Errorf("the skill of the source that went is still served: %v", m)
+	}
+}
+
 // A client that never reads the server's stderr cannot stop it: logs are
 // dropped, not waited for.
 func TestBinaryWithUnreadStderr(t *testing.T) {
