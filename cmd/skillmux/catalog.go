@@ -85,12 +85,20 @@ type setup struct {
 	res   *resolver.Resolver // once loadCatalog opened it
 }
 
-// newSetup loads the configuration; an invalid one is exit status 2, and
-// nothing starts half-configured. Commands other than serve print results
-// and human sentences, not logs, unless --log-level asks for them; serve
-// logs, and its folder trees follow changes as refresh configures.
-func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, serving bool) (*setup, error) {
-	cfg, err := config.Load(&config.Options{WorkDir: e.workdir, Home: e.home(), Env: e.environ, ConfigFile: f.configFile, Flags: f.flagValues(cmd)})
+// newSetup loads the configuration of the workspace folder (e.workdir,
+// or the client's first root); an invalid one is exit status 2, and
+// nothing starts half-configured. The paths of the command line are
+// relative to e.workdir, whatever the workspace: the client's roots do
+// not move what the server was started with. Commands other than serve
+// print results and human sentences, not logs, unless --log-level asks
+// for them; serve logs, and its folder trees follow changes as refresh
+// configures.
+func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, workspace string, serving bool) (*setup, error) {
+	configFile := f.configFile
+	if configFile != "" {
+		configFile = absFrom(e.workdir, configFile)
+	}
+	cfg, err := config.Load(&config.Options{WorkDir: workspace, Home: e.home(), Env: e.environ, ConfigFile: configFile, Flags: f.flagValues(cmd)})
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
 	}
@@ -101,7 +109,7 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, serving bool) (*setup
 		logger = slog.New(slog.DiscardHandler)
 	}
 	given := f.rootDirs(e)
-	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), workdir: e.workdir}
+	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), workdir: workspace}
 	if serving {
 		// A watched tree answers its first listing without looking inside
 		// skill folders, and its watcher completes the picture.
@@ -120,7 +128,7 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, serving bool) (*setup
 // the catalog as the server would serve it. Unless the caller prints them
 // itself (report false), the problems found go to stderr as sentences.
 func loadCatalog(cmd *cobra.Command, e *env, f *catalogFlags, report bool) (*resolver.Snapshot, *setup, error) {
-	s, err := newSetup(cmd, e, f, false)
+	s, err := newSetup(cmd, e, f, e.workdir, false)
 	if err != nil {
 		return nil, nil, err
 	}

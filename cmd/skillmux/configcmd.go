@@ -38,7 +38,7 @@ SKILLMUX_<SECTION>__<KEY> such as SKILLMUX_CATALOG__BUDGET; flags.`,
 				fmt.Fprintf(e.stdout, "%s: valid\n", check)
 				return nil
 			}
-			s, err := newSetup(cmd, e, &f, false)
+			s, err := newSetup(cmd, e, &f, e.workdir, false)
 			if err != nil {
 				return err
 			}

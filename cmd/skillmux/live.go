@@ -73,11 +73,11 @@ func (l *live) configChanged(ctx context.Context) {
 // valid, rebuilds the sources from it; an invalid one is logged and the
 // configuration in force stays. l.mu must be held.
 func (l *live) apply(ctx context.Context, why string) {
-	e := *l.e
+	workspace := l.e.workdir
 	if len(l.workspaces) > 0 {
-		e.workdir = l.workspaces[0]
+		workspace = l.workspaces[0]
 	}
-	s, err := newSetup(l.cmd, &e, l.f, true)
+	s, err := newSetup(l.cmd, l.e, l.f, workspace, true)
 	if err != nil {
 		l.logger.Error("configuration not applied; the previous one stays in force", "why", why, "err", err)
 		return

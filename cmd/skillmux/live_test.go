@@ -90,6 +90,28 @@ func (s *session) handshake() {
 	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 }
 
+// handshakeWithRoots is handshake for a client that declares roots, and
+// answers the server's first roots/list with dirs.
+func (s *session) handshakeWithRoots(dirs ...string) {
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"t","version":"1"}}}`)
+	s.next("initialize result", isID(1))
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.answerRoots(dirs...)
+}
+
+// answerRoots waits for the server's roots/list request and answers it
+// with dirs.
+func (s *session) answerRoots(dirs ...string) {
+	s.t.Helper()
+	req := s.next("roots/list request", isMethod("roots/list"))
+	var roots []map[string]string
+	for _, d := range dirs {
+		roots = append(roots, map[string]string{"uri": "file://" + filepath.ToSlash(d)})
+	}
+	reply, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req["id"], "result": map[string]any{"roots": roots}})
+	s.send(string(reply))
+}
+
 func (s *session) toolDescription(id int) string {
 	s.send(`{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/list"}`)
 	m := s.next("tools/list", isID(float64(id)))
@@ -166,6 +188,28 @@ func TestBinaryConfigLeavesNoSources(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"skill","arguments":{"name":"team-skill"}}}`)
 	if m := s.next("tools/call", isID(4)); m["result"].(map[string]any)["isError"] != true {
 		t.Errorf("the skill of the source that went is still served: %v", m)
+	}
+}
+
+// The relative paths of the command line are the working folder's, the
+// server's as it started, when the client's roots move the workspace:
+// --config c.yaml is not looked for in the client's root, nor --root.
+func TestBinaryRelativePathsStayWithTheWorkingFolder(t *testing.T) {
+	work := t.TempDir()
+	writeFile(t, filepath.Join(work, "rel/rel-skill/SKILL.md"), skillMD("rel-skill", "Given with --root."))
+	writeFile(t, filepath.Join(work, "configured/configured-skill/SKILL.md"), skillMD("configured-skill", "From --config's source."))
+	writeFile(t, filepath.Join(work, "c.yaml"), "sources:\n  - type: dir\n    path: configured\n")
+	client := t.TempDir()
+	s := startServe(t, isolatedEnv(t), work, "--no-builtin", "--root", "rel", "--config", "c.yaml")
+	s.handshakeWithRoots(client)
+	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
+		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
+	}
+	d := s.toolDescription(2)
+	for _, name := range []string{"- rel-skill:", "- configured-skill:"} {
+		if !strings.Contains(d, name) {
+			t.Errorf("%s is not served after the roots changed:\n%s", name, d)
+		}
 	}
 }
 

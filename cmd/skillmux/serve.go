@@ -93,7 +93,7 @@ status 2.`,
 			defer lw.Close(time.Second)
 			e := *e
 			e.stderr = lw
-			s, err := newSetup(cmd, &e, &f, true)
+			s, err := newSetup(cmd, &e, &f, e.workdir, true)
 			if err != nil {
 				return err
 			}
