@@ -29,22 +29,24 @@ type live struct {
 
 	// mu guards the fields below, and serializes the changes.
 	mu         sync.Mutex
-	s          *setup   // the configuration in force
-	workspaces []string // the workspace folders: the working folder, or the client's roots
-	repoll     func()   // makes watchConfig look at the files to watch again
+	s          *setup          // the configuration in force
+	workspaces []string        // the workspace folders: the working folder, or the client's roots
+	look       *watch.FilePoll // the configuration files, as they were before the last load
+	repoll     func()          // makes watchConfig take up look again
 }
 
 // watchConfig follows the configuration files until ctx is done: an edit,
 // a new file or a removed one is applied as configChanged says. The files
-// to watch change with the workspace, so each change starts the watch
-// over on the files of the configuration then in force.
+// to watch change with the workspace, so each load (apply) starts the
+// watch over from the look it took of the files before it read them.
 func (l *live) watchConfig(ctx context.Context) {
 	for ctx.Err() == nil {
 		pctx, cancel := context.WithCancel(ctx)
 		l.mu.Lock()
+		look := l.look
 		l.repoll = cancel
 		l.mu.Unlock()
-		watch.PollFiles(pctx, l.configFiles(), 0, func(changed []string) {
+		look.Run(pctx, 0, func(changed []string) {
 			l.logger.Info("configuration file changed", "files", changed)
 			l.configChanged(ctx)
 		})
@@ -54,41 +56,53 @@ func (l *live) watchConfig(ctx context.Context) {
 
 // setWorkspaces follows the client's roots: the workspace configuration
 // is read again from the first root, and the sources are rebuilt for the
-// new folders.
+// new folders, with the configuration in force if the new one is invalid.
 func (l *live) setWorkspaces(ctx context.Context, dirs []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.workspaces = dirs
-	l.apply(ctx, "the client's roots changed")
+	l.apply(ctx, "the client's roots changed", true)
 }
 
 // configChanged follows an edit of a configuration file.
 func (l *live) configChanged(ctx context.Context) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.apply(ctx, "a configuration file changed")
+	l.apply(ctx, "a configuration file changed", false)
 }
 
 // apply loads the configuration for the current workspace and, when it is
-// valid, rebuilds the sources from it; an invalid one is logged and the
-// configuration in force stays. l.mu must be held.
-func (l *live) apply(ctx context.Context, why string) {
+// valid, rebuilds the sources from it. An invalid one is logged and the
+// configuration in force stays; when the workspace moved, the sources
+// are rebuilt from it for the new folders all the same, since the
+// project's skills are the client's roots', whatever the configuration
+// says. Either way the files watched from now on are those of the new
+// workspace, so that fixing its file applies it. l.mu must be held.
+func (l *live) apply(ctx context.Context, why string, moved bool) {
 	workspace := l.e.workdir
 	if len(l.workspaces) > 0 {
 		workspace = l.workspaces[0]
 	}
+	// The files are looked at before they are read: an edit made while
+	// they are read is one the watch sees.
+	l.look = watch.NewFilePoll(configFiles(l.e, l.f, workspace))
+	if l.repoll != nil {
+		l.repoll()
+	}
 	s, err := newSetup(l.cmd, l.e, l.f, workspace, true)
-	if err != nil {
+	switch {
+	case err != nil && !moved:
 		l.logger.Error("configuration not applied; the previous one stays in force", "why", why, "err", err)
 		return
-	}
-	s.logger = l.logger
-	if keys := restartOnly(l.started, s.cfg); len(keys) > 0 {
-		l.logger.Warn("settings changed that apply only after a restart; until then the server keeps the values it started with, and the sources follow now", "settings", keys)
-	}
-	l.s = s
-	if l.repoll != nil {
-		l.repoll() // the files to watch may be others now
+	case err != nil:
+		l.logger.Error("configuration not applied; the previous one stays in force, over the client's new roots", "why", why, "err", err)
+		s = l.s
+	default:
+		s.logger = l.logger
+		if keys := restartOnly(l.started, s.cfg); len(keys) > 0 {
+			l.logger.Warn("settings changed that apply only after a restart; until then the server keeps the values it started with, and the sources follow now", "settings", keys)
+		}
+		l.s = s
 	}
 	l.res.SetSources(s.plan.sources(l.workspaces))
 	if _, err := l.res.Reload(ctx); err != nil {
@@ -98,26 +112,15 @@ func (l *live) apply(ctx context.Context, why string) {
 	l.logger.Info("catalog reloaded", "why", why, "config", s.cfg.Files(), "workspaces", l.workspaces)
 }
 
-// configFiles returns the configuration files to watch: those read, and
-// the places a new one would be read from.
-func (l *live) configFiles() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	files := map[string]bool{config.UserFile(l.e.home(), l.e.environ): true}
-	for _, f := range l.s.cfg.Files() {
-		files[f] = true
+// configFiles returns the configuration files a load for workspace reads,
+// and the places a new one would be read from: the user file, and the
+// file given with --config or else the workspace file's places.
+func configFiles(e *env, f *catalogFlags, workspace string) []string {
+	files := []string{config.UserFile(e.home(), e.environ)}
+	if f.configFile != "" {
+		return append(files, absFrom(e.workdir, f.configFile))
 	}
-	if l.f.configFile == "" && len(l.workspaces) > 0 {
-		// The first workspace's file is the one read (apply).
-		for _, f := range config.WorkspaceFiles(l.workspaces[0]) {
-			files[f] = true
-		}
-	}
-	var out []string
-	for f := range files {
-		out = append(out, f)
-	}
-	return out
+	return append(files, config.WorkspaceFiles(workspace)...)
 }
 
 // appliedLive are the settings, by key, that a running server follows:

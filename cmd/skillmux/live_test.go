@@ -213,6 +213,47 @@ func TestBinaryRelativePathsStayWithTheWorkingFolder(t *testing.T) {
 	}
 }
 
+// When the client's roots move to a folder whose .skillmux.yaml is
+// invalid, the error is logged and the configuration in force stays, but
+// the project's skills are the new root's; and the new root's file is
+// the one watched, so that fixing it applies it.
+func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
+	base := t.TempDir()
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	for _, p := range []struct{ dir, skill string }{{a, "in-a"}, {b, "in-b"}} {
+		writeFile(t, filepath.Join(p.dir, ".git/HEAD"), "ref: refs/heads/main\n")
+		writeFile(t, filepath.Join(p.dir, ".claude/skills", p.skill, "SKILL.md"), skillMD(p.skill, "The project's skill."))
+	}
+	cfg := writeFileRet(t, filepath.Join(b, ".skillmux.yaml"), "catalog:\n  budgte: 3000\n")
+	env := append(isolatedEnv(t), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+	s := startServe(t, env, t.TempDir())
+	s.handshakeWithRoots(a)
+	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
+		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
+	}
+	if d := s.toolDescription(2); !strings.Contains(d, "- in-a:") {
+		t.Fatalf("description: %s", d)
+	}
+
+	s.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	s.answerRoots(b)
+	s.next("tools/list_changed after the roots moved", isMethod("notifications/tools/list_changed"))
+	if d := s.toolDescription(3); !strings.Contains(d, "- in-b:") || strings.Contains(d, "in-a") {
+		t.Errorf("the project's skills did not follow the client's root:\n%s", d)
+	}
+	if want := cfg + `:2: catalog.budgte: unknown key (did you mean \"budget\"?)`; !strings.Contains(s.stderr.String(), want) {
+		t.Errorf("the invalid file is not reported as %s:\n%s", want, s.stderr.String())
+	}
+
+	team := t.TempDir()
+	writeFile(t, filepath.Join(team, "team-skill/SKILL.md"), skillMD("team-skill", "From the team's folder."))
+	writeFile(t, cfg, "sources:\n  - type: dir\n    path: "+team+"\n")
+	s.next("tools/list_changed after the new root's file was fixed", isMethod("notifications/tools/list_changed"))
+	if d := s.toolDescription(4); !strings.Contains(d, "- team-skill:") || !strings.Contains(d, "- in-b:") {
+		t.Errorf("the fixed file is not applied:\n%s", d)
+	}
+}
+
 // A client that never reads the server's stderr cannot stop it: logs are
 // dropped, not waited for.
 func TestBinaryWithUnreadStderr(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillmux/skillmux/internal/logwriter"
+	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
 )
@@ -93,6 +94,9 @@ status 2.`,
 			defer lw.Close(time.Second)
 			e := *e
 			e.stderr = lw
+			// The configuration files are looked at before they are read,
+			// so that an edit made meanwhile is one the watch sees.
+			look := watch.NewFilePoll(configFiles(&e, &f, e.workdir))
 			s, err := newSetup(cmd, &e, &f, e.workdir, true)
 			if err != nil {
 				return err
@@ -103,7 +107,7 @@ status 2.`,
 			if err != nil {
 				return err
 			}
-			l := &live{cmd: cmd, e: &e, f: &f, logger: logger, res: res, started: s.cfg, s: s, workspaces: []string{e.workdir}}
+			l := &live{cmd: cmd, e: &e, f: &f, logger: logger, res: res, started: s.cfg, s: s, workspaces: []string{e.workdir}, look: look}
 			catalog, err := catalogOptions(s.cfg)
 			if err != nil {
 				return err
