@@ -29,6 +29,7 @@ type catalogFlags struct {
 	pluginDirs []string
 	configFile string
 	logLevel   string
+	logFormat  string
 	noBuiltin  bool
 }
 
@@ -38,6 +39,7 @@ func (f *catalogFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "a Claude Code plugin folder (or marketplace folder) to serve (repeatable)")
 	fl.StringVar(&f.configFile, "config", "", "configuration file to use instead of the workspace's .skillmux.yaml")
 	fl.StringVar(&f.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
+	fl.StringVar(&f.logFormat, "log-format", "", "log format on stderr: text, or json for one JSON object per line")
 	fl.BoolVar(&f.noBuiltin, "no-builtin", false, "serve only the sources named in the configuration and on the command line, not the user, project and Claude Code plugin sources")
 }
 
@@ -47,6 +49,9 @@ func (f *catalogFlags) flagValues(cmd *cobra.Command) []config.FlagValue {
 	var out []config.FlagValue
 	if f.logLevel != "" {
 		out = append(out, config.FlagValue{Key: "log.level", Flag: "--log-level", Value: f.logLevel})
+	}
+	if f.logFormat != "" {
+		out = append(out, config.FlagValue{Key: "log.format", Flag: "--log-format", Value: f.logFormat})
 	}
 	if f.noBuiltin {
 		out = append(out, config.FlagValue{Key: "defaults.builtin", Flag: "--no-builtin", Value: "false"})

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -178,6 +179,39 @@ var binary struct {
 	once      sync.Once
 	dir, path string
 	err       error
+}
+
+// --log-format is a flag wherever --log-level is, as log.format's, and
+// config says where the format came from.
+func TestLogFormatFlag(t *testing.T) {
+	for _, cmd := range newRootCmd(&env{}).Commands() {
+		if (cmd.Flags().Lookup("log-level") == nil) != (cmd.Flags().Lookup("log-format") == nil) {
+			t.Errorf("%s has one of --log-level and --log-format, not both", cmd.Name())
+		}
+	}
+	out, _, err := runCLI(t, "", "config", "--log-format", "json")
+	if err != nil || !regexp.MustCompile(`format: json +# flag --log-format\n`).MatchString(out) {
+		t.Errorf("config: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"serve", "--root", examples(t)},
+		{"list", "--root", examples(t), "--log-level", "info"},
+	} {
+		_, stderr, err := runCLI(t, "", append(args, "--log-format", "json")...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if err != nil || stderr == "" {
+			t.Fatalf("%v: %v\n%s", args, err, stderr)
+		}
+		for _, l := range lines {
+			if !json.Valid([]byte(l)) {
+				t.Errorf("%v: a log line that is not JSON: %s", args, l)
+			}
+		}
+	}
+	_, _, err = runCLI(t, "", "list", "--log-format", "yaml")
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), `--log-format: log.format: "yaml" is not a format; use text or json`) {
+		t.Errorf("a wrong format: exit %d, %v", exitCode(err), err)
+	}
 }
 
 func TestMain(m *testing.M) {
