@@ -84,7 +84,10 @@ func (f *catalogFlags) rootDirs(e *env) []string {
 type setup struct {
 	cfg    *config.Config
 	logger *slog.Logger
-	plan   *plan
+	// level is the logger's: a running server sets it anew when an
+	// edit changes log.level.
+	level *slog.LevelVar
+	plan  *plan
 	// hints explain, by absolute path, folders given as relative paths.
 	hints map[string]string
 	res   *resolver.Resolver // once loadCatalog opened it
@@ -107,7 +110,7 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, workspace string, ser
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
 	}
-	var level slog.Level
+	level := new(slog.LevelVar)
 	level.UnmarshalText([]byte(cfg.Log.Level))
 	logger := newLogger(e.stderr, level, cfg.Log.Format)
 	if !serving && f.logLevel == "" {
@@ -126,7 +129,7 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, workspace string, ser
 	for _, d := range f.pluginDirs {
 		p.pluginDirs = append(p.pluginDirs, absFrom(e.workdir, expandHome(d, e.home())))
 	}
-	return &setup{cfg: cfg, logger: logger, plan: p, hints: relativeHints(slices.Concat(given, f.pluginDirs), e.workdir)}, nil
+	return &setup{cfg: cfg, logger: logger, level: level, plan: p, hints: relativeHints(slices.Concat(given, f.pluginDirs), e.workdir)}, nil
 }
 
 // loadCatalog is what list and show start with: the configuration, then

@@ -23,8 +23,11 @@ type live struct {
 	f      *catalogFlags
 	logger *slog.Logger
 	res    *resolver.Resolver
+	// level is the level of logger, which every part of the server logs
+	// with: log.level is followed by setting it.
+	level *slog.LevelVar
 	// started is the configuration the server started with: it keeps
-	// every setting of it but those that decide the sources.
+	// every setting of it but those appliedLive names.
 	started *config.Config
 
 	// mu guards the fields below, and serializes the changes.
@@ -98,9 +101,12 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		l.logger.Error("configuration not applied; the previous one stays in force, over the client's new roots", "why", why, "err", err)
 		s = l.s
 	default:
-		s.logger = l.logger
+		// The sources built from now on log as the server does, in the
+		// format it started with, at the level now configured.
+		l.level.Set(s.level.Level())
+		s.logger, s.level, s.plan.trees.Logger = l.logger, l.level, l.logger
 		if keys := restartOnly(l.started, s.cfg); len(keys) > 0 {
-			l.logger.Warn("settings changed that apply only after a restart; until then the server keeps the values it started with, and the sources follow now", "settings", keys)
+			l.logger.Warn("settings changed that apply only after a restart; until then the server keeps the values it started with, and the sources and the log level follow now", "settings", keys)
 		}
 		l.s = s
 	}
@@ -124,8 +130,9 @@ func configFiles(e *env, f *catalogFlags, workspace string) []string {
 }
 
 // appliedLive are the settings, by key, that a running server follows:
-// those that decide its sources. It keeps the others from its start.
-var appliedLive = map[string]bool{"sources": true, "defaults.builtin": true}
+// those that decide its sources, and the level of its logs. It keeps the
+// others from its start.
+var appliedLive = map[string]bool{"sources": true, "defaults.builtin": true, "log.level": true}
 
 // restartOnly returns the keys (such as "catalog.budget") of the settings
 // that differ between old and new and that a running server applies only

@@ -254,6 +254,48 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 	}
 }
 
+// An edit of log.level applies at once to every log line, those of the
+// sources it rebuilds as well as the server's; log.format waits for a
+// restart, for every line too.
+func TestBinaryLogLevelIsFollowed(t *testing.T) {
+	first, second := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(first, "one/SKILL.md"), skillMD("one", "The first folder's."))
+	writeFile(t, filepath.Join(second, "two/SKILL.md"), skillMD("two", "The second folder's."))
+	work := t.TempDir()
+	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+first+"\n")
+	s := startServe(t, append(isolatedEnv(t), "SKILLMUX_REFRESH__DEBOUNCE=50ms"), work, "--no-builtin")
+	s.handshake()
+	if d := s.toolDescription(2); !strings.Contains(d, "- one:") {
+		t.Fatalf("description: %s", d)
+	}
+
+	writeFile(t, cfg, "log:\n  level: debug\n  format: json\nsources:\n  - type: dir\n    path: "+second+"\n")
+	s.next("tools/list_changed after the edit", isMethod("notifications/tools/list_changed"))
+	// At debug level, in text: the resolver's line, and the new tree's.
+	for _, want := range []string{`level=DEBUG msg="source scanned"`, `level=DEBUG msg="deferred scan completed" root=` + second} {
+		if !s.stderr.waitFor(want, 15*time.Second) {
+			t.Errorf("no %s:\n%s", want, s.stderr.String())
+		}
+	}
+	if !strings.Contains(s.stderr.String(), "settings=[log.format]") {
+		t.Errorf("the warning does not name log.format alone:\n%s", s.stderr.String())
+	}
+	if d := s.toolDescription(3); !strings.Contains(d, "- two:") {
+		t.Fatalf("description: %s", d)
+	}
+
+	reloaded := strings.Count(s.stderr.String(), `msg="catalog reloaded"`)
+	writeFile(t, cfg, "log:\n  level: error\nsources:\n  - type: dir\n    path: "+first+"\n")
+	s.next("tools/list_changed after the second edit", isMethod("notifications/tools/list_changed"))
+	writeFile(t, cfg, "log:\n  levle: error\n")
+	if !s.stderr.waitFor("configuration not applied", 15*time.Second) {
+		t.Fatalf("the invalid edit is not logged:\n%s", s.stderr.String())
+	}
+	if n := strings.Count(s.stderr.String(), `msg="catalog reloaded"`); n != reloaded {
+		t.Errorf("%d lines at info level after log.level became error:\n%s", n-reloaded, s.stderr.String())
+	}
+}
+
 // A client that never reads the server's stderr cannot stop it: logs are
 // dropped, not waited for.
 func TestBinaryWithUnreadStderr(t *testing.T) {
@@ -347,6 +389,7 @@ func TestRestartOnly(t *testing.T) {
 		{"nothing", func(c *config.Config) {}, nil},
 		{"the sources", func(c *config.Config) { c.Sources = append(c.Sources, config.Source{Type: config.TypeUser}) }, nil},
 		{"defaults.builtin decides the sources", func(c *config.Config) { c.Defaults.Builtin = false }, nil},
+		{"log.level is followed", func(c *config.Config) { c.Log.Level = "debug" }, nil},
 		{"catalog.budget", func(c *config.Config) { c.Catalog.Budget = 3000 }, []string{"catalog.budget"}},
 		{"an empty list is no list", func(c *config.Config) {
 			c.Catalog.Pin, c.Tools.Enable, c.Resources.AllowDirs = []string{}, []string{}, []string{}
@@ -355,13 +398,13 @@ func TestRestartOnly(t *testing.T) {
 			c.Catalog.Visibility = []config.VisibilityRule{{Pattern: "x*", Value: config.VisibilityOff}}
 		}, []string{"catalog.visibility"}},
 		{"one of each part", func(c *config.Config) {
-			c.Log.Level = "debug"
+			c.Log.Format = "json"
 			c.Tools.Disable = []string{"skills_search"}
 			c.Resources.AllowDirs = []string{"scripts"}
 			c.Refresh.Debounce = time.Second
 			c.Catalog.Channel = config.ChannelTool
 			c.Defaults.Native = config.NativeInclude
-		}, []string{"defaults.native", "catalog.channel", "refresh.debounce", "resources.allow_dirs", "tools.disable", "log.level"}},
+		}, []string{"defaults.native", "catalog.channel", "refresh.debounce", "resources.allow_dirs", "tools.disable", "log.format"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

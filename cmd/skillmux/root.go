@@ -147,7 +147,7 @@ Start with:
 }
 
 // newLogger logs to stderr: stdout belongs to the protocol.
-func newLogger(w io.Writer, level slog.Level, format string) *slog.Logger {
+func newLogger(w io.Writer, level slog.Leveler, format string) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: level}
 	if format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))

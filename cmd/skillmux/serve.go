@@ -107,7 +107,7 @@ status 2.`,
 			if err != nil {
 				return err
 			}
-			l := &live{cmd: cmd, e: &e, f: &f, logger: logger, res: res, started: s.cfg, s: s, workspaces: []string{e.workdir}, look: look}
+			l := &live{cmd: cmd, e: &e, f: &f, logger: logger, res: res, level: s.level, started: s.cfg, s: s, workspaces: []string{e.workdir}, look: look}
 			catalog, err := catalogOptions(s.cfg)
 			if err != nil {
 				return err
