@@ -170,6 +170,7 @@ func TestBinaryLiveRefresh(t *testing.T) {
 // With --no-builtin, an edit that leaves no source empties the catalog,
 // and the client is told, as for any other change.
 func TestBinaryConfigLeavesNoSources(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
 	team := t.TempDir()
 	writeFile(t, filepath.Join(team, "team-skill/SKILL.md"), skillMD("team-skill", "From the team's folder."))
 	work := t.TempDir()
@@ -195,6 +196,7 @@ func TestBinaryConfigLeavesNoSources(t *testing.T) {
 // server's as it started, when the client's roots move the workspace:
 // --config c.yaml is not looked for in the client's root, nor --root.
 func TestBinaryRelativePathsStayWithTheWorkingFolder(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "rel/rel-skill/SKILL.md"), skillMD("rel-skill", "Given with --root."))
 	writeFile(t, filepath.Join(work, "configured/configured-skill/SKILL.md"), skillMD("configured-skill", "From --config's source."))
@@ -218,6 +220,7 @@ func TestBinaryRelativePathsStayWithTheWorkingFolder(t *testing.T) {
 // the project's skills are the new root's; and the new root's file is
 // the one watched, so that fixing it applies it.
 func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
 	base := t.TempDir()
 	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
 	for _, p := range []struct{ dir, skill string }{{a, "in-a"}, {b, "in-b"}} {
@@ -258,6 +261,7 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 // sources it rebuilds as well as the server's; log.format waits for a
 // restart, for every line too.
 func TestBinaryLogLevelIsFollowed(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
 	first, second := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(first, "one/SKILL.md"), skillMD("one", "The first folder's."))
 	writeFile(t, filepath.Join(second, "two/SKILL.md"), skillMD("two", "The second folder's."))
