@@ -62,6 +62,15 @@ func (f *catalogFlags) flagValues(cmd *cobra.Command) []config.FlagValue {
 	return out
 }
 
+// configPath returns the absolute path of --config, taken relative to
+// the working folder, or "" without it.
+func (f *catalogFlags) configPath(e *env) string {
+	if f.configFile == "" {
+		return ""
+	}
+	return absFrom(e.workdir, f.configFile)
+}
+
 // rootDirs returns the extra folders to scan: --root, else SKILLS_DIR
 // (paths separated by the OS list separator or commas).
 func (f *catalogFlags) rootDirs(e *env) []string {
@@ -102,11 +111,7 @@ type setup struct {
 // for them; serve logs, and its folder trees follow changes as refresh
 // configures.
 func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, workspace string, serving bool) (*setup, error) {
-	configFile := f.configFile
-	if configFile != "" {
-		configFile = absFrom(e.workdir, configFile)
-	}
-	cfg, err := config.Load(&config.Options{WorkDir: workspace, Home: e.home(), Env: e.environ, ConfigFile: configFile, Flags: f.flagValues(cmd)})
+	cfg, err := config.Load(&config.Options{WorkDir: workspace, Home: e.home(), Env: e.environ, ConfigFile: f.configPath(e), Flags: f.flagValues(cmd)})
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
 	}

@@ -123,8 +123,8 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 // file given with --config or else the workspace file's places.
 func configFiles(e *env, f *catalogFlags, workspace string) []string {
 	files := []string{config.UserFile(e.home(), e.environ)}
-	if f.configFile != "" {
-		return append(files, absFrom(e.workdir, f.configFile))
+	if path := f.configPath(e); path != "" {
+		return append(files, path)
 	}
 	return append(files, config.WorkspaceFiles(workspace)...)
 }
