@@ -150,6 +150,10 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 	}
 	files := map[string]fileMeta{}
 	var total int64
+	// The files past MaxFiles: one warning names the first and counts
+	// them, rather than one warning each.
+	var over int
+	var firstOver string
 	for _, f := range ps.Files {
 		switch {
 		case !validPath(f.Path):
@@ -165,11 +169,17 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 			warn("plugin-file-digest", "file %q has no SHA-256 digest (%d bytes instead of 32); it is not served", f.Path, len(f.Sha256))
 			continue
 		case len(files) == MaxFiles:
-			warn("plugin-too-many-files", "more than %d files; %q and the rest are not served", MaxFiles, f.Path)
+			if over == 0 {
+				firstOver = f.Path
+			}
+			over++
 			continue
 		}
 		total += f.Size
 		files[f.Path] = fileMeta{path: f.Path, size: f.Size, sha256: f.Sha256}
+	}
+	if over > 0 {
+		warn("plugin-too-many-files", "more than %d files; %d are not served, the first of them %q", MaxFiles, over, firstOver)
 	}
 	if _, ok := files[sources.SkillFile]; !ok {
 		b.problem(sources.Diagnostic{Severity: sources.Error, Path: entry, Rule: "plugin-no-entry",

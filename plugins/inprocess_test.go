@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/go-plugin"
 
 	pluginpb "github.com/skillmux/skillmux/plugins/proto"
@@ -251,8 +252,21 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 		t.Errorf("a file unlike its digest: %v", err)
 	}
 	for _, sk := range l.Skills {
-		if sk.Ref.Name == "many" && len(sk.FileList) != MaxFiles-1 {
-			t.Errorf("many: %d files served, want %d", len(sk.FileList), MaxFiles-1)
+		if sk.Ref.Name == "many" {
+			if len(sk.FileList) != MaxFiles-1 {
+				t.Errorf("many: %d files served, want %d", len(sk.FileList), MaxFiles-1)
+			}
+			// One warning for the files past the cap, not one each.
+			var over []string
+			for _, d := range sk.Diagnostics {
+				if d.Rule == "plugin-too-many-files" {
+					over = append(over, d.Message)
+				}
+			}
+			want := []string{fmt.Sprintf(`more than %d files; 6 are not served, the first of them "f%03d"`, MaxFiles, MaxFiles-1)}
+			if diff := cmp.Diff(want, over); diff != "" {
+				t.Errorf("many: the warnings of too many files (-want +got):\n%s", diff)
+			}
 		}
 		if sk.Ref.Name == "badname" {
 			var found bool
