@@ -20,16 +20,18 @@ const DefaultCacheBytes = 256 << 20
 // copyCache keeps read-only local copies of plugin skills, so that an
 // agent can read a skill's files with its own tools from the base
 // directory it is shown. A copy lives in <root>/<key>/<folder>, where key
-// is a digest of the skill's content: a skill that changes gets a new
-// folder, and an unchanged one keeps its folder across restarts of
-// skillmux and of the plugin. When the copies would hold more than max
-// bytes, the least recently used are removed.
+// is a digest of the skill's content and folder the skill's folder name:
+// a skill that changes gets a new folder, and an unchanged one keeps its
+// folder across restarts of skillmux and of the plugin. Skills of equal
+// content but other folder names (two folders holding the same file) have
+// a copy each in one key's folder. When the copies would hold more than
+// max bytes, the least recently used keys' folders are removed.
 type copyCache struct {
 	root string
 	max  int64
 
-	// mu guards inflight: the copies being made, by key, so that two
-	// loads of one skill make one copy.
+	// mu guards inflight: the copies being made, by <key>/<folder>, so
+	// that two loads of one skill make one copy.
 	mu       sync.Mutex
 	inflight map[string]*flight
 }
@@ -46,33 +48,35 @@ func newCopyCache(root string, max int64) *copyCache {
 // ensure makes the copy of a skill in <root>/<key>/<folder> unless it
 // exists, fetching each file (which checks it against its digest). The
 // files are written read-only to a temporary folder that is renamed into
-// place whole, so a copy is complete or absent, also to other processes.
+// place whole, so a copy is complete or absent, also to other processes;
+// a copy another process made first is as good as one's own.
 func (c *copyCache) ensure(key, folder string, files []fileMeta, fetch func(fileMeta) ([]byte, error)) error {
-	final := filepath.Join(c.root, key)
+	keyDir := filepath.Join(c.root, key)
+	dest := filepath.Join(keyDir, folder)
 	c.mu.Lock()
-	if f := c.inflight[key]; f != nil {
+	if f := c.inflight[dest]; f != nil {
 		c.mu.Unlock()
 		<-f.done
 		return f.err
 	}
-	if st, err := os.Stat(filepath.Join(final, folder)); err == nil && st.IsDir() {
+	if isDir(dest) {
 		c.mu.Unlock()
 		now := time.Now()
-		os.Chtimes(final, now, now) // recently used
+		os.Chtimes(keyDir, now, now) // recently used
 		return nil
 	}
 	f := &flight{done: make(chan struct{})}
-	c.inflight[key] = f
+	c.inflight[dest] = f
 	c.mu.Unlock()
-	f.err = c.fill(final, folder, files, fetch)
+	f.err = c.fill(keyDir, folder, files, fetch)
 	c.mu.Lock()
-	delete(c.inflight, key)
+	delete(c.inflight, dest)
 	c.mu.Unlock()
 	close(f.done)
 	return f.err
 }
 
-func (c *copyCache) fill(final, folder string, files []fileMeta, fetch func(fileMeta) ([]byte, error)) error {
+func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fileMeta) ([]byte, error)) error {
 	var total int64
 	for _, m := range files {
 		total += m.size
@@ -88,7 +92,7 @@ func (c *copyCache) fill(final, folder string, files []fileMeta, fetch func(file
 	if err != nil {
 		return err
 	}
-	defer removeAll(tmp) // gone once renamed
+	defer removeAll(tmp) // empty once renamed
 	base := filepath.Join(tmp, folder)
 	for _, m := range files {
 		data, err := fetch(m)
@@ -109,14 +113,32 @@ func (c *copyCache) fill(final, folder string, files []fileMeta, fetch func(file
 	if err := os.MkdirAll(base, 0o755); err != nil { // a skill of one empty listing
 		return err
 	}
+	// The folders below base are made read-only now, base itself once
+	// it is in place: moving a folder to another parent takes write
+	// permission on it (its ".." changes).
 	readOnly(base)
-	if err := os.Rename(tmp, final); err != nil {
-		if _, serr := os.Stat(filepath.Join(final, folder)); serr == nil {
-			return nil // another process made it first
-		}
+	if err := os.Chmod(base, 0o755); err != nil {
 		return err
 	}
-	return nil
+	dest := filepath.Join(keyDir, folder)
+	err = os.MkdirAll(keyDir, 0o755)
+	if err == nil {
+		err = os.Rename(base, dest)
+	}
+	switch {
+	case err == nil:
+		os.Chmod(dest, 0o555)
+		return nil
+	case isDir(dest):
+		return nil // another process made it first
+	}
+	return err
+}
+
+// isDir reports whether p is a folder.
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 // evict removes the least recently used copies until need more bytes
