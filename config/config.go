@@ -69,7 +69,8 @@ type Source struct {
 	// Env is a plugin source's whole environment: skillmux's own is not
 	// passed on.
 	Env map[string]string `koanf:"env"`
-	// Timeout bounds every call to a plugin; default DefaultPluginTimeout.
+	// Timeout bounds a plugin's start, up to its handshake, and every
+	// call to it; default DefaultPluginTimeout.
 	Timeout time.Duration `koanf:"timeout"`
 	// Grace is how long the skills of a plugin that is down stay served;
 	// 0 drops them at once; default DefaultPluginGrace.

@@ -23,14 +23,14 @@
 // with /dev/null as stdin, without skillmux's environment but for what the
 // configuration gives it, its stdout kept from skillmux's, its stderr
 // logged line by line tagged with its name, and it dies with skillmux
-// (Pdeathsig on Linux; Serve watches its parent everywhere). Every call
-// has a deadline. A plugin that crashes, or that stops answering, is
-// restarted with exponential backoff and given up after repeated crashes;
-// while it is down its skills stay for a grace period, then leave the
-// catalog (the listing fails with sources.ErrUnavailable) and come back
-// with it. Whatever a plugin sends is checked: a bad name, an oversized
-// file, a path out of its skill, invalid UTF-8 or a flood of events is a
-// diagnostic, never a crash.
+// (Pdeathsig on Linux; Serve watches its parent everywhere). Its start,
+// up to the handshake, and every call have a deadline. A plugin that
+// crashes, or that stops answering, is restarted with exponential backoff
+// and given up after repeated crashes; while it is down its skills stay
+// for a grace period, then leave the catalog (the listing fails with
+// sources.ErrUnavailable) and come back with it. Whatever a plugin sends
+// is checked: a bad name, an oversized file, a path out of its skill,
+// invalid UTF-8 or a flood of events is a diagnostic, never a crash.
 //
 // A plugin's skills have no local folder. Their Skill.Dir, the base
 // directory an agent is shown, is a folder in the user's cache named by a

@@ -49,6 +49,7 @@ func TestMain(m *testing.M) {
 //	flood  serves one skill and sends change events without pause
 //	env    serves one skill that describes its environment and stdin
 //	noisy  writes to stdout and stderr around its handshake
+//	mute   prints no handshake, and waits
 func testPlugin(mode string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
@@ -64,6 +65,9 @@ func testPlugin(mode string) int {
 		}
 	case "hang":
 		src = hang{}
+	case "mute":
+		time.Sleep(time.Minute)
+		return 0
 	case "v2":
 		fmt.Println("1|2|unix|/nonexistent.sock|grpc")
 		time.Sleep(time.Minute)

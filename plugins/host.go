@@ -25,10 +25,9 @@ import (
 
 // Defaults of Options.
 const (
-	// DefaultTimeout bounds every call to a plugin.
+	// DefaultTimeout bounds a plugin's start, up to its handshake, and
+	// every call to it.
 	DefaultTimeout = 10 * time.Second
-	// DefaultStartTimeout bounds a plugin's start, up to its handshake.
-	DefaultStartTimeout = 15 * time.Second
 	// DefaultGrace is how long the skills of a plugin that is down stay
 	// in the catalog: long enough for a restart, so that one crash does
 	// not make the catalog change twice.
@@ -61,7 +60,11 @@ type Options struct {
 	PlainNames bool
 	// Timeout bounds every call to the plugin; default DefaultTimeout.
 	Timeout time.Duration
-	// StartTimeout bounds a start; default DefaultStartTimeout.
+	// StartTimeout bounds a start, until the plugin's handshake line;
+	// default Timeout. A user who sets a source's timeout expects
+	// skillmux to wait for the plugin no longer than that, at any step,
+	// and a program that has printed nothing within it is more likely
+	// stuck than slow.
 	StartTimeout time.Duration
 	// Grace is how long the last listing of a plugin that is down or not
 	// answering is still served; default DefaultGrace. A negative Grace
@@ -155,7 +158,7 @@ func New(name string, command []string, opts *Options) (*Source, error) {
 		o.Timeout = DefaultTimeout
 	}
 	if o.StartTimeout <= 0 {
-		o.StartTimeout = DefaultStartTimeout
+		o.StartTimeout = o.Timeout
 	}
 	switch {
 	case o.Grace == 0:
@@ -779,9 +782,10 @@ func (s *Source) launch() (*instance, error) {
 		}
 		return nil, err
 	}
+	started := time.Now()
 	rpcClient, err := client.Client()
 	if err != nil {
-		return fail(s.startError(err, r))
+		return fail(s.startError(err, r, time.Since(started)))
 	}
 	if s.life.Err() != nil {
 		return fail(errors.New("the source is closed"))
@@ -807,10 +811,10 @@ func (s *Source) launch() (*instance, error) {
 	return inst, nil
 }
 
-// startError explains a failed start, and marks those a restart cannot
-// mend: a plugin of another protocol version, or of another go-plugin
-// core version, or one that does not speak gRPC.
-func (s *Source) startError(err error, r *procRunner) error {
+// startError explains a start that failed after took, and marks those a
+// restart cannot mend: a plugin of another protocol version, or of another
+// go-plugin core version, or one that does not speak gRPC.
+func (s *Source) startError(err error, r *procRunner, took time.Duration) error {
 	line := ""
 	if r != nil {
 		line = r.stdout.line()
@@ -823,6 +827,9 @@ func (s *Source) startError(err error, r *procRunner) error {
 		return &permanentError{fmt.Errorf("the plugin speaks skillmux plugin protocol version %s; this skillmux speaks version %s: update the plugin or skillmux so that both speak one version", clean(parts[1], false), versionList(protocolVersions))}
 	case len(parts) >= 5 && parts[4] != string(plugin.ProtocolGRPC):
 		return &permanentError{fmt.Errorf("the plugin speaks %q; skillmux speaks only grpc", clean(parts[4], false))}
+	case line == "" && took >= s.o.StartTimeout:
+		// go-plugin gave up waiting, and stopped the process.
+		return fmt.Errorf("the plugin printed no handshake line within %s", s.o.StartTimeout)
 	case r != nil && r.pid != 0 && isClosed(r.exited):
 		return fmt.Errorf("the plugin exited before its handshake (%s): %w", exitReason(r.err), err)
 	}

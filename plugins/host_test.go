@@ -147,6 +147,25 @@ func TestHangTimesOut(t *testing.T) {
 	}
 }
 
+// TestStartWithinTimeout starts a plugin that never prints its handshake:
+// it is given up on after the source's timeout, which bounds the start
+// too, and the other source is served.
+func TestStartWithinTimeout(t *testing.T) {
+	mute, _ := newTestSource(t, "mute", "mute", &Options{Timeout: 300 * time.Millisecond, Grace: -1, Backoff: Backoff{Min: time.Hour}})
+	other := &sourcetest.Fake{SourceName: "other", Skills: []sourcetest.FakeSkill{{Name: "local", Description: "Local."}}}
+	res := resolver.New([]sources.Source{mute, other}, nil)
+	if _, err := res.Reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !has(res, "local") {
+		t.Error("the other source is not served")
+	}
+	f := res.Snapshot().Failed()
+	if len(f) != 1 || !strings.Contains(f[0].Err.Error(), "printed no handshake line within 300ms") {
+		t.Errorf("Failed() = %v", f)
+	}
+}
+
 func TestVersionMismatch(t *testing.T) {
 	src, logs := newTestSource(t, "old", "v2", nil)
 	_, err := src.List(t.Context())
