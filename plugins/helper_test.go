@@ -28,6 +28,7 @@ const (
 	envPlugin = "SKILLMUX_TEST_PLUGIN" // a plugin mode: see testPlugin
 	envHost   = "SKILLMUX_TEST_HOST"   // a host that prints its plugin's pid
 	envDir    = "SKILLMUX_TEST_DIR"
+	envMark   = "SKILLMUX_TEST_MARK" // a file the plugin of mode mute writes its pid to
 )
 
 func TestMain(m *testing.M) {
@@ -49,7 +50,8 @@ func TestMain(m *testing.M) {
 //	flood  serves one skill and sends change events without pause
 //	env    serves one skill that describes its environment and stdin
 //	noisy  writes to stdout and stderr around its handshake
-//	mute   prints no handshake, and waits
+//	mute   prints no handshake, and waits (after writing its pid to
+//	       $SKILLMUX_TEST_MARK, when set)
 func testPlugin(mode string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
@@ -66,6 +68,9 @@ func testPlugin(mode string) int {
 	case "hang":
 		src = hang{}
 	case "mute":
+		if mark := os.Getenv(envMark); mark != "" {
+			os.WriteFile(mark, []byte(strconv.Itoa(os.Getpid())), 0o644)
+		}
 		time.Sleep(time.Minute)
 		return 0
 	case "v2":

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -164,6 +165,30 @@ func TestStartWithinTimeout(t *testing.T) {
 	if len(f) != 1 || !strings.Contains(f[0].Err.Error(), "printed no handshake line within 300ms") {
 		t.Errorf("Failed() = %v", f)
 	}
+}
+
+// TestCloseDuringStart closes a source while its plugin starts, and its
+// start hangs: the process is stopped, and the listing that waited for it
+// ends. Close runs on another goroutine than the start (run it with -race).
+func TestCloseDuringStart(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "pid")
+	src, _ := newTestSource(t, "p", "mute", &Options{Env: map[string]string{envMark: mark}, Timeout: time.Minute})
+	listed := make(chan error, 1)
+	go func() {
+		_, err := src.List(t.Context())
+		listed <- err
+	}()
+	var pid int
+	eventually(t, 10*time.Second, "the plugin did not start", func() bool {
+		data, _ := os.ReadFile(mark)
+		pid, _ = strconv.Atoi(string(data))
+		return pid > 0
+	})
+	src.Close()
+	if err := <-listed; err == nil {
+		t.Error("List of a plugin closed while it started returned no error")
+	}
+	eventually(t, 5*time.Second, "the plugin outlived Close", func() bool { return !alive(pid) })
 }
 
 func TestVersionMismatch(t *testing.T) {

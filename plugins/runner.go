@@ -34,6 +34,12 @@ type procRunner struct {
 	pid    int
 	exited chan struct{} // closed when the process has exited and its output is read
 	err    error         // the exit's error; read after exited is closed
+
+	// mu orders Start and Kill, which Close calls from another goroutine
+	// while the plugin starts: it guards pid while Start sets it, and
+	// killed, which keeps a process from starting after Kill.
+	mu     sync.Mutex
+	killed bool
 }
 
 var _ runner.Runner = (*procRunner)(nil)
@@ -70,7 +76,13 @@ func envList(env map[string]string, plugin []string) []string {
 }
 
 func (r *procRunner) Start(context.Context) error {
-	if err := r.cmd.Start(); err != nil {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err := errors.New("the plugin was stopped before it started")
+	if !r.killed {
+		err = r.cmd.Start()
+	}
+	if err != nil {
 		r.stdout.pw.Close()
 		close(r.exited)
 		r.err = err
@@ -99,8 +111,12 @@ func (r *procRunner) Wait(ctx context.Context) error {
 	}
 }
 
-// Kill kills the plugin's process group.
+// Kill kills the plugin's process group; before Start, it keeps the
+// process from starting.
 func (r *procRunner) Kill(context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.killed = true
 	if r.pid == 0 {
 		return nil
 	}
