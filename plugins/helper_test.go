@@ -28,7 +28,7 @@ const (
 	envPlugin = "SKILLMUX_TEST_PLUGIN" // a plugin mode: see testPlugin
 	envHost   = "SKILLMUX_TEST_HOST"   // a host that prints its plugin's pid
 	envDir    = "SKILLMUX_TEST_DIR"
-	envMark   = "SKILLMUX_TEST_MARK" // a file the plugin of mode mute writes its pid to
+	envMark   = "SKILLMUX_TEST_MARK" // a file the plugins of modes mute and once write
 )
 
 func TestMain(m *testing.M) {
@@ -52,6 +52,8 @@ func TestMain(m *testing.M) {
 //	noisy  writes to stdout and stderr around its handshake
 //	mute   prints no handshake, and waits (after writing its pid to
 //	       $SKILLMUX_TEST_MARK, when set)
+//	once   serves as dir the first time ($SKILLMUX_TEST_MARK does not
+//	       exist yet: it makes it), and is mute after
 func testPlugin(mode string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
@@ -73,6 +75,16 @@ func testPlugin(mode string) int {
 		}
 		time.Sleep(time.Minute)
 		return 0
+	case "once":
+		if _, err := os.Stat(os.Getenv(envMark)); err == nil {
+			time.Sleep(time.Minute)
+			return 0
+		}
+		if err := os.WriteFile(os.Getenv(envMark), nil, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		src = dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"})
 	case "v2":
 		fmt.Println("1|2|unix|/nonexistent.sock|grpc")
 		time.Sleep(time.Minute)

@@ -227,11 +227,15 @@ func New(name string, command []string, opts *Options) (*Source, error) {
 // Name implements sources.Source.
 func (s *Source) Name() string { return s.name }
 
-// List implements sources.Source. It waits for the plugin to start (at
-// most the start timeout), then asks it, within the call timeout. When the
-// plugin is down or does not answer, the last listing is served for the
-// grace period, with a warning; after it, List fails with an error that
-// wraps sources.ErrUnavailable, and the catalog drops the skills.
+// List implements sources.Source. At the plugin's first start it waits
+// for it (at most the start timeout, and the call timeout of Describe),
+// then asks it, within the call timeout. A restart under way is not waited
+// for: until the plugin is up again it is down, and Watch says when it is
+// up, so that a plugin that cannot start holds up no refresh of the
+// catalog. When the plugin is down or does not answer, the last listing is
+// served for the grace period, with a warning; after it, List fails with
+// an error that wraps sources.ErrUnavailable, and the catalog drops the
+// skills.
 func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("list source plugin %s: %w", s.name, err)
@@ -265,13 +269,15 @@ func (s *Source) await(ctx context.Context) (*instance, error) {
 	defer limit.Stop()
 	for {
 		s.mu.Lock()
-		ph, inst, err, ch := s.phase, s.inst, s.err, s.changed
+		ph, inst, err, ch, restarts := s.phase, s.inst, s.err, s.changed, s.restarts
 		s.mu.Unlock()
-		switch ph {
-		case phaseUp:
+		switch {
+		case ph == phaseUp:
 			return inst, nil
-		case phaseDown, phaseFailed, phaseClosed:
+		case ph == phaseDown, ph == phaseFailed, ph == phaseClosed:
 			return nil, err
+		case ph == phaseStarting && restarts > 0 && err != nil:
+			return nil, fmt.Errorf("the plugin is being restarted after: %w", err)
 		}
 		select {
 		case <-ch:
@@ -616,11 +622,13 @@ func (s *Source) supervise() {
 	// The failure last logged at warning level: a restart that fails the
 	// same way again (a command that does not exist) is logged at debug.
 	var warned string
+	var err error // why the last start, or the last run, ended; nil at the first start
 	for s.life.Err() == nil {
-		if !s.setPhase(phaseStarting, nil, nil) {
+		if !s.setPhase(phaseStarting, nil, err) {
 			return
 		}
-		inst, err := s.launch()
+		var inst *instance
+		inst, err = s.launch()
 		if err == nil {
 			if !s.setPhase(phaseUp, inst, nil) {
 				inst.stop()

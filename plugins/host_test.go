@@ -167,6 +167,36 @@ func TestStartWithinTimeout(t *testing.T) {
 	}
 }
 
+// TestRestartIsNotWaitedFor lists a plugin while it is being restarted,
+// and its start hangs: List answers at once, from the last listing,
+// rather than holding up the catalog until the start ends.
+func TestRestartIsNotWaitedFor(t *testing.T) {
+	dir := t.TempDir()
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	src, _ := newTestSource(t, "p", "once", &Options{Env: map[string]string{envDir: dir, envMark: filepath.Join(t.TempDir(), "started")},
+		Timeout: time.Minute, Grace: time.Hour, Backoff: Backoff{Min: time.Millisecond}})
+	if _, err := src.List(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(src.Status().PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the plugin is not being restarted", func() bool {
+		st := src.Status()
+		return st.State == "starting" && st.Restarts == 1
+	})
+	l, err := src.List(t.Context())
+	if st := src.Status(); st.State != "starting" || st.Restarts != 1 {
+		t.Fatalf("List returned when the restart was over (%+v); it waited for it", st)
+	}
+	if err != nil || len(l.Skills) != 1 {
+		t.Fatalf("during the restart: %v, %v; want the last listing", l, err)
+	}
+	if last := l.Problems[len(l.Problems)-1]; last.Rule != "plugin-down" || !strings.Contains(last.Message, "being restarted") {
+		t.Errorf("no plugin-down warning that says why: %+v", l.Problems)
+	}
+}
+
 // TestCloseDuringStart closes a source while its plugin starts, and its
 // start hangs: the process is stopped, and the listing that waited for it
 // ends. Close runs on another goroutine than the start (run it with -race).
