@@ -128,6 +128,7 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, workspace string, ser
 		// skill folders, and its watcher completes the picture.
 		p.trees = dirtree.Options{Defer: cfg.Refresh.Watch, Debounce: cfg.Refresh.Debounce, Logger: logger, CacheDir: config.CacheDir(e.home(), e.environ)}
 	}
+	p.logger = logger
 	for _, r := range given {
 		p.roots = append(p.roots, absFrom(e.workdir, expandHome(r, e.home())))
 	}
@@ -185,6 +186,10 @@ type plan struct {
 	roots      []string        // --root or SKILLS_DIR
 	pluginDirs []string        // --plugin-dir
 	trees      dirtree.Options // the base of every folder tree's options
+	// logger receives the life of source plugins and what they log,
+	// under every command: `list --log-level debug` is how an author
+	// sees a plugin at work.
+	logger *slog.Logger
 }
 
 // specs returns the source configurations in precedence order: the
@@ -248,7 +253,7 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 		case config.TypePlugin:
 			ps, err := plugins.New(name, spec.Command, &plugins.Options{
 				Env: spec.Env, Namespace: spec.Namespace, PlainNames: spec.Namespace == "",
-				Timeout: spec.Timeout, Grace: pluginGrace(spec.Grace), HostVersion: version(), Logger: p.trees.Logger,
+				Timeout: spec.Timeout, Grace: pluginGrace(spec.Grace), HostVersion: version(), Logger: p.logger,
 				CacheDir: pluginCacheDir(p.trees.CacheDir),
 			})
 			if err != nil {

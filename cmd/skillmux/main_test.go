@@ -215,6 +215,9 @@ func TestLogFormatFlag(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(envTestPlugin) != "" {
+		os.Exit(testPlugin())
+	}
 	code := m.Run()
 	if binary.dir != "" {
 		os.RemoveAll(binary.dir)
