@@ -188,10 +188,19 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 		return g.reply(newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"))
 	case line[0] == '[':
 		return g.refuseBatch(line)
+	case line[0] != '{':
+		g.logger.Warn("JSON-RPC message that is not an object on stdin; answered with -32600", "line", preview(line))
+		return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf(`invalid request: a message is a JSON object, such as {"jsonrpc": "2.0", "id": 1, "method": "ping"}; the line is %s`, jsonKind(line))))
 	}
 
 	msg, err := decode(line)
 	switch {
+	case err != nil && member(line, "method") == nil && member(line, "result") == nil && member(line, "error") == nil:
+		// Neither a request nor an answer, whatever else is wrong with it.
+		g.logger.Warn("message with neither a method nor a result; answered with -32600", "line", preview(line))
+		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
+			`invalid request: a message needs a "method" (a request) or a "result" or "error" (an answer)`))
 	case err != nil:
 		g.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(line))
 		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, "invalid request: "+preview(err.Error())))

@@ -87,6 +87,13 @@ func (w *wire) send(line string) {
 }
 
 // recvLine returns the next line of out as it came.
+// recvAfter sends line and returns the line that answers it.
+func (w *wire) recvAfter(line string) string {
+	w.t.Helper()
+	w.send(line)
+	return w.recvLine()
+}
+
 func (w *wire) recvLine() string {
 	w.t.Helper()
 	select {
@@ -231,6 +238,14 @@ func TestStdioGuard(t *testing.T) {
 	w.send(`{"jsonrpc":"2.0","id":6}`) // neither a request nor an answer
 	if m := w.recv(); errCode(m) != -32600 || m["id"] != float64(6) {
 		t.Errorf("a message with only an id: got %v, want -32600 for id 6", m)
+	}
+	for _, line := range []string{`42`, `"ping"`, `null`, `true`} { // valid JSON, not a message
+		if got, want := w.recvAfter(line), "the line is "; !strings.Contains(got, want) || !strings.Contains(got, `"code":-32600`) || !strings.Contains(got, "a message is a JSON object") {
+			t.Errorf("%s: got %s", line, got)
+		}
+	}
+	if got := w.recvAfter(`{"jsonrpc":"2.0"}`); !strings.Contains(got, `a message needs a \"method\"`) {
+		t.Errorf("an empty message: got %s", got)
 	}
 	w.send("   ") // blank lines are ignored
 	w.send(initLine)
