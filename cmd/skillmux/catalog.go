@@ -122,6 +122,13 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, workspace string, ser
 		logger = slog.New(slog.DiscardHandler)
 	}
 	given := f.rootDirs(e)
+	for _, r := range f.roots {
+		if strings.TrimSpace(r) == "" {
+			// An empty value would be the working folder, which a client
+			// may have set to / or the home folder.
+			return nil, usageError("--root (or a folder argument) is empty; give a folder of skills, such as --root ~/skills")
+		}
+	}
 	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), workdir: workspace}
 	if serving {
 		// A watched tree answers its first listing without looking inside

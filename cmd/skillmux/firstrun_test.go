@@ -89,6 +89,8 @@ func TestUsageErrorsExitTwoWithAHint(t *testing.T) {
 		{[]string{"lst"}, `unknown command "lst" (did you mean "list"?)`},
 		{[]string{"list", "extra"}, `list takes no arguments, got "extra"`},
 		{[]string{"show"}, "show takes one skill NAME"},
+		{[]string{"list", "--root", ""}, "--root (or a folder argument) is empty"},
+		{[]string{"search", "--root", " ", "pdf"}, "--root (or a folder argument) is empty"},
 	} {
 		_, _, err := runCLI(t, "", tt.args...)
 		if exitCode(err) != 2 || !strings.Contains(err.Error(), tt.want) {
