@@ -9,6 +9,7 @@ import (
 	"hash/maphash"
 	"io/fs"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -73,13 +74,28 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 	return nil
 }
 
+// unsubscribe ends the session's subscriptions to the resource the URI
+// names, however each was spelled: skill://%61lpha/x.md and
+// skill://alpha/x.md are one resource.
 func (s *Server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	uri := req.Params.URI
+	want, err := resolver.ParseURI(uri)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.sessionLocked(req.Session)
-	delete(st.res.subs, req.Params.URI)
-	delete(st.res.updates, req.Params.URI)
+	for sub := range st.res.subs {
+		if sub == uri || err == nil && sameResource(sub, want) {
+			delete(st.res.subs, sub)
+			delete(st.res.updates, sub)
+		}
+	}
 	return nil
+}
+
+// sameResource reports whether uri, parsed, names the resource want does.
+func sameResource(uri string, want resolver.ParsedURI) bool {
+	p, err := resolver.ParseURI(uri)
+	return err == nil && p.Slash == want.Slash && slices.Equal(p.Segments, want.Segments)
 }
 
 // refreshResources works out, after a snapshot swap, which sessions are

@@ -126,7 +126,8 @@ func testSubscriptions(t *testing.T) {
 	reload(t, r)
 	check(t, n, "three appeared", []string{"skill://three/SKILL.md"}, true)
 
-	if err := cs.Unsubscribe(context.Background(), &mcp.UnsubscribeParams{URI: "skill://one/a.md"}); err != nil {
+	// Unsubscribed by another spelling of the same URI.
+	if err := cs.Unsubscribe(context.Background(), &mcp.UnsubscribeParams{URI: "skill://%6fne/a%2Emd"}); err != nil {
 		t.Fatal(err)
 	}
 	src.Skills[0].Files = map[string]string{"a.md": "a, edited twice", "b.md": "b, edited"}
