@@ -452,3 +452,57 @@ func TestCleanCuts(t *testing.T) {
 		}
 	}
 }
+
+// Every name the catalog shows loads the skill it names. A name that
+// would show otherwise than it is written (a bidirectional control, an
+// invisible character, a run of spaces) is not served as that name: its
+// folder's name is, as for any name that is not allowed.
+func TestCatalogNamesLoad(t *testing.T) {
+	dir := t.TempDir()
+	for folder, name := range map[string]string{
+		"bidi":          "evil\u202egnp.exe",
+		"spaces":        "my  skill",
+		"isolate-open":  "a\u2068b",
+		"isolate-close": "a\u2069b",
+		"ab":            "ab",
+		"zero-width":    "pdf\u200b",
+		"no-break":      "my\u00a0skill",
+		"plain":         "plain skill",
+	} {
+		sourcetest.WriteFile(t, filepath.Join(dir, folder, "SKILL.md"), fmt.Sprintf("---\nname: %q\ndescription: From %s.\n---\n", name, folder))
+	}
+	snap := load(t, dirtree.New(dir, nil))
+	if snap.Len() != 8 {
+		t.Fatalf("served %d skills, want 8: %v", snap.Len(), snap.Skills())
+	}
+	o := &resolver.CatalogOptions{Budget: 4000}
+	listed := map[string][]string{"tool description": parseCatalog(t, snap.ToolDescription(o)).names}
+	instrs := snap.Instructions(o)
+	line := strings.Split(instrs, "\n")[1]
+	names, ok := strings.CutPrefix(strings.TrimSuffix(line, "."), "Skills: ")
+	if !ok {
+		t.Fatalf("no line of names in the instructions:\n%s", instrs)
+	}
+	listed["names line"] = strings.Split(names, ", ")
+	for _, m := range regexp.MustCompile(`<name>(.*?)</name>`).FindAllStringSubmatch(instrs, -1) {
+		listed["available_skills"] = append(listed["available_skills"], m[1])
+	}
+	for where, names := range listed {
+		if len(names) != snap.Len() {
+			t.Errorf("%s lists %d names, want %d: %q", where, len(names), snap.Len(), names)
+		}
+		seen := map[string]bool{}
+		for _, name := range names {
+			m, err := snap.Lookup(name)
+			switch {
+			case seen[name]:
+				t.Errorf("%s lists %q twice", where, name)
+			case err != nil:
+				t.Errorf("%s lists %q, which does not load: %v", where, name, err)
+			case m.Skill.Ref.String() != name:
+				t.Errorf("%s lists %q, which loads %q (%s)", where, name, m.Skill.Ref, m.Skill.Path)
+			}
+			seen[name] = true
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,6 +147,15 @@ func TestUnusableNames(t *testing.T) {
 		{"control character in the name key falls back to the folder", "folder", "---\nname: \"a\\u0007b\"\ndescription: x\n---\n", "folder"},
 		{"line separator in the name key falls back to the folder", "folder", "---\nname: \"a\\u2028b\"\ndescription: x\n---\n", "folder"},
 		{"over-long name key falls back to the folder", "folder", "---\nname: " + strings.Repeat("n", sources.MaxNameBytes+1) + "\ndescription: x\n---\n", "folder"},
+		// The catalog shows a name as it reads; these read as another.
+		{"bidirectional override in the name key falls back to the folder", "folder", "---\nname: \"evil\\u202egnp.exe\"\ndescription: x\n---\n", "folder"},
+		{"bidirectional isolate in the name key falls back to the folder", "folder", "---\nname: \"a\\u2069b\"\ndescription: x\n---\n", "folder"},
+		{"zero-width space in the name key falls back to the folder", "folder", "---\nname: \"pdf\\u200b\"\ndescription: x\n---\n", "folder"},
+		{"run of spaces in the name key falls back to the folder", "folder", "---\nname: \"my  skill\"\ndescription: x\n---\n", "folder"},
+		{"no-break space in the name key falls back to the folder", "folder", "---\nname: \"my\\u00a0skill\"\ndescription: x\n---\n", "folder"},
+		{"bidirectional override in the folder name, no name key", "evil\u202egnp.exe", "---\ndescription: x\n---\n", ""},
+		{"single spaces are a name", "folder", "---\nname: my skill\ndescription: x\n---\n", "my skill"},
+		{"emoji joined by U+200D are a name", "folder", "---\nname: \"\U0001F469\u200d\U0001F4BB\"\ndescription: x\n---\n", "\U0001F469\u200d\U0001F4BB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,6 +175,10 @@ func TestUnusableNames(t *testing.T) {
 				t.Errorf("refused: %v", err)
 			case tt.wantName != "" && sk.Ref.Name != tt.wantName:
 				t.Errorf("name = %q, want %q", sk.Ref.Name, tt.wantName)
+			case tt.wantName == "folder" && !slices.ContainsFunc(sk.Diagnostics, func(d sources.Diagnostic) bool {
+				return d.Rule == "name-unusable" && strings.Contains(d.Message, `served as "folder", its folder's name`)
+			}):
+				t.Errorf("no warning that says the folder's name is served: %v", sk.Diagnostics)
 			}
 		})
 	}

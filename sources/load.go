@@ -131,21 +131,21 @@ func skillOf(front []byte, loc Location, sum frontSummary, o LoadOptions) (*Skil
 	disable := c.checkFlag("disable-model-invocation", sum.disableValue, sum.disableModelInvocation, "the model is shown it")
 	userInvocable := c.checkFlag("user-invocable", sum.userValue, sum.userInvocable, "it is a prompt")
 
+	what := "folder"
+	if o.Kind == KindLearned {
+		what = "file"
+	}
 	name := strings.TrimSpace(fallback)
 	if sum.name.kind == stringValue {
 		if s := sum.name.text; UsableName(s) {
 			name = strings.TrimSpace(s)
 		} else {
-			c.add(Warning, "name", "name-unusable", "%q cannot be served as a name; serving it as %q", clipValue(s), fallback)
+			c.add(Warning, "name", "name-unusable", "%q cannot be served as a name: it %s; the skill is served as %q, its %s's name (write the name in lowercase letters, digits and hyphens)", clipValue(s), WhyUnusable(s), fallback, what)
 		}
 	}
 	if !UsableName(name) {
-		what := "folder"
-		if o.Kind == KindLearned {
-			what = "file"
-		}
 		return nil, Diagnostic{Severity: Error, Path: path, Field: "name", Rule: "name-unusable",
-			Message: fmt.Sprintf("no usable name: the %s name %q %s; set `name:` to 1-%d lowercase letters, digits and hyphens", what, fallback, whyUnusable(fallback), MaxNameLen)}
+			Message: fmt.Sprintf("no usable name: the %s name %q %s; set `name:` to 1-%d lowercase letters, digits and hyphens", what, fallback, WhyUnusable(fallback), MaxNameLen)}
 	}
 	return &Skill{
 		Ref:                    Ref{Namespace: o.Namespace, Name: name},
@@ -175,10 +175,16 @@ const MaxNameBytes = 256
 // the catalog and in a resource URI, even when it breaks the
 // specification's format: valid UTF-8 of at most MaxNameBytes, with no
 // control character or line break (a name is one catalog line), no ':'
-// (it separates a namespace), no '/' or '\', and not "." or "..".
-func UsableName(s string) bool { return whyUnusable(s) == "" }
+// (it separates a namespace), no '/' or '\', not "." or "..", and shown
+// as it is typed: no invisible formatting character (a bidirectional
+// control, a zero-width space) and no white space but single spaces, so
+// that the name the catalog shows is the name that loads the skill, and
+// two names never look alike.
+func UsableName(s string) bool { return WhyUnusable(s) == "" }
 
-func whyUnusable(s string) string {
+// WhyUnusable says why s is not a UsableName, completing "the name ...":
+// "holds ':', '/' or '\'". It is "" for a usable name.
+func WhyUnusable(s string) string {
 	s = strings.TrimSpace(s)
 	switch {
 	case s == "":
@@ -194,11 +200,34 @@ func whyUnusable(s string) string {
 	case strings.IndexFunc(s, isBreakOrControl) >= 0:
 		return "holds a control character or a line break"
 	}
+	if i := strings.IndexFunc(s, IsBidiControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return fmt.Sprintf("holds the bidirectional control character U+%04X, which makes it show in another order than it is typed", r)
+	}
+	if i := strings.IndexFunc(s, isInvisible); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return fmt.Sprintf("holds the invisible formatting character U+%04X, which makes it look like another name", r)
+	}
+	if i := strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) && r != ' ' }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return fmt.Sprintf("holds the white space U+%04X, which shows as a plain space", r)
+	}
+	if strings.Contains(s, "  ") {
+		return "holds a run of spaces, which shows as one"
+	}
 	return ""
 }
 
 func isBreakOrControl(r rune) bool {
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+}
+
+// isInvisible reports whether r is a formatting character, which takes no
+// room on screen (a zero-width space, a soft hyphen, a direction mark),
+// other than the joiners: U+200C and U+200D shape Persian and Indic words
+// and join emoji into one, and show nothing that is not there.
+func isInvisible(r rune) bool {
+	return unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'
 }
 
 // clipValue shortens a value echoed in a message.

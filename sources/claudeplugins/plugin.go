@@ -168,7 +168,7 @@ func pluginsAt(root, name string) ([]plugin, []sources.Diagnostic) {
 		var probs []sources.Diagnostic
 		if m.Name != "" && !sources.UsableName(m.Name) {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: filepath.Join(root, pluginFile), Field: "name", Rule: "name-unusable",
-				Message: fmt.Sprintf("%q cannot name the plugin's skills (no ':', '/', control characters or line breaks); the folder's name is used", m.Name)})
+				Message: fmt.Sprintf("%q cannot name the plugin's skills: it %s; the folder's name is used", m.Name, sources.WhyUnusable(m.Name))})
 		}
 		ns := firstOf(m.Name, name, filepath.Base(root))
 		return []plugin{{root: root, namespace: ns, defaults: true, base: root, listed: m.Skills, listedIn: filepath.Join(root, pluginFile), field: "skills"}}, probs
