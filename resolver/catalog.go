@@ -154,7 +154,9 @@ func (s *Snapshot) Instructions(opts *CatalogOptions) string {
 	// and leaves most of a small budget to the catalog.
 	head := o.Preamble
 	if room := min(headLength-units(o.Preamble), o.Budget/2-units(o.Preamble)) - 1; room >= minNamesLine {
-		head += "\n" + namesLine(order, room)
+		if line := namesLine(order, room); line != "" {
+			head += "\n" + line
+		}
 	}
 	f := catalogFormat{
 		head: head + "\n\n<available_skills>",
@@ -175,10 +177,33 @@ func (s *Snapshot) Instructions(opts *CatalogOptions) string {
 		footer: footer,
 	}
 	if units(f.head)+units(f.tail)+units(f.footer(order.Len())) > o.Budget {
-		// Too small a budget for the block: the preamble and the names.
-		return o.Preamble + "\n" + namesLine(order, o.Budget-units(o.Preamble)-1)
+		// Too small a budget for the block: the preamble and the names,
+		// or, when not even one name fits, how many skills there are and
+		// how to reach them.
+		text := o.Preamble
+		room := o.Budget - units(text) - 1
+		line := namesLine(order, room)
+		if line == "" {
+			line = fmt.Sprintf("Skills: %d, not named here; %s.", order.Len(), o.reach(order.Len()))
+		}
+		if units(line) <= room {
+			text += "\n" + line
+		}
+		return text
 	}
 	return fill(order, o.Budget, f)
+}
+
+// reach says how to reach n skills the text does not name.
+func (o *CatalogOptions) reach(n int) string {
+	them := "them"
+	if n == 1 {
+		them = "it"
+	}
+	if o.SearchTool != "" {
+		return "find " + them + " with " + o.SearchTool
+	}
+	return "load one by name with the skill tool"
 }
 
 // minNamesLine is the least room worth a line of names.
@@ -186,16 +211,20 @@ const minNamesLine = 40
 
 // namesLine lists the skills' names in at most room units: "Skills: a, b
 // and 12 more." It leads the instructions so that a client that shows only
-// their start still shows what is there.
+// their start still shows what is there. A name is never cut, since a cut
+// name loads nothing: namesLine is "" when not even the first fits.
 func namesLine(entries *ordered, room int) string {
 	if entries.Len() == 0 {
-		return "No skills are available yet."
+		if line := "No skills are available yet."; units(line) <= room {
+			return line
+		}
+		return ""
 	}
 	var b strings.Builder
 	b.WriteString("Skills: ")
 	for i := range entries.Len() {
 		name := oneLine(entries.At(i).skill.Ref.String())
-		rest := ""
+		rest := "."
 		if more := entries.Len() - i - 1; more > 0 {
 			rest = fmt.Sprintf(" and %d more.", more)
 		}
@@ -203,7 +232,10 @@ func namesLine(entries *ordered, room int) string {
 		if i == 0 {
 			sep = ""
 		}
-		if units(b.String())+units(sep)+units(name)+units(rest) > room && i > 0 {
+		if units(b.String())+units(sep)+units(name)+units(rest) > room {
+			if i == 0 {
+				return ""
+			}
 			fmt.Fprintf(&b, " and %d more.", entries.Len()-i)
 			return b.String()
 		}

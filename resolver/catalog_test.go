@@ -506,3 +506,57 @@ func TestCatalogNamesLoad(t *testing.T) {
 		}
 	}
 }
+
+// The instructions stay within the budget whatever the names' lengths:
+// the line of names never holds a name cut (it would load nothing), and
+// when not even one fits, the text still says how to reach the skills.
+func TestInstructionsWithinBudget(t *testing.T) {
+	write := func(t *testing.T, names ...string) *resolver.Snapshot {
+		dir := t.TempDir()
+		for i, name := range names {
+			sourcetest.WriteFile(t, filepath.Join(dir, fmt.Sprint(i), "SKILL.md"), "---\nname: "+name+"\ndescription: D.\n---\n")
+		}
+		return load(t, dirtree.New(dir, nil))
+	}
+	var thirty []string
+	for i := range 30 {
+		thirty = append(thirty, fmt.Sprintf("%s-%02d", strings.Repeat("m", 57), i))
+	}
+	catalogs := map[string]*resolver.Snapshot{
+		"a name of 100":            write(t, strings.Repeat("n", 100)),
+		"a name of 256":            write(t, strings.Repeat("n", sources.MaxNameBytes)),
+		"thirty names of 60":       write(t, thirty...),
+		"a short and a long name":  write(t, "ab", strings.Repeat("n", 200)),
+		"a name of 128 characters": write(t, strings.Repeat("é", 128)),
+	}
+	options := map[string]resolver.CatalogOptions{
+		"default":         {},
+		"search":          {SearchTool: "skills_search"},
+		"a long preamble": {Preamble: "Agent Skills: " + strings.Repeat("say more ", 16) + "at the location below."},
+	}
+	for cname, snap := range catalogs {
+		for oname, o := range options {
+			for budget := 200; budget <= 700; budget++ {
+				o.Budget = budget
+				text := snap.Instructions(&o)
+				if jsLen(text) > budget {
+					t.Fatalf("%s, %s: %d units, over the budget of %d:\n%s", cname, oname, jsLen(text), budget, text)
+				}
+				lines := strings.Split(text, "\n")
+				if len(lines) > 1 && strings.HasPrefix(lines[1], "Skills: ") && !strings.Contains(lines[1], "not named here") {
+					names := strings.TrimSuffix(regexp.MustCompile(` and \d+ more\.$`).ReplaceAllString(strings.TrimPrefix(lines[1], "Skills: "), ""), ".")
+					for _, name := range strings.Split(names, ", ") {
+						if _, err := snap.Lookup(name); err != nil {
+							t.Fatalf("%s, %s, budget %d: the line of names holds %q, which does not load:\n%s", cname, oname, budget, name, text)
+						}
+					}
+				}
+				// A preamble that leaves no room says itself how to reach
+				// the skills, as the server's do.
+				if last := lines[len(lines)-1]; o.Preamble == "" && !strings.Contains(text, "<name>") && !strings.HasPrefix(last, "Skills: ") && !strings.Contains(last, "more skills are not listed; ") {
+					t.Fatalf("%s, %s, budget %d: names no skill, and says nothing of them:\n%s", cname, oname, budget, text)
+				}
+			}
+		}
+	}
+}
