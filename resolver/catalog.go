@@ -72,6 +72,12 @@ type CatalogOptions struct {
 	// points to when not every skill is listed; "" when the client has
 	// none (the line then says to load any skill by name).
 	SearchTool string
+	// Unlisted says, naming only tools the client is served, how to
+	// reach the skills the instructions do not list: it completes "12
+	// more skills are not listed; ", as in "find them with
+	// skills_search". Default: find them with SearchTool, or, without
+	// one, load any of them by name with the skill tool.
+	Unlisted string
 	// Preamble replaces InstructionsPreamble, for a tool surface without
 	// the skill tool.
 	Preamble string
@@ -145,10 +151,7 @@ func (s *Snapshot) Instructions(opts *CatalogOptions) string {
 	}
 	order := s.catalogOrder(&o)
 	footer := func(n int) string {
-		if o.SearchTool != "" {
-			return fmt.Sprintf("\n%d more skills are not listed; find them with %s.", n, o.SearchTool)
-		}
-		return fmt.Sprintf("\n%d more skills are not listed; load any of them by name with the skill tool.", n)
+		return fmt.Sprintf("\n%d more skills are not listed; %s.", n, o.unlisted())
 	}
 	// The line of names fits in what the shortest-sighted client shows,
 	// and leaves most of a small budget to the catalog.
@@ -184,7 +187,7 @@ func (s *Snapshot) Instructions(opts *CatalogOptions) string {
 		room := o.Budget - units(text) - 1
 		line := namesLine(order, room)
 		if line == "" {
-			line = fmt.Sprintf("Skills: %d, not named here; %s.", order.Len(), o.reach(order.Len()))
+			line = fmt.Sprintf("Skills: %d, not named here; %s.", order.Len(), o.unlisted())
 		}
 		if units(line) <= room {
 			text += "\n" + line
@@ -194,16 +197,15 @@ func (s *Snapshot) Instructions(opts *CatalogOptions) string {
 	return fill(order, o.Budget, f)
 }
 
-// reach says how to reach n skills the text does not name.
-func (o *CatalogOptions) reach(n int) string {
-	them := "them"
-	if n == 1 {
-		them = "it"
+// unlisted is Unlisted or its default.
+func (o *CatalogOptions) unlisted() string {
+	switch {
+	case o.Unlisted != "":
+		return o.Unlisted
+	case o.SearchTool != "":
+		return "find them with " + o.SearchTool
 	}
-	if o.SearchTool != "" {
-		return "find " + them + " with " + o.SearchTool
-	}
-	return "load one by name with the skill tool"
+	return "load any of them by name with the skill tool"
 }
 
 // minNamesLine is the least room worth a line of names.

@@ -2,6 +2,9 @@ package server_test
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
 
@@ -150,5 +155,61 @@ func TestSkillResourceAliases(t *testing.T) {
 				t.Errorf("the listing names another tool:\n%s", got)
 			}
 		})
+	}
+}
+
+// Whatever the tools served, the instructions and the skill tool's
+// description name only tools that are served, and the instructions
+// still say how to reach the skills they do not list.
+func TestInstructionsNameOnlyServedTools(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 60 {
+		name := fmt.Sprintf("skill-%02d", i)
+		sourcetest.WriteFile(t, filepath.Join(dir, name, "SKILL.md"), "---\nname: "+name+"\ndescription: Does thing "+name+".\n---\n")
+	}
+	r := newResolver(t, dirtree.New(dir, nil))
+	mentions := func(text, tool string) bool {
+		if tool == server.SkillToolName {
+			return strings.Contains(text, "skill tool")
+		}
+		return regexp.MustCompile(`(?:^|[\s(])` + regexp.QuoteMeta(tool) + `(?:$|[\s,;:)]|\.(?:\s|$))`).MatchString(text)
+	}
+	for _, profile := range server.Profiles() {
+		full := connect(t, server.New(r, &server.Options{Tools: &server.ToolsOptions{Profile: profile}}), "", nil)
+		res, err := full.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := toolNames(res.Tools)
+		disables := [][]string{nil, all}
+		for _, name := range all {
+			disables = append(disables, []string{name})
+		}
+		for _, disable := range disables {
+			t.Run(profile+"-"+strings.Join(disable, ","), func(t *testing.T) {
+				o := &server.Options{Tools: &server.ToolsOptions{Profile: profile, Disable: disable}, Catalog: &resolver.CatalogOptions{Budget: 600}}
+				cs := connect(t, server.New(r, o), "", nil)
+				res, err := cs.ListTools(context.Background(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				served := toolNames(res.Tools)
+				texts := map[string]string{"instructions": cs.InitializeResult().Instructions}
+				if slices.Contains(served, server.SkillToolName) {
+					texts["the skill tool's description"] = toolDescription(t, cs)
+				}
+				for what, text := range texts {
+					for _, tool := range server.ToolNames() {
+						if mentions(text, tool) && !slices.Contains(served, tool) {
+							t.Errorf("%s name %s, which is not served (%v):\n%s", what, tool, served, text)
+						}
+					}
+				}
+				instrs := texts["instructions"]
+				if !strings.Contains(instrs, "more skills are not listed; ") {
+					t.Fatalf("instructions do not say how to reach the skills they leave out:\n%s", instrs)
+				}
+			})
+		}
 	}
 }

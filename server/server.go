@@ -180,7 +180,9 @@ const DefaultMaxFileSize = 10 << 20
 
 // catalogOptions completes the configured catalog options with what the
 // server knows: the usage, the search tool the closing line points to,
-// and, without the skill tool, a preamble that names the tools there are.
+// how to reach the skills the instructions do not list, and, without the
+// skill tool, a preamble that names the tools there are. Every sentence
+// names only tools that are served.
 func (s *Server) catalogOptions(c *resolver.CatalogOptions) resolver.CatalogOptions {
 	var o resolver.CatalogOptions
 	if c != nil {
@@ -193,10 +195,16 @@ func (s *Server) catalogOptions(c *resolver.CatalogOptions) resolver.CatalogOpti
 			break
 		}
 	}
+	o.Unlisted = s.tools.unlisted()
 	if !s.tools.has(SkillToolName) {
-		switch {
-		case s.tools.has(skListName) || s.tools.has(skSearchName):
-			o.Preamble = "Agent Skills: prefer skills.list for exhaustive metadata and skills.search for targeted lookups; each skill's instructions are its SKILL.md, at the location below."
+		const entry = "each skill's instructions are its SKILL.md, at the location below."
+		switch list, search := s.tools.has(skListName), s.tools.has(skSearchName); {
+		case list && search:
+			o.Preamble = "Agent Skills: prefer skills.list for exhaustive metadata and skills.search for targeted lookups; " + entry
+		case list:
+			o.Preamble = "Agent Skills: prefer skills.list for exhaustive metadata; " + entry
+		case search:
+			o.Preamble = "Agent Skills: prefer skills.search for targeted lookups; " + entry
 		default:
 			o.Preamble = "Agent Skills: before a task that matches a skill below, read its SKILL.md at the location given and follow it."
 		}

@@ -196,5 +196,31 @@ func (ts toolSet) searches() bool {
 	return ts.has(SearchToolName) || ts.has(catalogSearchName) || ts.has(checkExistsName) || ts.has(suggestName)
 }
 
+// unlisted says how to reach, with the tools of the set, a skill that
+// the instructions do not list (resolver.CatalogOptions.Unlisted): a
+// search, else the skill tool, else a list of every skill, else a read
+// of its files by name; with none of these, its SKILL.md is a resource.
+func (ts toolSet) unlisted() string {
+	for _, name := range []string{SearchToolName, catalogSearchName, skSearchName, checkExistsName, suggestName} {
+		if ts.has(name) {
+			return "find them with " + name
+		}
+	}
+	if ts.has(SkillToolName) {
+		return "load any of them by name with the skill tool"
+	}
+	for _, name := range []string{ListToolName, skListName} {
+		if ts.has(name) {
+			return "list them all with " + name
+		}
+	}
+	for _, name := range []string{SkillResourceToolName, "get_skill_resource", "skill-resource"} {
+		if ts.has(name) {
+			return "read any of them by name with " + name + " (argument skill)"
+		}
+	}
+	return "each one's SKILL.md is a resource, in resources/list"
+}
+
 // has reports whether the set serves a tool.
 func (ts toolSet) has(name string) bool { return slices.Contains(ts.served, name) }
