@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,53 @@ func TestSearchFields(t *testing.T) {
 	for _, q := range []string{"", "   ", "the of and", "zzzz"} {
 		if got := ix.Search(q, 10, nil); len(got) != 0 {
 			t.Errorf("%q: %v", q, names(got))
+		}
+	}
+}
+
+// A query that is a skill's full name puts that skill first, before the
+// skills whose short name it is, however much better they match, and the
+// scores say so: the plain "access-control" before
+// "discord:access-control" and "telegram:access-control", whose
+// descriptions and bodies say access control over and over.
+func TestSearchFullNameFirst(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, filepath.Join(root, "plain"), "access-control", "Plain.", "Nothing.")
+	heavy := strings.Repeat("access control ", 40)
+	for _, ns := range []string{"discord", "telegram"} {
+		writeSkill(t, filepath.Join(root, ns), "access-control", "Manage "+heavy, heavy)
+	}
+	for i := range 200 {
+		writeSkill(t, filepath.Join(root, "plain"), fmt.Sprintf("filler-%03d", i), "Something else.", "Nothing.")
+	}
+	var skills []*sources.Skill
+	skills = append(skills, list(t, dirtree.New(filepath.Join(root, "plain"), nil))...)
+	for _, ns := range []string{"discord", "telegram"} {
+		skills = append(skills, list(t, dirtree.New(filepath.Join(root, ns), &dirtree.Options{Namespace: ns}))...)
+	}
+	ix := search.NewIndex()
+	update(t, ix, skills)
+	for _, tt := range []struct {
+		query string
+		limit int
+		want  []string
+	}{
+		{"access control", 10, []string{"access-control", "discord:access-control", "telegram:access-control"}},
+		{"access-control", 1, []string{"access-control"}},
+		{"Telegram:Access-Control", 10, []string{"telegram:access-control", "discord:access-control", "access-control"}},
+		{"discord:access-control", 1, []string{"discord:access-control"}},
+	} {
+		hits := ix.Search(tt.query, tt.limit, nil)
+		if diff := cmp.Diff(tt.want, names(hits)); diff != "" {
+			t.Errorf("%q, limit %d (-want +got):\n%s", tt.query, tt.limit, diff)
+		}
+		if len(hits) > 0 && !hits[0].Exact {
+			t.Errorf("%q: the first hit is not marked exact", tt.query)
+		}
+		for i := 1; i < len(hits); i++ {
+			if hits[i].Score > hits[i-1].Score {
+				t.Errorf("%q: %s (%.2f) comes before %s (%.2f)", tt.query, hits[i-1].Skill.Ref, hits[i-1].Score, hits[i].Skill.Ref, hits[i].Score)
+			}
 		}
 	}
 }

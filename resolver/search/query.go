@@ -26,8 +26,12 @@ import (
 // shared corpus by ranking_test.go.
 //
 // A query that is a skill's whole name (short or qualified, spaces and
-// underscores taken for hyphens) puts that skill first: ExactBoost is
-// added to its score.
+// underscores taken for hyphens) puts that skill first, and a query that
+// is a skill's full name, the name that loads it, puts it before those
+// whose short name it is ("access" before "discord:access" and
+// "telegram:access"): ExactBoost is added to the score of each, which is
+// then raised, if need be, to ExactBoost more than the best of the hits
+// it comes before.
 var (
 	weights = [numFields]float64{fieldName: 3, fieldDesc: 2, fieldBody: 1}
 	bParam  = [numFields]float64{fieldName: 0.3, fieldDesc: 0.5, fieldBody: 0.75}
@@ -35,7 +39,8 @@ var (
 
 const k1 = 1.2
 
-// ExactBoost is added to the score of a skill whose name is the query.
+// ExactBoost is added to the score of a skill whose name is the query,
+// and is the least by which it outscores the hits it comes before.
 const ExactBoost = 10
 
 // Hit is one skill found by Search.
@@ -171,12 +176,32 @@ func (ix *Index) Search(query string, limit int, accept func(*sources.Skill) boo
 			best[id] = 0
 		}
 	}
-	// A skill whose name is the query comes first, matched or not.
-	for _, id := range ix.names[exact] {
+	// A skill whose name is the query comes first, matched or not, and
+	// one whose full name it is before one whose short name it is.
+	exactIDs := ix.names[exact]
+	for _, id := range exactIDs {
 		if scores[id] == 0 {
 			s.touched = append(s.touched, id)
 		}
 		scores[id] += ExactBoost
+	}
+	if len(exactIDs) > 0 {
+		full := func(id uint32) bool { return ix.docs[id].key == exact }
+		// First every exact hit over the others, then the full names
+		// over the short ones.
+		for _, fullOnly := range []bool{false, true} {
+			var below float32
+			for _, id := range s.touched {
+				if !slices.Contains(exactIDs, id) || fullOnly && !full(id) {
+					below = max(below, scores[id])
+				}
+			}
+			for _, id := range exactIDs {
+				if !fullOnly || full(id) {
+					scores[id] = max(scores[id], below+ExactBoost)
+				}
+			}
+		}
 	}
 
 	var hits []Hit
