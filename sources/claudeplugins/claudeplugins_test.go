@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillmux/skillmux/internal/corpus"
+	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/claudeplugins"
 	"github.com/skillmux/skillmux/sources/sourcetest"
@@ -362,4 +363,29 @@ func TestWatch(t *testing.T) {
 	h.userEnabled["two@m"] = true
 	h.save()
 	until("a plugin enabled in the settings", []string{"one:a", "one:c", "two:b"})
+}
+
+// Of two plugin folders whose plugins' names differ only in case, the
+// one named first wins, as for names alike: a capital letter does not
+// put a plugin first.
+func TestDirsOrderWhateverTheCase(t *testing.T) {
+	base := t.TempDir()
+	for dir, name := range map[string]string{"first": "kit", "second": "Kit"} {
+		writeJSON(t, filepath.Join(base, dir, ".claude-plugin", "plugin.json"), map[string]any{"name": name})
+		skill(t, filepath.Join(base, dir, "skills", "pdf"), "pdf")
+	}
+	for _, order := range [][]string{{"first", "second"}, {"second", "first"}} {
+		dirs := []string{filepath.Join(base, order[0]), filepath.Join(base, order[1])}
+		snap, err := resolver.New([]sources.Source{claudeplugins.Dirs(dirs, nil)}, nil).Reload(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := snap.Lookup("kit:pdf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := filepath.Join(dirs[0], "skills", "pdf", "SKILL.md"); m.Skill.Path != want {
+			t.Errorf("--plugin-dir %s --plugin-dir %s: kit:pdf is %s, want %s", order[0], order[1], m.Skill.Path, want)
+		}
+	}
 }

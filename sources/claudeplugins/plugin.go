@@ -285,11 +285,15 @@ func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
 	return files, probs
 }
 
-// listPlugins loads the skills of plugins, sorted by namespace, and counts
-// each plugin's skills in its Package. A SKILL.md that did not change since
-// the last listing is not parsed again.
+// listPlugins loads the skills of plugins, sorted by namespace without
+// regard to case, as names are compared, so that of two plugins whose
+// names differ only in case the one given first stays first, and wins;
+// it counts each plugin's skills in its Package. A SKILL.md that did not
+// change since the last listing is not parsed again.
 func (s *Source) listPlugins(plugins []plugin, pkgs []sources.Package) *sources.Listing {
-	sort.SliceStable(plugins, func(i, j int) bool { return plugins[i].namespace < plugins[j].namespace })
+	sort.SliceStable(plugins, func(i, j int) bool {
+		return strings.ToLower(plugins[i].namespace) < strings.ToLower(plugins[j].namespace)
+	})
 	l := &sources.Listing{}
 	for _, p := range plugins {
 		files, probs := p.skillFiles()
