@@ -28,7 +28,9 @@ import (
 // One more prompt, LoaderPromptName, loads any skill by name, as the skill
 // tool does: with many skills it is easier to find than a long list, and
 // its "name" argument is completed (completion/complete) with the skills'
-// names. A skill of that very name is reached through it.
+// names. A skill of that very name is reached through it, and is no
+// prompt of its own: PromptWarning says so, in the log at the first
+// prompts/list that leaves it out, and in `skillmux list --all`.
 //
 // Each session lists the prompts of its own view (clients.go), so prompts
 // are answered here rather than registered with the SDK; the SDK is only
@@ -48,7 +50,8 @@ const promptPageSize = 1000
 type promptList struct {
 	once    sync.Once
 	prompts []*mcp.Prompt
-	sum     uint64 // of names and descriptions, to tell lists apart; never 0
+	sum     uint64               // of names and descriptions, to tell lists apart; never 0
+	hidden  []sources.Diagnostic // why skills that would be prompts are not (PromptWarning)
 }
 
 // promptsOf returns the prompts of v.
@@ -58,7 +61,11 @@ func (s *Server) promptsOf(v *view) *promptList {
 		h := fnv.New64a()
 		pl.prompts = append(pl.prompts, loaderPrompt())
 		for _, sk := range v.snap.Skills() {
-			if !sk.UserInvocable || s.catalogOpts.Visibility.Of(sk.Ref) == resolver.ShownOff || strings.EqualFold(sk.Ref.String(), LoaderPromptName) {
+			if !sk.UserInvocable || s.catalogOpts.Visibility.Of(sk.Ref) == resolver.ShownOff {
+				continue
+			}
+			if d, ok := PromptWarning(sk); ok {
+				pl.hidden = append(pl.hidden, d)
 				continue
 			}
 			p := skillPrompt(sk)
@@ -69,6 +76,17 @@ func (s *Server) promptsOf(v *view) *promptList {
 		pl.sum = h.Sum64() | 1
 	})
 	return pl
+}
+
+// PromptWarning returns, for a skill that would be a prompt but whose
+// name the loader prompt takes, a warning that says how to reach it.
+func PromptWarning(sk *sources.Skill) (sources.Diagnostic, bool) {
+	if !sk.UserInvocable || !strings.EqualFold(sk.Ref.String(), LoaderPromptName) {
+		return sources.Diagnostic{}, false
+	}
+	return sources.Diagnostic{Severity: sources.Warning, Path: sk.Path, Field: "name", Rule: "prompt-name",
+		Message: fmt.Sprintf("%q is no prompt of its own: the prompt %q loads any skill by name; reach this one with that prompt and the argument name: %s, or rename the skill",
+			sk.Ref.String(), LoaderPromptName, sk.Ref.String())}, true
 }
 
 func loaderPrompt() *mcp.Prompt {
@@ -136,6 +154,9 @@ func (s *Server) servePrompts(next mcp.MethodHandler) mcp.MethodHandler {
 func (s *Server) listPrompts(req *mcp.ListPromptsRequest) (*mcp.ListPromptsResult, error) {
 	v := s.viewOf(req)
 	pl := s.promptsOf(v)
+	for _, d := range pl.hidden {
+		s.warnOnce("prompt-name\x00"+d.Path, "skill not offered as a prompt", "path", d.Path, "why", d.Message)
+	}
 	cursor := ""
 	if req.Params != nil {
 		cursor = req.Params.Cursor

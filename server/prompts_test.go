@@ -267,3 +267,27 @@ func TestPromptArgumentsAreBounded(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 }
+
+// A skill named "skill" is no prompt of its own, since the loader prompt
+// has that name: it is reached through the loader, and the log says so
+// once, with how to reach it.
+func TestSkillNamedSkillIsNoPrompt(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFile(t, filepath.Join(root, "skill", "SKILL.md"), "---\nname: skill\ndescription: A skill called skill.\n---\nThe body of skill.\n")
+	sourcetest.WriteFile(t, filepath.Join(root, "other", "SKILL.md"), "---\nname: other\ndescription: Other.\n---\nOther.\n")
+	var logs logBuffer
+	srv := server.New(newResolver(t, dirtree.New(root, nil)), &server.Options{Logger: logs.logger()})
+	defer srv.Close()
+	cs := connect(t, srv, "", nil)
+	if diff := cmp.Diff([]string{"other", "skill"}, promptNames(t, cs)); diff != "" {
+		t.Errorf("prompts (-want +got):\n%s", diff)
+	}
+	promptNames(t, cs)
+	if got := strings.Count(logs.String(), "skill not offered as a prompt"); got != 1 || !strings.Contains(logs.String(), "argument name: skill") {
+		t.Errorf("%d warnings, want 1 that says how to reach it:\n%s", got, logs.String())
+	}
+	res, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "skill", Arguments: map[string]string{"name": "skill"}})
+	if err != nil || !strings.Contains(res.Messages[0].Content.(*mcp.TextContent).Text, "The body of skill.") {
+		t.Errorf("the loader with name skill: %v %+v", err, res)
+	}
+}

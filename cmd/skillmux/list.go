@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -64,6 +65,9 @@ func buildListing(snap *resolver.Snapshot, all bool) listing {
 	l := listing{Skills: []listedSkill{}}
 	for _, sk := range snap.Skills() {
 		ls := listed(sk)
+		if d, ok := server.PromptWarning(sk); ok {
+			ls.Warnings = append(slices.Clip(ls.Warnings), d)
+		}
 		if !all {
 			ls.Warnings = nil
 		}

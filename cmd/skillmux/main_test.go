@@ -116,6 +116,20 @@ func TestListAllShowsShadowedAndSkipped(t *testing.T) {
 	}
 }
 
+// A skill named "skill", which the loader prompt hides, is a warning in
+// list --all that says how to reach it.
+func TestListAllWarnsOfASkillNamedSkill(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "skill", "SKILL.md"), "---\nname: skill\ndescription: A skill called skill.\n---\n")
+	out, _, err := runCLI(t, dir, "list", "--all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, filepath.Join(dir, "skill", "SKILL.md")+`: name: "skill" is no prompt of its own`) || !strings.Contains(out, "argument name: skill") {
+		t.Errorf("list --all:\n%s", out)
+	}
+}
+
 func TestShowPrintsToolResult(t *testing.T) {
 	out, _, err := runCLI(t, "", "show", "--root", examples(t), "Release-Notes")
 	if err != nil {
