@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/skillmux/skillmux/internal/editdist"
@@ -78,7 +79,7 @@ func (c *checker) checkName(v fieldValue, folder string) {
 		return
 	case stringValue:
 	default:
-		c.problem("name", "name-type", "must be a string, got %s", v.typeName())
+		c.problem("name", "name-type", "must be a string, got %s%s", v.typeName(), quoteIt("name", v))
 		return
 	}
 	name := v.text
@@ -107,11 +108,11 @@ func (c *checker) checkDescription(v fieldValue) (string, bool) {
 		return "", false
 	case stringValue:
 		desc = strings.TrimSpace(v.text)
-	case boolValue, intValue, floatValue:
+	case boolValue, intValue, floatValue, dateValue:
 		desc = v.text
-		c.problem("description", "description-type", "should be a string, got %s", v.typeName())
+		c.problem("description", "description-type", "should be a string, got %s%s", v.typeName(), quoteIt("description", v))
 	default:
-		c.add(Error, "description", "description-type", "must be a string, got %s", v.typeName())
+		c.add(Error, "description", "description-type", "must be a string, got %s; write what the skill does and when to use it as text", v.typeName())
 		return "", false
 	}
 	if desc == "" {
@@ -125,6 +126,17 @@ func (c *checker) checkDescription(v fieldValue) (string, bool) {
 		c.problem("description", "description-bidi", "holds bidirectional control characters (U+202A to U+202E, U+2066 to U+2069), which show text in another order than it is read; the catalog leaves them out")
 	}
 	return desc, true
+}
+
+// quoteIt says how to make the scalar v of field a string, as other
+// clients read it: "; quote it: description: \"12\"". It is "" for a
+// value that is no scalar.
+func quoteIt(field string, v fieldValue) string {
+	switch v.kind {
+	case boolValue, intValue, floatValue, dateValue:
+		return fmt.Sprintf("; quote it: %s: %q", field, v.text)
+	}
+	return ""
 }
 
 // IsBidiControl reports whether r is a bidirectional embedding, override
@@ -225,8 +237,10 @@ func yamlType(v any) string {
 		return "a list"
 	case map[string]any:
 		return "a map"
+	case time.Time:
+		return "a date"
 	default:
-		return fmt.Sprintf("a %T", v)
+		return "a value of an unusual YAML type"
 	}
 }
 
@@ -272,6 +286,8 @@ func describe(v fieldValue) string {
 		return fmt.Sprintf("the string %q", clipValue(v.text))
 	case intValue, floatValue:
 		return v.text
+	case dateValue:
+		return "the date " + v.text
 	}
 	return v.typeName()
 }

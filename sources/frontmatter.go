@@ -132,39 +132,81 @@ func isDelimiter(line []byte) bool {
 // parsed a second time with those values quoted, and the second answer is
 // taken only if it parses.
 func ParseFrontMatter(front []byte) (map[string]any, error) {
-	m, err := unmarshalMap(front)
-	if err == nil {
-		return m, nil
-	}
-	if fixed, ok := quoteColonValues(front); ok {
-		if m2, err2 := unmarshalMap(fixed); err2 == nil {
-			return m2, nil
-		}
-	}
-	return nil, err
+	m, _, err := parseFrontMatter(front)
+	return m, err
 }
 
-// unmarshalMap parses front with the YAML library, within MaxValues.
-func unmarshalMap(front []byte) (map[string]any, error) {
+// parseFrontMatter is ParseFrontMatter, which also returns the text, as
+// written, of each top-level value that YAML reads as a date (see
+// unmarshalMap).
+func parseFrontMatter(front []byte) (map[string]any, map[string]string, error) {
+	m, dates, err := unmarshalMap(front)
+	if err == nil {
+		return m, dates, nil
+	}
+	if fixed, ok := quoteColonValues(front); ok {
+		if m2, dates2, err2 := unmarshalMap(fixed); err2 == nil {
+			return m2, dates2, nil
+		}
+	}
+	return nil, nil, err
+}
+
+// errNotMap is why a front matter that is valid YAML but not a map of
+// keys to values is refused; its text names what it is instead.
+type errNotMap struct{ what string }
+
+func (e errNotMap) Error() string {
+	return fmt.Sprintf("front matter is %s, not a map of keys to values: write one `key: value` line per field, such as `name: pdf` and `description: ...`", e.what)
+}
+
+// unmarshalMap parses front with the YAML library, within MaxValues. It
+// also returns the text, as written, of each top-level value that YAML
+// reads as a date ("2024-01-02"), which the library decodes as a
+// time.Time: a skill is served with the text it was written with.
+func unmarshalMap(front []byte) (map[string]any, map[string]string, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(front, &doc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !withinValues(&doc, MaxValues) {
-		return nil, ErrTooComplex
+		return nil, nil, ErrTooComplex
 	}
 	var v any
 	if err := doc.Decode(&v); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch v := normalize(v).(type) {
 	case nil:
-		return map[string]any{}, nil
+		return map[string]any{}, nil, nil
 	case map[string]any:
-		return v, nil
+		return v, datesAsWritten(&doc), nil
 	default:
-		return nil, fmt.Errorf("front matter is a YAML %T, not a map of keys to values", v)
+		return nil, nil, errNotMap{what: yamlType(v)}
 	}
+}
+
+// datesAsWritten returns the top-level values of doc that YAML reads as
+// dates, as written, by key.
+func datesAsWritten(doc *yaml.Node) map[string]string {
+	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	var dates map[string]string
+	pairs := doc.Content[0].Content
+	for i := 0; i+1 < len(pairs); i += 2 {
+		v := pairs[i+1]
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!timestamp" {
+			if dates == nil {
+				dates = map[string]string{}
+			}
+			dates[pairs[i].Value] = v.Value
+		}
+	}
+	return dates
 }
 
 // withinValues reports whether the node tree n expands to at most limit
@@ -250,7 +292,13 @@ func yamlDiagnostic(path string, front []byte, err error) Diagnostic {
 		d.Message = err.Error() + "; the skill is skipped (write the values out rather than through anchors and aliases)"
 		return d
 	}
-	line, msg := yamlerr.Locate(front, 1, err, func(b []byte) error { _, err := unmarshalMap(b); return err })
+	var notMap errNotMap
+	if errors.As(err, &notMap) {
+		d.Line = firstContentLine(front)
+		d.Message = err.Error()
+		return d
+	}
+	line, msg := yamlerr.Locate(front, 1, err, func(b []byte) error { _, _, err := unmarshalMap(b); return err })
 	if line == 0 {
 		if l, m := yamlerr.BadChar(front); l > 0 {
 			line, msg = l+1, m
@@ -259,4 +307,15 @@ func yamlDiagnostic(path string, front []byte, err error) Diagnostic {
 	d.Line = line
 	d.Message = "front matter is " + msg
 	return d
+}
+
+// firstContentLine is the line, counted from the top of the file, of the
+// first line of front that is neither blank nor a comment; 0 when none is.
+func firstContentLine(front []byte) int {
+	for i, line := range strings.Split(string(front), "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+			return i + 2
+		}
+	}
+	return 0
 }

@@ -97,11 +97,11 @@ func NewSkill(front []byte, loc Location, o LoadOptions) (*Skill, error) {
 func judge(front []byte, loc Location, o LoadOptions) (*Skill, error) {
 	sum, ok := scanFrontMatter(front)
 	if !ok {
-		fm, err := ParseFrontMatter(front)
+		fm, dates, err := parseFrontMatter(front)
 		if err != nil {
 			return nil, yamlDiagnostic(loc.Path, front, err)
 		}
-		sum = summarize(fm)
+		sum = summarize(fm, dates)
 	}
 	return skillOf(front, loc, sum, o)
 }

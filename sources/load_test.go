@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -154,6 +155,27 @@ func TestLoad(t *testing.T) {
 			wantName: "num", wantDesc: "42",
 			wantDiag: []string{"warning:description:description-type"},
 		},
+		{
+			name:     "a date as the description is accepted as text, as written",
+			folder:   "dated",
+			content:  "---\nname: dated\ndescription: 2024-01-02\n---\n",
+			wantName: "dated", wantDesc: "2024-01-02",
+			wantDiag: []string{"warning:description:description-type"},
+		},
+		{
+			name:     "a time stamp as the description is accepted as text, as written",
+			folder:   "stamped",
+			content:  "---\nname: stamped\ndescription: 2001-12-14T21:59:43.10-05:00\n---\n",
+			wantName: "stamped", wantDesc: "2001-12-14T21:59:43.10-05:00",
+			wantDiag: []string{"warning:description:description-type"},
+		},
+		{
+			name:     "a date as the name gives way to the folder's name",
+			folder:   "day",
+			content:  "---\nname: 2024-01-01\ndescription: A day.\n---\n",
+			wantName: "day", wantDesc: "A day.",
+			wantDiag: []string{"warning:name:name-type"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -184,6 +206,12 @@ func TestLoad(t *testing.T) {
 				if d.Path != p {
 					t.Errorf("diagnostic %v does not name the file %s", d, p)
 				}
+				if goType.MatchString(d.Message) {
+					t.Errorf("diagnostic %v names a Go type, not a YAML one", d)
+				}
+				if strings.HasSuffix(d.Rule, "-type") && !strings.Contains(d.Message, "; quote it: "+d.Field+": ") {
+					t.Errorf("diagnostic %v does not say how to make the value a string", d)
+				}
 			}
 			if sk.Dir != filepath.Dir(p) || sk.Path != p || sk.Kind != sources.KindSkill || sk.Source != "test" {
 				t.Errorf("location = %+v", sk)
@@ -191,6 +219,10 @@ func TestLoad(t *testing.T) {
 		})
 	}
 }
+
+// goType matches Go's names of the types the YAML library decodes to,
+// which say nothing to the author of a SKILL.md.
+var goType = regexp.MustCompile(`interface \{\}|time\.Time|map\[|\[\]|int64|float64`)
 
 func TestLoadRefuses(t *testing.T) {
 	tests := []struct {
@@ -206,7 +238,8 @@ func TestLoadRefuses(t *testing.T) {
 		{"description is a list", "---\nname: list\ndescription: [a, b]\n---\n", "description-type", 0, "must be a string"},
 		{"no front matter", "# Just markdown\n", "front-matter", 1, "must start with a line `---`"},
 		{"front matter not closed", "---\nname: open\ndescription: never closed\n", "front-matter", 0, "not closed"},
-		{"front matter is not a map", "---\n- a\n- b\n---\n", "yaml", 0, "not a map"},
+		{"front matter is not a map", "---\n# a list\n- a\n- b\n---\n", "yaml", 3, "front matter is a list, not a map of keys to values"},
+		{"description is a map", "---\nname: m\ndescription: {a: b}\n---\n", "description-type", 0, "must be a string, got a map"},
 		{"YAML error line counts from the top of the file", "---\nname: x\ndescription: y\n\tbad: z\n---\n", "yaml", 4, "indent with spaces"},
 		{"a key set twice, lines counted from the top of the file", "---\nname: x\ndescription: a\ndescription: b\n---\n", "yaml", 4,
 			`front matter is not valid YAML: the key "description" is set twice, here and on line 3; keep one`},
@@ -222,7 +255,7 @@ func TestLoadRefuses(t *testing.T) {
 			if !errors.As(err, &d) {
 				t.Fatalf("error %v is not a Diagnostic", err)
 			}
-			if d.Path != p || d.Rule != tt.wantRule || d.Severity != sources.Error || !strings.Contains(d.Message, tt.wantText) {
+			if d.Path != p || d.Rule != tt.wantRule || d.Severity != sources.Error || !strings.Contains(d.Message, tt.wantText) || goType.MatchString(d.Message) {
 				t.Errorf("got %+v; want path %s, rule %s, message containing %q", d, p, tt.wantRule, tt.wantText)
 			}
 			if tt.wantLine != 0 && d.Line != tt.wantLine {

@@ -21,11 +21,11 @@ func agreeWithYAML(t *testing.T, front string) (frontSummary, bool) {
 	if !sure {
 		return got, false
 	}
-	m, err := unmarshalMap([]byte(front))
+	m, dates, err := unmarshalMap([]byte(front))
 	if err != nil {
 		t.Fatalf("%q: the scanner is sure of what the YAML library rejects: %v", front, err)
 	}
-	want := summarize(m)
+	want := summarize(m, dates)
 	if got.name != want.name || got.description != want.description ||
 		got.disableModelInvocation != want.disableModelInvocation || got.userInvocable != want.userInvocable ||
 		!slices.Equal(got.keys, want.keys) {
@@ -33,7 +33,7 @@ func agreeWithYAML(t *testing.T, front string) (frontSummary, bool) {
 			cmp.Diff(want, got, cmp.AllowUnexported(frontSummary{}, fieldValue{})))
 	}
 	for k, v := range values {
-		if w := valueOf(m[k]); v != w {
+		if w := valueOf(m[k], dates[k]); v != w {
 			t.Fatalf("%q: key %q: the scanner reads %#v, the YAML library %#v", front, k, v, w)
 		}
 	}
@@ -59,11 +59,11 @@ func TestScanCorpus(t *testing.T) {
 			if _, sure := agreeWithYAML(t, string(front)); !sure {
 				t.Errorf("falls back to the YAML library:\n%s", front)
 			}
-			fm, err := ParseFrontMatter(front)
+			fm, dates, err := parseFrontMatter(front)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, wantErr := skillOf(front, localLocation(p, KindSkill), summarize(fm), LoadOptions{})
+			want, wantErr := skillOf(front, localLocation(p, KindSkill), summarize(fm, dates), LoadOptions{})
 			got, gotErr := newSkill(p, front, LoadOptions{})
 			if diff := cmp.Diff(wantErr, gotErr); diff != "" {
 				t.Errorf("error (-yaml +fast):\n%s", diff)

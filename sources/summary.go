@@ -3,6 +3,7 @@ package sources
 import (
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // frontSummary is what serving reads of a front matter: its keys, for the
@@ -35,9 +36,10 @@ const (
 	boolValue
 	intValue
 	floatValue
+	dateValue // a plain scalar YAML reads as a timestamp: 2024-01-02
 	listValue
 	mapValue
-	otherValue // a type the YAML library decodes rarely (a time.Time)
+	otherValue // a type the YAML library decodes rarely
 	plainValue // inside the scanner only: a plain scalar not resolved yet
 )
 
@@ -46,13 +48,15 @@ const (
 type fieldValue struct {
 	kind valueKind
 	// text is the string itself, or a boolean or a number as fmt.Sprint
-	// prints the value the YAML library decodes; for otherValue, the
-	// type's name as yamlType gives it.
+	// prints the value the YAML library decodes, or a date as written;
+	// for otherValue, the type's name as yamlType gives it.
 	text string
 }
 
-// valueOf classifies v, a value decoded by the YAML library.
-func valueOf(v any) fieldValue {
+// valueOf classifies v, a value decoded by the YAML library. written is
+// the value's text as written when it is a date, which the library
+// decodes as a time.Time that says it otherwise; "" when not known.
+func valueOf(v any, written string) fieldValue {
 	switch v := v.(type) {
 	case nil:
 		return fieldValue{kind: nullValue}
@@ -64,6 +68,11 @@ func valueOf(v any) fieldValue {
 		return fieldValue{kind: intValue, text: fmt.Sprint(v)}
 	case float64:
 		return fieldValue{kind: floatValue, text: fmt.Sprint(v)}
+	case time.Time:
+		if written == "" {
+			written = dateText(v)
+		}
+		return fieldValue{kind: dateValue, text: written}
 	case []any:
 		return fieldValue{kind: listValue}
 	case map[string]any:
@@ -86,6 +95,8 @@ func (v fieldValue) typeName() string {
 		return "an integer"
 	case floatValue:
 		return "a number"
+	case dateValue:
+		return "a date"
 	case listValue:
 		return "a list"
 	case mapValue:
@@ -94,21 +105,31 @@ func (v fieldValue) typeName() string {
 	return v.text
 }
 
-// summarize makes the summary of a front matter parsed by the YAML library.
-func summarize(fm map[string]any) frontSummary {
+// dateText writes a date the YAML library decoded, as it was most likely
+// written: the day alone when it has no time of day.
+func dateText(t time.Time) string {
+	if t.Location() == time.UTC && t.Equal(t.Truncate(24*time.Hour)) {
+		return t.Format(time.DateOnly)
+	}
+	return t.Format(time.RFC3339Nano)
+}
+
+// summarize makes the summary of a front matter parsed by the YAML
+// library; dates holds the top-level values read as dates, as written.
+func summarize(fm map[string]any, dates map[string]string) frontSummary {
 	s := frontSummary{keys: sortedKeys(fm), userInvocable: true}
 	if v, ok := fm["name"]; ok {
-		s.name = valueOf(v)
+		s.name = valueOf(v, dates["name"])
 	}
 	if v, ok := fm["description"]; ok {
-		s.description = valueOf(v)
+		s.description = valueOf(v, dates["description"])
 	}
 	if v, ok := fm["disable-model-invocation"]; ok {
-		s.disableValue = valueOf(v)
+		s.disableValue = valueOf(v, dates["disable-model-invocation"])
 		s.disableModelInvocation, _ = v.(bool)
 	}
 	if v, ok := fm["user-invocable"]; ok {
-		s.userValue = valueOf(v)
+		s.userValue = valueOf(v, dates["user-invocable"])
 		if b, ok := v.(bool); ok {
 			s.userInvocable = b
 		}

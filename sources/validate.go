@@ -45,18 +45,18 @@ func Validate(path string) []Diagnostic {
 	if err != nil {
 		return []Diagnostic{frontMatterDiagnostic(file, err)}
 	}
-	fm, err := ParseFrontMatter(front)
+	fm, dates, err := parseFrontMatter(front)
 	if err != nil {
 		return []Diagnostic{yamlDiagnostic(file, front, err)}
 	}
 	c := &checker{path: file, strict: true}
-	if _, err := unmarshalMap(front); err != nil {
+	if _, _, err := unmarshalMap(front); err != nil {
 		d := yamlDiagnostic(file, front, err)
 		d.Severity = Warning
 		d.Message += " (skillmux reads it with the value quoted, other clients may not)"
 		c.diags = append(c.diags, d)
 	}
-	sum := summarize(fm)
+	sum := summarize(fm, dates)
 	c.checkName(sum.name, filepath.Base(dir))
 	c.checkDescription(sum.description)
 	c.checkFieldTypes(fm)

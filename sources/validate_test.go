@@ -33,6 +33,10 @@ func TestValidate(t *testing.T) {
 		{"metadata values must be strings", "meta", "---\nname: meta\ndescription: x\nmetadata:\n  n: 3\n---\n", []string{"error:metadata.n:metadata-type"}},
 		{"unquoted colon is a warning", "colon", "---\nname: colon\ndescription: Use when: X\n---\n", []string{"warning::yaml"}},
 		{"no front matter", "none", "# title\n", []string{"error::front-matter"}},
+		{"a date as the description", "dated", "---\nname: dated\ndescription: 2024-01-02\n---\n", []string{"error:description:description-type"}},
+		{"a date as the name", "day", "---\nname: 2024-01-01\ndescription: x\n---\n", []string{"error:name:name-type"}},
+		{"a date in metadata", "meta-date", "---\nname: meta-date\ndescription: x\nmetadata:\n  since: 2024-01-02\n---\n", []string{"error:metadata.since:metadata-type"}},
+		{"front matter that is a list", "listed", "---\n- name\n- description\n---\n", []string{"error::yaml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,6 +48,9 @@ func TestValidate(t *testing.T) {
 			for _, d := range got {
 				if d.Path != p || d.Message == "" {
 					t.Errorf("finding %+v does not name %s or say what is wrong", d, p)
+				}
+				if goType.MatchString(d.Message) {
+					t.Errorf("finding %v names a Go type, not a YAML one", d)
 				}
 			}
 		})
