@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/skillmux/skillmux/internal/editdist"
@@ -119,6 +120,11 @@ func (c *checker) checkDescription(v fieldValue) (string, bool) {
 		c.add(Error, "description", "description-required", "is empty; say what the skill does and when to use it")
 		return "", false
 	}
+	if strings.IndexFunc(desc, shows) < 0 {
+		// The catalog would show it empty, as it would "   ".
+		c.add(Error, "description", "description-required", "shows nothing: it holds only control or invisible characters (%+q); say what the skill does and when to use it", clipValue(desc))
+		return "", false
+	}
 	if n := utf8.RuneCountInString(desc); n > MaxDescriptionLen {
 		c.problem("description", "description-length", "is %d characters; the limit is %d", n, MaxDescriptionLen)
 	}
@@ -126,6 +132,12 @@ func (c *checker) checkDescription(v fieldValue) (string, bool) {
 		c.problem("description", "description-bidi", "holds bidirectional control characters (U+202A to U+202E, U+2066 to U+2069), which show text in another order than it is read; the catalog leaves them out")
 	}
 	return desc, true
+}
+
+// shows reports whether r shows on screen: it is not white space, a
+// control character or an invisible formatting character.
+func shows(r rune) bool {
+	return !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r)
 }
 
 // quoteIt says how to make the scalar v of field a string, as other
