@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -165,7 +167,7 @@ func printListing(e *env, l listing, all bool, hints map[string]string) {
 	if len(l.Shadowed) > 0 {
 		fmt.Fprintf(e.stdout, "\nShadowed (served under another skill of the same name):\n")
 		for _, s := range l.Shadowed {
-			fmt.Fprintf(e.stdout, "  %s  %s\n    shadowed by %s; reach it as %q\n", s.Name, s.Location, s.ShadowedBy, s.ReachAs)
+			fmt.Fprintf(e.stdout, "  %s  %s\n    shadowed by %s; reach it as %q\n", escaped(s.Name), escaped(s.Location), escaped(s.ShadowedBy), s.ReachAs)
 		}
 	}
 	if len(l.Skipped) > 0 {
@@ -196,7 +198,7 @@ func printListing(e *env, l listing, all bool, hints map[string]string) {
 			if p.State != sources.PackageServed {
 				what = p.Reason
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", p.Name, p.State, what)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", escaped(p.Name), p.State, escaped(what))
 		}
 		tw.Flush()
 	}
@@ -223,7 +225,10 @@ func terminalWidth(e *env) int {
 func printTable(w io.Writer, skills []listedSkill, width int) {
 	const gap, minDesc = 2, 24
 	nameW, srcW, locW := len("NAME"), len("SOURCE"), len("LOCATION")
-	for _, s := range skills {
+	skills = slices.Clone(skills)
+	for i, s := range skills {
+		s.Name, s.Source, s.Description, s.Location = escaped(s.Name), escaped(s.Source), escaped(oneLine(s.Description)), escaped(s.Location)
+		skills[i] = s
 		nameW = max(nameW, utf8.RuneCountInString(s.Name))
 		srcW = max(srcW, utf8.RuneCountInString(s.Source))
 		locW = max(locW, utf8.RuneCountInString(s.Location))
@@ -254,6 +259,30 @@ func printTable(w io.Writer, skills []listedSkill, width int) {
 
 // oneLine collapses white space, line breaks included.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// escaped writes the control characters and the invisible formatting
+// ones of s (an escape sequence, a bidirectional override) as Go escapes,
+// as the warnings quote values: a skill's text reaches the terminal as
+// what it says, never as what it would make the terminal do. The joiners
+// U+200C and U+200D, which join emoji, are kept.
+func escaped(s string) string {
+	hidden := func(r rune) bool {
+		return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'
+	}
+	if strings.IndexFunc(s, hidden) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 // clip shortens s to n runes on one line.
 func clip(s string, n int) string {

@@ -130,6 +130,23 @@ func TestListAllWarnsOfASkillNamedSkill(t *testing.T) {
 	}
 }
 
+// list and search write the control and invisible characters of a
+// description as escapes: an escape sequence in a skill cannot hide text, retitle the
+// terminal or turn a line around.
+func TestListEscapesControls(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "esc", "SKILL.md"), "---\nname: esc\ndescription: \"Fine \\e[8mhid\\e[0m \\e]0;t\\a \\u202erev.\"\n---\n")
+	for _, args := range [][]string{{"list"}, {"list", "--all"}, {"search", "fine"}} {
+		out, _, err := runCLI(t, dir, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(out, "\x1b\a\u202e") || !strings.Contains(out, `Fine \x1b[8mhid\x1b[0m \x1b]0;t\a \u202erev.`) {
+			t.Errorf("%s:\n%q", strings.Join(args, " "), out)
+		}
+	}
+}
+
 func TestShowPrintsToolResult(t *testing.T) {
 	out, _, err := runCLI(t, "", "show", "--root", examples(t), "Release-Notes")
 	if err != nil {

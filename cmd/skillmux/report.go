@@ -22,7 +22,7 @@ func sentence(d sources.Diagnostic, hints map[string]string) string {
 	} else {
 		b.WriteString("warning: ")
 	}
-	b.WriteString(d.Path)
+	b.WriteString(escaped(d.Path))
 	if d.Line > 0 {
 		fmt.Fprintf(&b, ":%d", d.Line)
 	}

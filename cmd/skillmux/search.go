@@ -109,6 +109,6 @@ func printHits(e *env, res resolver.SearchResult) {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
 		}
-		fmt.Fprintf(e.stdout, "%s  (%.2f)\n  %s\n  %s\n  %s\n", h.Name, h.Score, clip(h.Description, 160), h.Excerpt, h.Location)
+		fmt.Fprintf(e.stdout, "%s  (%.2f)\n  %s\n  %s\n  %s\n", h.Name, h.Score, clip(escaped(oneLine(h.Description)), 160), escaped(oneLine(h.Excerpt)), escaped(h.Location))
 	}
 }
