@@ -987,46 +987,34 @@ func TestStorm(t *testing.T) {
 }
 
 // A folder above a root moved away, and back, is a Rescan each way, and
-// the root is watched again where it is: its own watch cannot tell.
-func TestRootParentMoved(t *testing.T) {
-	base := t.TempDir()
-	root := filepath.Join(base, "x", "skills")
-	mkdirs(t, root)
-	h := start(t, nil, root)
-	h.waitSentinel(filepath.Join(base, "x"))
-	must(t, os.Rename(filepath.Join(base, "x"), filepath.Join(base, "y")))
-	h.waitRescan()
-	h.waitSentinel(base)
-	write(t, filepath.Join(base, "y", "skills", "unseen.md")) // not the root any more
-	must(t, os.Rename(filepath.Join(base, "y"), filepath.Join(base, "x")))
-	h.reset()
-	h.waitRescan()
-	f := filepath.Join(root, "a.md")
-	write(t, f)
-	h.waitFor(f)
-	h.notSeen(filepath.Join(base, "y", "skills", "unseen.md"))
-}
-
-// So is a folder further up the root's path: every folder above a root
-// is a sentinel.
+// the root is watched again where it is: its own watch cannot tell. So is
+// a folder further up the root's path: every folder above a root is a
+// sentinel.
 func TestRootAncestorMoved(t *testing.T) {
-	base := t.TempDir()
-	root := filepath.Join(base, "x", "project", ".claude", "skills")
-	mkdirs(t, root)
-	h := start(t, nil, root)
-	h.waitSentinel(filepath.Dir(root))
-	must(t, os.Rename(filepath.Join(base, "x"), filepath.Join(base, "y")))
-	h.waitRescan()
-	h.waitSentinel(base)
-	moved := filepath.Join(base, "y", "project", ".claude", "skills", "unseen.md")
-	write(t, moved) // not in the root any more
-	must(t, os.Rename(filepath.Join(base, "y"), filepath.Join(base, "x")))
-	h.reset()
-	h.waitRescan()
-	f := filepath.Join(root, "a.md")
-	write(t, f)
-	h.waitFor(f)
-	h.notSeen(moved, filepath.Join(root, "unseen.md"))
+	for name, below := range map[string]string{
+		"the root's parent": "skills",
+		"further up":        filepath.Join("project", ".claude", "skills"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			base := t.TempDir()
+			root := filepath.Join(base, "x", below)
+			mkdirs(t, root)
+			h := start(t, nil, root)
+			h.waitSentinel(filepath.Dir(root))
+			must(t, os.Rename(filepath.Join(base, "x"), filepath.Join(base, "y")))
+			h.waitRescan()
+			h.waitSentinel(base)
+			moved := filepath.Join(base, "y", below, "unseen.md")
+			write(t, moved) // not in the root any more
+			must(t, os.Rename(filepath.Join(base, "y"), filepath.Join(base, "x")))
+			h.reset()
+			h.waitRescan()
+			f := filepath.Join(root, "a.md")
+			write(t, f)
+			h.waitFor(f)
+			h.notSeen(moved, filepath.Join(root, "unseen.md"))
+		})
+	}
 }
 
 // A root that is a link switched to another folder (ln -sfn) is a
