@@ -77,7 +77,11 @@ type result struct {
 	cat        *catalog
 	served     int             // skills the server reported serving
 	cold, warm []time.Duration // process start to initialize answered
-	ping, call []time.Duration // every round trip of every cold run
+	ping, call []time.Duration // every round trip of every cold run, just after initialize
+	// settledPing and settledCall are as many round trips again, once the
+	// server has done the work of its start (the deferred scan, the
+	// watches, the search index): what a session that runs a while sees.
+	settledPing, settledCall []time.Duration
 	coldRSSKB  int64           // the largest of the cold runs
 	warmRSSKB  int64           // the largest of the warm runs
 	warmCPU    []time.Duration // user and system CPU time of each warm process, which only starts
@@ -127,6 +131,23 @@ func measure(t *testing.T, bin string, c *catalog, runs int) result {
 	return r
 }
 
+// pingsAndCalls makes as many pings as skill calls, interleaved, with
+// names spread over the catalog, and adds their round trips to ping and
+// call.
+func (s *session) pingsAndCalls(names []string, ping, call *[]time.Duration) {
+	for i := range calls {
+		res, d := s.roundTrip("ping", map[string]any{})
+		if res == nil {
+			s.fail("ping answered without a result object")
+		}
+		*ping = append(*ping, d)
+		name := names[i*len(names)/calls]
+		res, d = s.roundTrip("tools/call", map[string]any{"name": "skill", "arguments": map[string]any{"name": name}})
+		s.checkSkill(name, res)
+		*call = append(*call, d)
+	}
+}
+
 // run starts one server process over c and times it: start to initialize
 // answered, then, with workload, as many pings as skill calls,
 // interleaved, with names spread over the catalog, whose round trips are
@@ -152,17 +173,7 @@ func run(t *testing.T, bin string, c *catalog, workload bool, r *result) *sessio
 	s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	if workload {
 		names := append(slices.Clone(c.names), s.qualifiedNames()...)
-		for i := range calls {
-			res, d := s.roundTrip("ping", map[string]any{})
-			if res == nil {
-				s.fail("ping answered without a result object")
-			}
-			r.ping = append(r.ping, d)
-			name := names[i*len(names)/calls]
-			res, d = s.roundTrip("tools/call", map[string]any{"name": "skill", "arguments": map[string]any{"name": name}})
-			s.checkSkill(name, res)
-			r.call = append(r.call, d)
-		}
+		s.pingsAndCalls(names, &r.ping, &r.call)
 		// A server in use lives on past its start: it completes the
 		// deferred scan, watches the folders, records what it found in
 		// its cache and builds the search index. The cold process does
@@ -171,6 +182,7 @@ func run(t *testing.T, bin string, c *catalog, workload bool, r *result) *sessio
 		if s.awaitLog(indexedLine, processTimeout) == nil {
 			s.fail("%s: the search index was not built within %v", c.label, processTimeout)
 		}
+		s.pingsAndCalls(names, &r.settledPing, &r.settledCall)
 	}
 	hwm, hwmOK := s.peakRSS()
 	s.in.Close()
