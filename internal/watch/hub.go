@@ -21,10 +21,10 @@ import (
 //
 // The kernel watches a folder once per instance, whatever path reached
 // it, and fsnotify names its events by the last path added. So the hub
-// watches each folder once, under the first path a Watcher gave (its
-// label), and hands each event to every Watcher that watches the folder,
-// under each path that Watcher gave for it. Paths and folders are counted:
-// a folder is unwatched when no Watcher watches it by any path.
+// watches each folder once, under its real path (its label), and hands
+// each event to every Watcher that watches the folder, under each path
+// that Watcher gave for it. Paths and folders are counted: a folder is
+// unwatched when no Watcher watches it by any path.
 type hub struct {
 	fsw      *fsnotify.Watcher
 	isShared bool // the process's hub, not a test's own
@@ -39,8 +39,9 @@ type hub struct {
 	users map[*Watcher]bool   // the Watchers attached
 	paths map[string]*hubNode // every path a Watcher watches: the folder it reaches
 	nodes map[fileID]*hubNode // every folder watched, by identity
-	// orphans are the folders still watched under a label (see hubNode)
-	// that no Watcher watches any more, by label.
+	// orphans are the folders watched under a label (their real path, see
+	// hubNode) that no Watcher watches them by, by label: those reached
+	// only through links.
 	orphans map[string]*hubNode
 
 	warned atomic.Bool   // a Watcher logged a limit reached (see onceWarn)
@@ -125,10 +126,11 @@ func newHub(newFS func() (*fsnotify.Watcher, error)) (*hub, error) {
 	return h, nil
 }
 
-// detach forgets every path w watches and, when w was the last user,
-// closes the fsnotify watcher (the shared hub is made again when a Watcher
-// needs one).
-func (h *hub) detach(w *Watcher) error {
+// detach forgets the paths w watches, all of them in paths, and, when w
+// was the last user, closes the fsnotify watcher (the shared hub is made
+// again when a Watcher needs one). It costs what w watches, not what the
+// hub does: a server of many client roots closes thousands of Watchers.
+func (h *hub) detach(w *Watcher, paths []string) error {
 	if h.isShared {
 		sharedMu.Lock()
 		defer sharedMu.Unlock()
@@ -137,10 +139,8 @@ func (h *hub) detach(w *Watcher) error {
 	defer h.opMu.Unlock()
 	h.mu.Lock()
 	var gone []string
-	for p, n := range h.paths {
-		if slices.Contains(n.subs, hubSub{p, w}) {
-			gone = appendLabel(gone, h.removeLocked(w, p))
-		}
+	for _, p := range paths {
+		gone = appendLabel(gone, h.removeLocked(w, p))
 	}
 	delete(h.users, w)
 	last := len(h.users) == 0
@@ -164,6 +164,11 @@ func (h *hub) detach(w *Watcher) error {
 // with the stat's error for a path that is gone, or the system's for a
 // watch it cannot add (a limit).
 //
+// A folder is watched under its real path, whatever path reached it: so
+// its events name it whatever links lead to it, and an event named by a
+// label is about the folder itself, never about a link to it (a link
+// removed or switched leaves the folder, and its other paths, alone).
+//
 // fsnotify is called without h.mu, which pump takes for each event: on
 // Windows, fsnotify's Add waits for the goroutine that sends the events.
 // opMu keeps the hub's changes one at a time meanwhile.
@@ -185,24 +190,30 @@ func (h *hub) add(w *Watcher, path string) error {
 		return nil
 	}
 	node := h.nodes[id]
+	parent := ""
+	if pn := h.paths[filepath.Dir(path)]; pn != nil && !pn.dead {
+		parent = pn.label
+	}
 	h.mu.Unlock()
-	link := false
+	label := ""
 	if node == nil {
-		if err := h.fsw.Add(path); err != nil {
+		if label, err = realPath(path, parent); err != nil {
 			return err
 		}
-		lfi, err := os.Lstat(path)
-		link = err == nil && lfi.Mode()&os.ModeSymlink != 0
+		if err := h.fsw.Add(label); err != nil {
+			return err
+		}
 	}
 	h.mu.Lock()
 	if node == nil {
-		if l := h.byLabel(path); l != nil {
-			// fsnotify names one watch per path: the one just added made
-			// it forget the folder that was here.
+		if l := h.byLabel(label); l != nil {
+			// The folder that was at this real path went, and its
+			// event has not come yet.
 			h.bury(l)
 		}
-		node = &hubNode{id: id, label: path, link: link}
+		node = &hubNode{id: id, label: label}
 		h.nodes[id] = node
+		h.orphans[label] = node // until a Watcher watches it by this path
 	}
 	gone := ""
 	if old := h.paths[path]; old != nil && old != node {
@@ -219,6 +230,9 @@ func (h *hub) add(w *Watcher, path string) error {
 	}
 	h.paths[path] = node
 	node.subscribe(path, w)
+	if path == node.label {
+		delete(h.orphans, path)
+	}
 	h.mu.Unlock()
 	if gone != "" {
 		h.fsw.Remove(gone) // fails harmlessly for a folder that is gone
@@ -270,14 +284,26 @@ func (h *hub) left(n *hubNode) string {
 		h.bury(n)
 		return n.label
 	}
-	// Buried when its folder left the path: fsnotify has most likely
-	// dropped the watch, but a watch on a folder reached by a link that
-	// went lives on. Removing it is safe unless the path, or the folder,
-	// is watched again since, which fsnotify would take for this one.
+	// Buried when its folder left its path: fsnotify has most likely
+	// dropped the watch already. Removing it is safe unless the path, or
+	// the folder, is watched again since, which fsnotify would take for
+	// this one.
 	if h.nodes[n.id] == nil && h.byLabel(n.label) == nil {
 		return n.label
 	}
 	return ""
+}
+
+// realPath returns the path of the folder at path with every link
+// resolved: from the real path of its parent folder, when the hub knows
+// it, unless path itself is a link; else from the file system.
+func realPath(path, parent string) (string, error) {
+	if parent != "" {
+		if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			return filepath.Join(parent, filepath.Base(path)), nil
+		}
+	}
+	return filepath.EvalSymlinks(path)
 }
 
 // byLabel returns the live folder fsnotify names by label, or nil.
@@ -294,19 +320,6 @@ func appendLabel(ls []string, l string) []string {
 		return ls
 	}
 	return append(ls, l)
-}
-
-// reached reports whether one of the paths node is watched by still leads
-// to it.
-func reached(n *hubNode) bool {
-	for _, sub := range n.subs {
-		if fi, err := os.Stat(sub.path); err == nil {
-			if id, ok := idOf(sub.path, fi); ok && id == n.id {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // bury marks n's watch gone and forgets it as the folder watched for its
@@ -367,12 +380,10 @@ func (h *hub) pump() {
 				}
 			}
 			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-				// The folder fsnotify knows by this path was removed or
-				// moved, and fsnotify dropped its watch; a folder made in
-				// its place, which may have its inode number, is watched
-				// anew. When the path is a link, only the link went: the
-				// folder keeps its watch while another path reaches it.
-				if n := h.byLabel(ev.Name); n != nil && (!n.link || !reached(n)) {
+				// The folder at this real path was removed or moved, and
+				// fsnotify dropped its watch; a folder made in its place,
+				// which may have its inode number, is watched anew.
+				if n := h.byLabel(ev.Name); n != nil {
 					h.bury(n)
 				}
 			}

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -57,6 +58,9 @@ func TestWatchersShareFolders(t *testing.T) {
 	c.waitFor(filepath.Join(link, "skill", "SKILL.md"))
 
 	a.stop()
+	if left := b.w.hub.watched(a.w); len(left) != 0 {
+		t.Errorf("the hub still watches %q for a closed Watcher", left)
+	}
 	g := filepath.Join(real, "skill", "g.md")
 	write(t, g)
 	b.waitFor(g)
@@ -98,4 +102,42 @@ func (h *harness) roots() []string {
 	h.w.mu.Lock()
 	defer h.w.mu.Unlock()
 	return slices.Sorted(maps.Keys(h.w.roots))
+}
+
+// A link to a folder removed, or switched to another folder (ln -sfn),
+// leaves the folder watched for the Watchers that reach it by another
+// path, whichever path reached it first.
+func TestWatchersLinkGoes(t *testing.T) {
+	for _, switched := range []bool{false, true} {
+		t.Run(map[bool]string{false: "removed", true: "switched"}[switched], func(t *testing.T) {
+			base := t.TempDir()
+			real := filepath.Join(base, "real")
+			mkdirs(t, filepath.Join(real, "foo"), filepath.Join(real, "baz"))
+			a, u := filepath.Join(base, "a"), filepath.Join(base, "u")
+			mkdirs(t, a, u)
+			symlink(t, filepath.Join(real, "foo"), filepath.Join(a, "foo"))
+			symlink(t, filepath.Join(real, "foo"), filepath.Join(u, "foo"))
+			ha := start(t, nil, a) // the first to reach the folder
+			hu := start(t, nil, u)
+
+			if switched {
+				tmp := filepath.Join(a, "foo.tmp")
+				symlink(t, filepath.Join(real, "baz"), tmp)
+				must(t, os.Rename(tmp, filepath.Join(a, "foo")))
+			} else {
+				must(t, os.Remove(filepath.Join(a, "foo")))
+			}
+			ha.waitFor(filepath.Join(a, "foo"))
+			for i := range 3 {
+				f := filepath.Join(real, "foo", fmt.Sprintf("SKILL%d.md", i))
+				write(t, f)
+				hu.waitFor(filepath.Join(u, "foo", filepath.Base(f)))
+			}
+			if switched {
+				g := filepath.Join(real, "baz", "SKILL.md")
+				write(t, g)
+				ha.waitFor(filepath.Join(a, "foo", "SKILL.md"))
+			}
+		})
+	}
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -358,10 +360,18 @@ func (w *Watcher) Close() error {
 	w.closeOnce.Do(func() {
 		w.mu.Lock()
 		w.closed = true
+		// What the hub watches for w: its folders and its sentinels (the
+		// other paths reaching its folders are its own business).
+		paths := slices.Collect(maps.Keys(w.dirs))
+		for p := range w.sentinels {
+			if w.dirs[p] == nil {
+				paths = append(paths, p)
+			}
+		}
 		w.mu.Unlock()
 		close(w.done)
 		if w.hub != nil {
-			w.closeErr = w.hub.detach(w)
+			w.closeErr = w.hub.detach(w, paths)
 		}
 		w.wg.Wait()
 	})
