@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -373,9 +374,37 @@ func (s *Server) allowed(sk *sources.Skill, p string, dir bool) bool {
 }
 
 // allowedIn is Server.allowed for the folders allowDirs (slash paths
-// without a trailing '/'; none allows everything).
+// without a trailing '/'; none allows everything). A path allowed as
+// written must also be where its links lead: a link in an allowed folder
+// to a file outside the allowed ones is not served.
 func allowedIn(allowDirs []string, sk *sources.Skill, p string, dir bool) bool {
-	if len(allowDirs) == 0 || !dir && p == sk.EntryFile() {
+	if len(allowDirs) == 0 {
+		return true
+	}
+	if !allowedAsWritten(allowDirs, sk, p, dir) {
+		return false
+	}
+	if sk.Scope == sources.ScopeSourcePlugin || sk.Dir == "" {
+		return true // no links to follow
+	}
+	top, err := filepath.EvalSymlinks(sk.Dir)
+	if err != nil {
+		return true // the read fails on its own
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(sk.Dir, filepath.FromSlash(p)))
+	if err != nil {
+		return true // gone, or a link leading nowhere: the read says so
+	}
+	rel, err := filepath.Rel(top, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return true // outside the skill: refused by the read as leading out
+	}
+	return allowedAsWritten(allowDirs, sk, filepath.ToSlash(rel), dir)
+}
+
+// allowedAsWritten is allowedIn for the path p as it is written.
+func allowedAsWritten(allowDirs []string, sk *sources.Skill, p string, dir bool) bool {
+	if !dir && p == sk.EntryFile() {
 		return true
 	}
 	for _, d := range allowDirs {

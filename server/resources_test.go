@@ -327,14 +327,22 @@ func TestResourceCollections(t *testing.T) {
 // nothing else, in every way a file can be reached.
 func TestResourceAllowDirs(t *testing.T) {
 	rt := newResourceTree(t)
+	// Links in an allowed folder to what is not allowed serve nothing.
+	for link, target := range map[string]string{"references/forms-link.md": "../forms.md", "references/assets-link": "../assets"} {
+		if err := os.Symlink(target, filepath.Join(rt.root, "pdf", filepath.FromSlash(link))); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+	}
 	srv := server.New(newResolver(t, dirtree.New(rt.root, nil)), &server.Options{AllowDirs: []string{"scripts/", "references"}})
 	cs := extClient(t, srv, "2025-11-25", nil)
 	for uri, ok := range map[string]bool{
-		"skill://pdf/SKILL.md":            true,
-		"skill://pdf/scripts/fill.py":     true,
-		"skill://pdf/references/guide.md": true,
-		"skill://pdf/forms.md":            false,
-		"skill://pdf/nested/SKILL.md":     false,
+		"skill://pdf/SKILL.md":                        true,
+		"skill://pdf/scripts/fill.py":                 true,
+		"skill://pdf/references/guide.md":             true,
+		"skill://pdf/forms.md":                        false,
+		"skill://pdf/nested/SKILL.md":                 false,
+		"skill://pdf/references/forms-link.md":        false,
+		"skill://pdf/references/assets-link/logo.png": false,
 	} {
 		_, err := read(cs, uri)
 		if ok != (err == nil) || !ok && !strings.Contains(err.Error(), "rule not-allowed") {
