@@ -39,6 +39,11 @@ type hub struct {
 	users map[*Watcher]bool   // the Watchers attached
 	paths map[string]*hubNode // every path a Watcher watches: the folder it reaches
 	nodes map[fileID]*hubNode // every folder watched, by identity
+	// stale are the labels of folders that went from them (see bury),
+	// which fsnotify may still hold a watch under, and their identity: the
+	// watch is removed before that folder, or that label, is watched
+	// again, or when the last Watcher leaves the folder.
+	stale map[string]fileID
 	// orphans are the folders watched under a label (their real path, see
 	// hubNode) that no Watcher watches them by, by label: those reached
 	// only through links.
@@ -118,6 +123,7 @@ func newHub(newFS func() (*fsnotify.Watcher, error)) (*hub, error) {
 		paths:   map[string]*hubNode{},
 		nodes:   map[fileID]*hubNode{},
 		orphans: map[string]*hubNode{},
+		stale:   map[string]fileID{},
 		users:   map[*Watcher]bool{},
 		done:    make(chan struct{}),
 	}
@@ -199,6 +205,22 @@ func (h *hub) add(w *Watcher, path string) error {
 	if node == nil {
 		if label, err = realPath(path, parent); err != nil {
 			return err
+		}
+		// A watch fsnotify may still hold for this folder under its old
+		// name (its move not read yet), or for another folder under this
+		// name, would be handed back, or replaced, by the Add: it goes
+		// first.
+		h.mu.Lock()
+		var stale []string
+		for l, sid := range h.stale {
+			if l == label || sid == id {
+				stale = append(stale, l)
+				delete(h.stale, l)
+			}
+		}
+		h.mu.Unlock()
+		for _, l := range stale {
+			h.fsw.Remove(l) // fails harmlessly for a watch fsnotify dropped
 		}
 		if err := h.fsw.Add(label); err != nil {
 			return err
@@ -282,6 +304,7 @@ func (h *hub) left(n *hubNode) string {
 	}
 	if !n.dead {
 		h.bury(n)
+		delete(h.stale, n.label) // removed now
 		return n.label
 	}
 	// Buried when its folder left its path: fsnotify has most likely
@@ -289,6 +312,7 @@ func (h *hub) left(n *hubNode) string {
 	// the folder, is watched again since, which fsnotify would take for
 	// this one.
 	if h.nodes[n.id] == nil && h.byLabel(n.label) == nil {
+		delete(h.stale, n.label) // removed now
 		return n.label
 	}
 	return ""
@@ -325,6 +349,7 @@ func appendLabel(ls []string, l string) []string {
 // bury marks n's watch gone and forgets it as the folder watched for its
 // identity and under its label.
 func (h *hub) bury(n *hubNode) {
+	h.stale[n.label] = n.id
 	n.dead = true
 	if h.nodes[n.id] == n {
 		delete(h.nodes, n.id)
@@ -396,6 +421,16 @@ func (h *hub) pump() {
 				return
 			}
 			h.mu.Lock()
+			// Events were lost (an overflow), and with them perhaps the
+			// move or removal of a folder watched: each is checked, so
+			// that the Watchers' resync watches anew what went.
+			for _, n := range h.nodes {
+				if fi, err := os.Stat(n.label); err != nil {
+					h.bury(n)
+				} else if id, ok := idOf(n.label, fi); !ok || id != n.id {
+					h.bury(n)
+				}
+			}
 			all := slices.Collect(maps.Keys(h.users))
 			h.mu.Unlock()
 			for _, w := range all {

@@ -141,3 +141,52 @@ func TestWatchersLinkGoes(t *testing.T) {
 		})
 	}
 }
+
+// Two Watchers of one root, a folder renamed in it: both hear of what is
+// made in it under its new name, however the Watchers' drop and re-add of
+// the folder interleave with fsnotify's reading of the move (which drops
+// the folder's watch). Some interleavings are rare: the test repeats.
+func TestWatchersFolderMoved(t *testing.T) {
+	for i := range 30 {
+		root := t.TempDir()
+		skill := filepath.Join(root, "skill")
+		mkdirs(t, skill)
+		a := start(t, nil, root)
+		b := start(t, nil, root)
+		moved := filepath.Join(root, fmt.Sprint("moved", i))
+		must(t, os.Rename(skill, moved))
+		a.waitFor(moved)
+		b.waitFor(moved)
+		f := filepath.Join(moved, "SKILL.md")
+		write(t, f)
+		a.waitFor(f)
+		b.waitFor(f)
+		a.stop()
+		b.stop()
+	}
+}
+
+// A folder moved while events are lost (an overflow) is watched again by
+// every Watcher at its new name, and a folder made at its old name is
+// watched too: the hub checks its folders after an overflow.
+func TestWatchersOverflowMove(t *testing.T) {
+	root := t.TempDir()
+	x, y := filepath.Join(root, "x"), filepath.Join(root, "y")
+	mkdirs(t, x)
+	f1, f2 := filepath.Join(root, "f1"), filepath.Join(root, "f2")
+	write(t, f1)
+	write(t, f2)
+	a := start(t, nil, root)
+	b := start(t, nil, root)
+	overflow(t, a, f1, f2, func() { must(t, os.Rename(x, y)) })
+	a.waitRescan()
+	b.waitRescan()
+	mkdirs(t, x)
+	a.waitFor(x)
+	b.waitFor(x)
+	for _, p := range []string{filepath.Join(y, "a"), filepath.Join(x, "b")} {
+		write(t, p)
+		a.waitFor(p)
+		b.waitFor(p)
+	}
+}
