@@ -82,10 +82,10 @@ type result struct {
 	// server has done the work of its start (the deferred scan, the
 	// watches, the search index): what a session that runs a while sees.
 	settledPing, settledCall []time.Duration
-	coldRSSKB  int64           // the largest of the cold runs
-	warmRSSKB  int64           // the largest of the warm runs
-	warmCPU    []time.Duration // user and system CPU time of each warm process, which only starts
-	watch      *watchResult    // nil when not measured
+	coldRSSKB                int64           // the largest of the cold runs
+	warmRSSKB                int64           // the largest of the warm runs
+	warmCPU                  []time.Duration // user and system CPU time of each warm process, which only starts
+	watch                    *watchResult    // nil when not measured
 }
 
 func TestE2EBench(t *testing.T) {
