@@ -211,6 +211,12 @@ func (h *hub) add(w *Watcher, path string) error {
 		// name, would be handed back, or replaced, by the Add: it goes
 		// first.
 		h.mu.Lock()
+		if l := h.byLabel(label); l != nil {
+			// The folder that was at this real path went, and its event
+			// has not come yet: fsnotify would forget its watch, not
+			// remove it.
+			h.bury(l)
+		}
 		var stale []string
 		for l, sid := range h.stale {
 			if l == label || sid == id {
@@ -228,11 +234,6 @@ func (h *hub) add(w *Watcher, path string) error {
 	}
 	h.mu.Lock()
 	if node == nil {
-		if l := h.byLabel(label); l != nil {
-			// The folder that was at this real path went, and its
-			// event has not come yet.
-			h.bury(l)
-		}
 		node = &hubNode{id: id, label: label}
 		h.nodes[id] = node
 		h.orphans[label] = node // until a Watcher watches it by this path
