@@ -6,25 +6,18 @@ import (
 	"time"
 )
 
-// DefaultPollInterval is how often PollFiles looks at its files.
+// DefaultPollInterval is how often a FilePoll looks at its files.
 const DefaultPollInterval = time.Second
 
-// PollFiles calls changed with the paths, among paths, of the files that
-// were created, removed or changed (another file, size or modification
-// time) since it last looked, looking every interval (DefaultPollInterval
-// when 0), until ctx is done. changed runs on the calling goroutine.
+// FilePoll reports the files, among its paths, that were created, removed
+// or changed (another file, size or modification time) since it last
+// looked. NewFilePoll takes the first look, so that a caller knows when
+// the files were first looked at; Run reports what changed since.
 //
 // It is for a handful of single files, such as configuration files: they
 // may not exist yet, and their folders (a repository's root, ~/.claude)
 // are ones a recursive watch should not take on for one file. A few stat
 // calls a second cost nothing.
-func PollFiles(ctx context.Context, paths []string, interval time.Duration, changed func([]string)) {
-	NewFilePoll(paths).Run(ctx, interval, changed)
-}
-
-// FilePoll is PollFiles in two steps, for a caller that must know when
-// the files were first looked at: NewFilePoll looks at them, and Run
-// reports what changed since.
 type FilePoll struct {
 	paths []string
 	last  []fileState
@@ -39,7 +32,9 @@ func NewFilePoll(paths []string) *FilePoll {
 	return p
 }
 
-// Run is PollFiles from the look NewFilePoll took.
+// Run calls changed with the paths that changed since the last look,
+// looking every interval (DefaultPollInterval when 0), until ctx is done.
+// changed runs on the calling goroutine.
 func (fp *FilePoll) Run(ctx context.Context, interval time.Duration, changed func([]string)) {
 	if interval <= 0 {
 		interval = DefaultPollInterval

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-func TestPollFiles(t *testing.T) {
+func TestFilePoll(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "later", "b.yaml")
 	if err := os.WriteFile(a, []byte("one"), 0o644); err != nil {
@@ -18,7 +18,7 @@ func TestPollFiles(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		got := make(chan []string, 10)
-		go PollFiles(ctx, []string{a, b}, time.Second, func(p []string) { got <- p })
+		go NewFilePoll([]string{a, b}).Run(ctx, time.Second, func(p []string) { got <- p })
 		next := func() []string {
 			time.Sleep(time.Second) // fake time
 			synctest.Wait()
