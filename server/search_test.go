@@ -428,3 +428,22 @@ func TestIndexAfter(t *testing.T) {
 		}
 	}
 }
+
+// Greeted is closed by the answer to the first handshake, and not before:
+// serve starts watching the catalog's folders only then.
+func TestGreeted(t *testing.T) {
+	res := newResolver(t, dirtree.New(searchDir(t), nil))
+	srv := server.New(res, nil)
+	t.Cleanup(func() { srv.Close() })
+	select {
+	case <-srv.Greeted():
+		t.Fatal("Greeted was closed before any client connected")
+	default:
+	}
+	connect(t, srv, "", nil)
+	select {
+	case <-srv.Greeted():
+	default:
+		t.Fatal("Greeted was not closed by the answer to initialize")
+	}
+}

@@ -84,6 +84,8 @@ type Server struct {
 	index         *searchIndex
 	indexAfter    <-chan struct{}
 	indexing      sync.Once // the first handshake's start of the index
+	greeted       chan struct{}
+	greetOnce     sync.Once
 	logger        *slog.Logger
 	includeNative bool
 	roots         *rootsFollower
@@ -144,6 +146,7 @@ func New(c Catalog, opts *Options) *Server {
 	s.catalogOpts = s.catalogOptions(o.Catalog)
 	s.index = newSearchIndex(s.logger, o.SearchWait, c.Snapshot)
 	s.indexAfter = o.IndexAfter
+	s.greeted = make(chan struct{})
 	s.roots = newRootsFollower(o.OnRoots, s.logger)
 	caps := &mcp.ServerCapabilities{
 		Tools:     &mcp.ToolCapabilities{ListChanged: true},

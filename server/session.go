@@ -147,10 +147,12 @@ func (s *Server) sessionViews(next mcp.MethodHandler) mcp.MethodHandler {
 				s.negotiated.Store(ss, r.ProtocolVersion)
 			}
 			r.Instructions = s.shown(req).instrs
+			s.greet()
 		case *mcp.DiscoverResult:
 			// A client of 2026-07-28 sends no notifications/initialized:
 			// its handshake is this.
 			r.Instructions = s.shown(req).instrs
+			s.greet()
 			s.startIndex()
 		case *mcp.ListToolsResult:
 			v := s.shown(req)
@@ -249,6 +251,17 @@ func (s *Server) notifyNow(method string, snap *resolver.Snapshot) {
 		}()
 	}
 }
+
+// Greeted returns a channel that is closed once the server has made its
+// answer to the first handshake (initialize, or server/discover for a
+// client of 2026-07-28). Work the client does not wait for, such as
+// watching the catalog's folders, can wait for it: on a machine of two
+// cores, a few system calls that block in the kernel (adding a watch to a
+// folder of many entries takes milliseconds) hold both of the runtime's
+// processors, and the answer with them.
+func (s *Server) Greeted() <-chan struct{} { return s.greeted }
+
+func (s *Server) greet() { s.greetOnce.Do(func() { close(s.greeted) }) }
 
 // onInitialized records the end of a session's handshake, and asks a
 // client that declares the roots capability for its workspace folders.

@@ -167,6 +167,28 @@ func TestBinaryLiveRefresh(t *testing.T) {
 	}
 }
 
+// Watching starts with the first handshake, or a second after the start
+// for a client slow to send it: such a client's instructions include a
+// skill added while it was starting.
+func TestBinarySlowHandshake(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "first/SKILL.md"), skillMD("first", "The first skill."))
+	env := append(isolatedEnv(t), "HOME="+t.TempDir(), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+	s := startServe(t, env, t.TempDir(), "--root", root)
+	// The server has listed the catalog once it logs that it serves.
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(s.stderr.String(), "serving MCP on stdio") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	writeFile(t, filepath.Join(root, "second/SKILL.md"), skillMD("second", "Added before the handshake."))
+	time.Sleep(greetWait + 500*time.Millisecond)
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	m := s.next("initialize result", isID(1))
+	if instr, _ := m["result"].(map[string]any)["instructions"].(string); !strings.Contains(instr, "second") {
+		t.Errorf("the instructions miss the skill added before the handshake:\n%s", instr)
+	}
+}
+
 // With --no-builtin, an edit that leaves no source empties the catalog,
 // and the client is told, as for any other change.
 func TestBinaryConfigLeavesNoSources(t *testing.T) {

@@ -42,6 +42,23 @@ func steadyStateGC(logger *slog.Logger) {
 	}
 }
 
+// greetWait bounds how long the watching of the catalog waits for the
+// client's first handshake (see afterGreeting).
+const greetWait = time.Second
+
+// afterGreeting waits until greeted is closed, or greetWait has passed,
+// and reports whether ctx is still live.
+func afterGreeting(ctx context.Context, greeted <-chan struct{}) bool {
+	t := time.NewTimer(greetWait)
+	defer t.Stop()
+	select {
+	case <-greeted:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return ctx.Err() == nil
+}
+
 // interval turns refresh.interval, where 0 means off, into the resolver's
 // RunOptions.Interval, where a negative value does.
 func interval(d time.Duration) time.Duration {
@@ -131,12 +148,20 @@ status 2.`,
 			// session ends.
 			runCtx, stopRun := context.WithCancel(ctx)
 			var running sync.WaitGroup
+			// Watching starts once the first handshake is answered (or
+			// greetWait after the start, for a client slow to send it):
+			// setting up thousands of watches is work the client does not
+			// wait for, and the edits made meanwhile are found by the
+			// first look at the folders that the watching begins with.
 			running.Go(func() {
+				if !afterGreeting(runCtx, srv.Greeted()) {
+					return
+				}
+				if s.cfg.Refresh.Watch {
+					running.Go(func() { l.watchConfig(runCtx) })
+				}
 				res.Run(runCtx, &resolver.RunOptions{Interval: interval(s.cfg.Refresh.Interval), NoWatch: !s.cfg.Refresh.Watch})
 			})
-			if s.cfg.Refresh.Watch {
-				running.Go(func() { l.watchConfig(runCtx) })
-			}
 			defer func() {
 				stopRun()
 				running.Wait()
