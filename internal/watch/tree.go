@@ -181,58 +181,8 @@ func (w *Watcher) watchDir(path string, id fileID) error {
 func (w *Watcher) rearm() (changed []string) {
 	want := map[string]bool{}
 	for root := range w.roots {
-		if w.dirs[root] != nil || w.aliases[root] != "" {
-			if !w.replaced(root) {
-				w.guardAbove(root, want)
-				continue
-			}
-			w.adopt(w.drop(root, true), nil)
+		if w.arm(root, want) {
 			changed = append(changed, root)
-		}
-		// The file system may change while we look: a folder found may be
-		// gone when its watch is added, and the next one down may be made
-		// just before. Each turn looks again, a few times at most.
-		last := "" // the last sentinel set for root
-		for range 8 {
-			if fi, err := os.Stat(root); err == nil && fi.IsDir() {
-				w.watchTree(root, true, nil, nil)
-				if w.dirs[root] != nil || w.aliases[root] != "" {
-					changed = append(changed, root)
-					w.guardAbove(root, want)
-					last = ""
-					break
-				}
-				if _, err := os.Stat(root); err == nil {
-					break // there, and cannot be watched (a limit): left to rescans
-				}
-				continue // gone again before its watch: look again
-			}
-			dir, next := existingAbove(root)
-			if dir == "" {
-				break
-			}
-			if !w.sentinels[dir] && w.dirs[dir] == nil {
-				if err := w.addWatch(dir); err != nil {
-					if errors.Is(err, fs.ErrNotExist) {
-						continue
-					}
-					w.log.Debug("watch: cannot wait for a missing root; it is found by periodic rescans", "folder", dir, "err", err)
-					break
-				}
-				w.sentinels[dir] = true
-			}
-			last = dir
-			if _, err := os.Stat(next); err != nil {
-				break // no event was missed: the sentinel will tell
-			}
-			// Made before the watch: go down.
-		}
-		if last != "" {
-			// Kept even when the looks ran out, so that the root's
-			// appearance is still heard of; and the folders above it,
-			// so that its own move is.
-			want[last] = true
-			w.guardAbove(last, want)
 		}
 	}
 	for dir := range w.sentinels {
@@ -245,6 +195,68 @@ func (w *Watcher) rearm() (changed []string) {
 	}
 	slices.Sort(changed)
 	return slices.Compact(changed)
+}
+
+// arm is rearm for one root: it watches the root if it exists again,
+// drops and watches it anew if it was replaced, and sets its sentinels,
+// which it adds to want. It reports whether the root appeared, went or
+// was replaced. Add arms a new root alone, so that adding many missing
+// roots costs each its own path, not a look at every root before it.
+func (w *Watcher) arm(root string, want map[string]bool) (changed bool) {
+	if w.dirs[root] != nil || w.aliases[root] != "" {
+		if !w.replaced(root) {
+			w.guardAbove(root, want)
+			return false
+		}
+		w.adopt(w.drop(root, true), nil)
+		changed = true
+	}
+	// The file system may change while we look: a folder found may be
+	// gone when its watch is added, and the next one down may be made
+	// just before. Each turn looks again, a few times at most.
+	last := "" // the last sentinel set for root
+	for range 8 {
+		if fi, err := os.Stat(root); err == nil && fi.IsDir() {
+			w.watchTree(root, true, nil, nil)
+			if w.dirs[root] != nil || w.aliases[root] != "" {
+				changed = true
+				w.guardAbove(root, want)
+				last = ""
+				break
+			}
+			if _, err := os.Stat(root); err == nil {
+				break // there, and cannot be watched (a limit): left to rescans
+			}
+			continue // gone again before its watch: look again
+		}
+		dir, next := existingAbove(root)
+		if dir == "" {
+			break
+		}
+		if !w.sentinels[dir] && w.dirs[dir] == nil {
+			if err := w.addWatch(dir); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				w.log.Debug("watch: cannot wait for a missing root; it is found by periodic rescans", "folder", dir, "err", err)
+				break
+			}
+			w.sentinels[dir] = true
+		}
+		last = dir
+		if _, err := os.Stat(next); err != nil {
+			break // no event was missed: the sentinel will tell
+		}
+		// Made before the watch: go down.
+	}
+	if last != "" {
+		// Kept even when the looks ran out, so that the root's
+		// appearance is still heard of; and the folders above it,
+		// so that its own move is.
+		want[last] = true
+		w.guardAbove(last, want)
+	}
+	return changed
 }
 
 // replaced reports whether the watched root's path no longer leads to

@@ -261,7 +261,7 @@ func (w *Watcher) Add(root string) error {
 	}
 	if missing {
 		// Made meanwhile, it is watched now and Rescan says so.
-		if appeared := w.rearm(); len(appeared) > 0 {
+		if w.arm(root, map[string]bool{}) {
 			w.debounce.add(true)
 		}
 		return nil

@@ -593,6 +593,56 @@ func TestMissingRoot(t *testing.T) {
 	h.removedLeavesNothing(root)
 }
 
+// Many missing roots added one after another (a client's roots, before
+// the folders are made) are each waited for: made, each is watched.
+func TestManyMissingRoots(t *testing.T) {
+	base := t.TempDir()
+	var roots []string
+	for i := range 40 {
+		roots = append(roots, filepath.Join(base, "p", fmt.Sprint(i), "skills"))
+	}
+	h := start(t, nil, roots...)
+	h.waitSentinel(base)
+	var files []string
+	for _, r := range roots {
+		mkdirs(t, r)
+		files = append(files, filepath.Join(r, "SKILL.md"))
+	}
+	deadline := time.Now().Add(hang)
+	for {
+		h.w.mu.Lock()
+		n := 0
+		for _, r := range roots {
+			if h.w.dirs[r] != nil {
+				n++
+			}
+		}
+		h.w.mu.Unlock()
+		if n == len(roots) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d roots of %d watched once made", n, len(roots))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// The roots' appearance is reported as rescans, which carry no paths:
+	// let them pass before writing.
+	h.waitRescan()
+	for quiet := false; !quiet; {
+		select {
+		case <-h.batches:
+		case <-time.After(10 * fast.Debounce):
+			quiet = true
+		}
+	}
+	h.reset()
+	for _, f := range files {
+		write(t, f)
+	}
+	h.waitFor(files...)
+}
+
 func TestAddErrors(t *testing.T) {
 	w, err := New(nil)
 	must(t, err)

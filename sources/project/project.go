@@ -231,6 +231,9 @@ func (s *Source) watchNested(ctx context.Context, changed func()) error {
 	defer w.Close()
 	settled := sources.DeferSettle(ctx) // once the watches are set
 	for _, d := range dirs {
+		if ctx.Err() != nil {
+			return nil // the session ended while the watches were set
+		}
 		if err := w.Add(d); err != nil {
 			logger.Debug("cannot watch a workspace for nested .claude/skills folders", "folder", d, "err", err)
 		}
