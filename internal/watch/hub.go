@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -179,7 +180,13 @@ func (h *hub) detach(w *Watcher, paths []string) error {
 // Windows, fsnotify's Add waits for the goroutine that sends the events.
 // opMu keeps the hub's changes one at a time meanwhile.
 func (h *hub) add(w *Watcher, path string) error {
-	fi, err := os.Stat(path)
+	// One lstat tells a folder from a link to one, and names a folder;
+	// only a link needs a stat as well.
+	fi, err := os.Lstat(path)
+	link := err == nil && fi.Mode()&os.ModeSymlink != 0
+	if link {
+		fi, err = os.Stat(path)
+	}
 	if err != nil {
 		return err
 	}
@@ -203,7 +210,7 @@ func (h *hub) add(w *Watcher, path string) error {
 	h.mu.Unlock()
 	label := ""
 	if node == nil {
-		if label, err = realPath(path, parent); err != nil {
+		if label, err = realPath(path, parent, link); err != nil {
 			return err
 		}
 		// A watch fsnotify may still hold for this folder under its old
@@ -321,12 +328,16 @@ func (h *hub) left(n *hubNode) string {
 
 // realPath returns the path of the folder at path with every link
 // resolved: from the real path of its parent folder, when the hub knows
-// it, unless path itself is a link; else from the file system.
-func realPath(path, parent string) (string, error) {
-	if parent != "" {
-		if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink == 0 {
-			return filepath.Join(parent, filepath.Base(path)), nil
+// it, unless path itself is a link; else from the file system. A path
+// with no link on it is its own real path, and is returned as it is, not
+// as a copy: tens of thousands of folders are watched.
+func realPath(path, parent string, link bool) (string, error) {
+	if parent != "" && !link {
+		base := filepath.Base(path)
+		if dir := path[:len(path)-len(base)]; strings.TrimSuffix(dir, string(filepath.Separator)) == parent {
+			return path, nil
 		}
+		return filepath.Join(parent, base), nil
 	}
 	return filepath.EvalSymlinks(path)
 }
