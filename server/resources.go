@@ -153,6 +153,9 @@ func isSDKNotFound(err error) bool {
 // served and shadowed, sorted by URI.
 func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error) {
 	v := s.viewOf(req)
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+		s.listedResources(ss, v.snap)
+	}
 	items := v.snap.Addresses()
 	cursor := ""
 	if req.Params != nil {

@@ -122,12 +122,26 @@ func (s *Server) shown(req mcp.Request) *view {
 		if !st.heard {
 			st.seen, st.heard = v.snap.Keys(), true
 		}
-		if st.res.listed == nil && !st.res.hasSig {
-			st.res.listed = v.snap // the resources it will be told of changes to
-		}
 		s.mu.Unlock()
 	}
 	return v
+}
+
+// listedResources records that the session ss has listed resources (with
+// resources/list, skills/list or resources/directory/read) from the
+// snapshot snap: from its first listing on, a change to the resources is
+// worth a notifications/resources/list_changed. A session that never
+// listed them knows no list to be told is out of date.
+func (s *Server) listedResources(ss *mcp.ServerSession, snap *resolver.Snapshot) {
+	if ss == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sessionLocked(ss)
+	if st.res.listed == nil && !st.res.hasSig {
+		st.res.listed = snap
+	}
 }
 
 // sessionViews fits what a session is told of the catalog to its view:

@@ -129,6 +129,7 @@ func (s *Server) addSkillsExtension() {
 // entry is skipped, and an entry is never split across pages.
 func (s *Server) listSkills(ctx context.Context, ss *mcp.ServerSession, p *listSkillsParams) (*listSkillsResult, error) {
 	v := s.viewOfSession(ss)
+	s.listedResources(ss, v.snap)
 	items := v.snap.Addresses()
 	cursor := ""
 	if p != nil {
@@ -289,6 +290,7 @@ func (s *Server) readDirectory(ctx context.Context, ss *mcp.ServerSession, p *re
 		return nil, invalidParams("resources/directory/read needs the uri of a folder")
 	}
 	v := s.viewOfSession(ss)
+	s.listedResources(ss, v.snap)
 	a, snap, err := s.resolve(v, p.URI)
 	if err != nil {
 		var pe *sources.PathError

@@ -42,7 +42,7 @@ import (
 // resSession is what a session knows of the resources. The Server's mu
 // guards it.
 type resSession struct {
-	listed      *resolver.Snapshot // the view whose resource list the session learnt at its handshake, until listSig is known
+	listed      *resolver.Snapshot // the view whose resources the session first listed, until listSig is known
 	listSig     uint64             // the signature of the resource list the session knows, when hasSig
 	hasSig      bool
 	subs        map[string]string // subscribed URI → fingerprint of what the session was last told of
@@ -149,7 +149,9 @@ func (s *Server) refreshResources(snap *resolver.Snapshot) {
 			}
 		}
 		s.mu.Lock()
-		w.st.res.listed, w.st.res.listSig, w.st.res.hasSig = nil, sig, true
+		if w.known {
+			w.st.res.listed, w.st.res.listSig, w.st.res.hasSig = nil, sig, true
+		}
 		if changed {
 			w.st.res.listChanged, listChanged = true, true
 		}

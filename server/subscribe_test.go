@@ -105,6 +105,7 @@ func testSubscriptions(t *testing.T) {
 	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
 	n := &notes{}
 	cs := connect(t, srv, "2025-11-25", n.options())
+	listResources(t, cs)
 	subscribe(t, cs, "skill://one/a.md", "skill://two", "skill://three/SKILL.md")
 
 	reload(t, r)
@@ -156,6 +157,7 @@ func testSubscriptionsRealFiles(t *testing.T) {
 	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
 	n := &notes{}
 	cs := connect(t, srv, "2025-11-25", n.options())
+	listResources(t, cs)
 	subscribe(t, cs, "skill://pdf/forms.md", "skill://docx", "skill://pdf/link-in.md")
 
 	reload(t, r)
@@ -201,8 +203,8 @@ func testResourceListChangedPerView(t *testing.T) {
 	srv := server.New(r, nil)
 	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
 	ccNotes, otherNotes := &notes{}, &notes{}
-	connectNamed(t, srv, "claude-code", ccNotes.options())
-	connectNamed(t, srv, "mcp-inspector", otherNotes.options())
+	listResources(t, connectNamed(t, srv, "claude-code", ccNotes.options()))
+	listResources(t, connectNamed(t, srv, "mcp-inspector", otherNotes.options()))
 	settle() // the server has taken both notifications/initialized
 
 	claude.Skills = append(claude.Skills, sourcetest.FakeSkill{Name: "claude-new", Description: "New in ~/.claude/skills."})
@@ -285,7 +287,11 @@ func testNoResourceNotesBeforeInitialized(t *testing.T) {
 		t.Errorf("%d messages before notifications/initialized: %v", len(msgs), <-msgs)
 	}
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"resources/list"}`)
 	settle()
+	if m := <-msgs; m.(*jsonrpc.Response).ID.Raw() != int64(2) {
+		t.Fatalf("want the resources/list answer, got %+v", m)
+	}
 	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "three", Description: "Three."})
 	reload(t, r)
 	var methods []string
@@ -297,6 +303,45 @@ func testNoResourceNotesBeforeInitialized(t *testing.T) {
 	if !slices.Contains(methods, "notifications/resources/list_changed") {
 		t.Errorf("after initialized: %v", methods)
 	}
+}
+
+// listResources lists the resources, as a client does before it has a
+// list to be told is out of date.
+func listResources(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	if _, err := cs.ListResources(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A client that never listed resources has no list to be told is out of
+// date: a skill that appears sends it no resources/list_changed (the
+// tool's list_changed, for the catalog its handshake was told of, still
+// goes), while its subscriptions are kept; once it lists them, it is
+// told.
+func TestResourceListChangedOnceListed(t *testing.T) {
+	synctest.Test(t, testResourceListChangedOnceListed)
+}
+
+func testResourceListChangedOnceListed(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a"}}}}
+	r := newResolver(t, src)
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	n := &notes{}
+	cs := connect(t, srv, "2025-11-25", n.options())
+	subscribe(t, cs, "skill://one/a.md")
+	settle()
+
+	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "two", Description: "Two."})
+	src.Skills[0].Files = map[string]string{"a.md": "a, edited"}
+	reload(t, r)
+	check(t, n, "never listed", []string{"skill://one/a.md"}, false)
+
+	listResources(t, cs)
+	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "three", Description: "Three."})
+	reload(t, r)
+	check(t, n, "listed", nil, true)
 }
 
 // From protocol 2026-07-28 a client subscribes with subscriptions/listen;
