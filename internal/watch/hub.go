@@ -62,8 +62,15 @@ type hubNode struct {
 	label string   // the path its fsnotify watch was added under, which names its events
 	link  bool     // label names a symbolic link to the folder
 	dead  bool     // its watch is gone (the folder was removed or moved)
-	subs  []hubSub // who watches it, by which path
+	subs  []hubSub // who watches it, by which path, each once
+	// at indexes subs once they are many: the folders above the roots
+	// are watched by every Watcher, one per client root.
+	at map[hubSub]int
 }
+
+// manySubs is the number of subscriptions from which a folder's are
+// indexed.
+const manySubs = 16
 
 // hubSub is a Watcher watching a folder by a path.
 type hubSub struct {
@@ -73,8 +80,59 @@ type hubSub struct {
 
 // subscribe counts w among the Watchers of the folder by path.
 func (n *hubNode) subscribe(path string, w *Watcher) {
-	if !slices.Contains(n.subs, hubSub{path, w}) {
-		n.subs = append(n.subs, hubSub{path, w})
+	sub := hubSub{path, w}
+	if n.has(sub) {
+		return
+	}
+	n.subs = append(n.subs, sub)
+	switch {
+	case n.at != nil:
+		n.at[sub] = len(n.subs) - 1
+	case len(n.subs) > manySubs:
+		n.at = make(map[hubSub]int, len(n.subs))
+		for i, s := range n.subs {
+			n.at[s] = i
+		}
+	}
+}
+
+// has reports whether sub is among the folder's subscriptions.
+func (n *hubNode) has(sub hubSub) bool {
+	if n.at != nil {
+		_, ok := n.at[sub]
+		return ok
+	}
+	return slices.Contains(n.subs, sub)
+}
+
+// unsubscribe removes the subscriptions for which drop holds; sub, when
+// not zero, is the only one it can hold for, which the index finds at
+// once.
+func (n *hubNode) unsubscribe(sub hubSub, drop func(hubSub) bool) {
+	if n.at == nil {
+		n.subs = slices.DeleteFunc(n.subs, drop)
+		return
+	}
+	if sub != (hubSub{}) {
+		i, ok := n.at[sub]
+		if !ok {
+			return
+		}
+		last := len(n.subs) - 1
+		n.subs[i] = n.subs[last]
+		n.at[n.subs[i]] = i
+		n.subs[last] = hubSub{}
+		n.subs = n.subs[:last]
+		delete(n.at, sub)
+	} else {
+		n.subs = slices.DeleteFunc(n.subs, drop)
+		clear(n.at)
+		for i, s := range n.subs {
+			n.at[s] = i
+		}
+	}
+	if len(n.subs) <= manySubs/2 {
+		n.at = nil
 	}
 }
 
@@ -255,7 +313,7 @@ func (h *hub) add(w *Watcher, path string) error {
 				node.subscribe(path, s.w)
 			}
 		}
-		old.subs = slices.DeleteFunc(old.subs, func(s hubSub) bool { return s.path == path })
+		old.unsubscribe(hubSub{}, func(s hubSub) bool { return s.path == path })
 		gone = h.left(old)
 	}
 	h.paths[path] = node
@@ -292,7 +350,8 @@ func (h *hub) removeLocked(w *Watcher, path string) string {
 	if n == nil {
 		return ""
 	}
-	n.subs = slices.DeleteFunc(n.subs, func(s hubSub) bool { return s == hubSub{path, w} })
+	sub := hubSub{path, w}
+	n.unsubscribe(sub, func(s hubSub) bool { return s == sub })
 	if !n.by(path) {
 		delete(h.paths, path)
 	}
@@ -377,7 +436,7 @@ func (h *hub) watched(w *Watcher) []string {
 	defer h.mu.Unlock()
 	var out []string
 	for p, n := range h.paths {
-		if slices.Contains(n.subs, hubSub{p, w}) {
+		if n.has(hubSub{p, w}) {
 			out = append(out, p)
 		}
 	}
@@ -404,16 +463,32 @@ func (h *hub) pump() {
 			// The folder the event is in, and the folder it is about
 			// (its own removal or move): each under every path that
 			// reaches it.
-			for _, dir := range [2]string{filepath.Dir(ev.Name), ev.Name} {
+			// A node's subscriptions are distinct, and so are its
+			// targets: only the second node's are checked against the
+			// first's, which are many only for a folder above the roots.
+			var firsts map[hubTarget]bool
+			for i, dir := range [2]string{filepath.Dir(ev.Name), ev.Name} {
 				n := h.byLabel(dir)
 				if n == nil {
 					continue
 				}
 				rest := ev.Name[len(dir):]
-				for _, sub := range n.subs {
-					if t := (hubTarget{sub.w, sub.path + rest}); !slices.Contains(targets, t) {
-						targets = append(targets, t)
+				first := targets
+				if i == 1 && len(first) > manySubs {
+					firsts = make(map[hubTarget]bool, len(first))
+					for _, t := range first {
+						firsts[t] = true
 					}
+				}
+				for _, sub := range n.subs {
+					t := hubTarget{sub.w, ev.Name} // watched by its real path: no copy
+					if sub.path != dir {
+						t.name = sub.path + rest
+					}
+					if i == 1 && (firsts != nil && firsts[t] || firsts == nil && slices.Contains(first, t)) {
+						continue
+					}
+					targets = append(targets, t)
 				}
 			}
 			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {

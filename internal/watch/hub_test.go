@@ -73,6 +73,57 @@ func TestWatchersShareFolders(t *testing.T) {
 	b.waitFor(h)
 }
 
+// Many Watchers of one folder (one per client root, each with the folders
+// above its root), some by a link: each gets every event, once, under its
+// own path; those that stop leave the others theirs, and the last one
+// leaves nothing watched.
+func TestManyWatchersShareFolders(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	mkdirs(t, filepath.Join(real, "skill"))
+	link := filepath.Join(base, "link")
+	symlink(t, real, link)
+	var hs []*harness
+	for i := range 3 * manySubs {
+		root := real
+		if i%3 == 0 {
+			root = link
+		}
+		hs = append(hs, start(t, nil, root))
+	}
+	for round, f := range []string{"SKILL.md", "g.md"} {
+		write(t, filepath.Join(real, "skill", f))
+		for _, h := range hs {
+			h.waitFor(filepath.Join(h.roots()[0], "skill", f))
+			h.reset()
+		}
+		if round == 0 {
+			for _, h := range hs[:len(hs)/2] {
+				h.stop()
+				if left := h.w.hub.watched(h.w); len(left) != 0 {
+					t.Fatalf("the hub still watches %q for a closed Watcher", left)
+				}
+			}
+			hs = hs[len(hs)/2:]
+		}
+	}
+	// A new folder is reported to each.
+	mkdirs(t, filepath.Join(real, "skill", "new"))
+	for _, h := range hs {
+		want := filepath.Join(h.roots()[0], "skill", "new")
+		h.waitFor(want)
+	}
+	hub := hs[0].w.hub
+	for _, h := range hs {
+		h.stop()
+	}
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	if len(hub.paths) != 0 || len(hub.nodes) != 0 {
+		t.Errorf("after every Watcher closed, the hub holds %d paths and %d folders", len(hub.paths), len(hub.nodes))
+	}
+}
+
 // A folder removed and made again (the kernel may give it the same inode
 // number) is watched again for every Watcher that watches it.
 func TestWatchersFolderRemade(t *testing.T) {
