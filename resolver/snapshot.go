@@ -84,6 +84,7 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 		fresh  []keyed // served, and not by prev
 		losers []*sources.Skill
 	)
+	reached := reachedTwice(inputs)
 	for _, in := range inputs {
 		if in.Err != nil {
 			s.failed = append(s.failed, SourceError{Source: in.Source, Err: in.Err, Stale: in.Listing != nil})
@@ -94,6 +95,9 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 		s.problems = append(s.problems, in.Listing.Problems...)
 		s.packages = append(s.packages, in.Listing.Packages...)
 		for _, sk := range in.Listing.Skills {
+			if reached.again(sk) {
+				continue
+			}
 			key := sk.Ref.Key()
 			if _, taken := s.byKey[key]; taken {
 				losers = append(losers, sk)
@@ -148,6 +152,49 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 		s.shadowed = append(s.shadowed, sh)
 	}
 	return s
+}
+
+// reached tells a skill folder reached again by another path (through a
+// symlink) from its first: keyed by sources.Skill.Identity, the skill
+// that reached it first. It holds only the folders some skill reached
+// through a link, since only those can be reached twice; without links
+// it is nil and costs nothing.
+type reached map[string]*sources.Skill
+
+// reachedTwice returns the reached map of inputs, or nil when no skill
+// was reached through a link.
+func reachedTwice(inputs []Input) reached {
+	var r reached
+	for _, in := range inputs {
+		if in.Listing == nil {
+			continue
+		}
+		for _, sk := range in.Listing.Skills {
+			if sk.RealPath != "" {
+				if r == nil {
+					r = reached{}
+				}
+				r[sk.RealPath] = nil
+			}
+		}
+	}
+	return r
+}
+
+// again reports whether sk is a folder an earlier skill reached already,
+// and records it otherwise: one real folder is one skill, served by the
+// first path that reaches it, and not shadowed by itself.
+func (r reached) again(sk *sources.Skill) bool {
+	id := sk.Identity()
+	first, linked := r[id]
+	switch {
+	case !linked:
+		return false
+	case first == nil:
+		r[id] = sk
+		return false
+	}
+	return true
 }
 
 // nameIndex maps the short names of the served skills, case-folded, to
@@ -212,6 +259,20 @@ func (s *Snapshot) Excluding(conventions []string) *Snapshot {
 	for _, c := range conventions {
 		drop[c] = true
 	}
+	// A folder the client loads is left out by whatever path it was
+	// reached: a root that is a link to ~/.claude/skills is Claude Code's
+	// folder too.
+	native := map[string]bool{}
+	for _, in := range s.inputs {
+		if in.Listing == nil {
+			continue
+		}
+		for _, sk := range in.Listing.Skills {
+			if drop[sk.Convention] {
+				native[sk.Identity()] = true
+			}
+		}
+	}
 	inputs := make([]Input, len(s.inputs))
 	for i, in := range s.inputs {
 		inputs[i] = in
@@ -221,7 +282,7 @@ func (s *Snapshot) Excluding(conventions []string) *Snapshot {
 		l := *in.Listing
 		l.Skills = nil
 		for _, sk := range in.Listing.Skills {
-			if !drop[sk.Convention] {
+			if !native[sk.Identity()] {
 				l.Skills = append(l.Skills, sk)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -319,5 +320,34 @@ func TestOneFolderTwoSources(t *testing.T) {
 	want := []string{"user:pdf@" + filepath.Join(dir, "team", "pdf", "SKILL.md")}
 	if diff := cmp.Diff(want, shadowed); diff != "" {
 		t.Errorf("shadowed (-want +got):\n%s", diff)
+	}
+}
+
+// One folder reached by two paths, one of them through a link (the
+// common ~/.agents/skills -> ~/.claude/skills, or a root named twice, once
+// through a link), is one skill: served once, shadowed by nothing, and
+// left out for a client that loads the folder it leads to.
+func TestOneFolderTwoPaths(t *testing.T) {
+	dir := t.TempDir()
+	claude := filepath.Join(dir, "claude")
+	agents := filepath.Join(dir, "agents")
+	sourcetest.WriteFile(t, filepath.Join(claude, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: P.\n---\n")
+	if err := os.Symlink(claude, agents); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	snap := load(t,
+		dirtree.New(claude, &dirtree.Options{Name: "user", Convention: sources.ConventionClaudeUser}),
+		dirtree.New(agents, &dirtree.Options{Name: "user", Convention: sources.ConventionAgentsUser}),
+		dirtree.New(agents, &dirtree.Options{Name: "rootlink"}))
+	if snap.Len() != 1 || snap.Skills()[0].Path != filepath.Join(claude, "pdf", "SKILL.md") || len(snap.Shadowed()) != 0 {
+		t.Fatalf("served %v, shadowed %v", snap.Skills(), snap.Shadowed())
+	}
+	view := snap.Excluding([]string{sources.ConventionClaudeUser})
+	if view.Len() != 0 || len(view.Shadowed()) != 0 {
+		t.Errorf("Claude Code is served again what it loads: %v, shadowed %v", view.Skills(), view.Shadowed())
+	}
+	view = snap.Excluding([]string{sources.ConventionAgentsUser})
+	if view.Len() != 0 {
+		t.Errorf("Codex is served again what it loads: %v", view.Skills())
 	}
 }

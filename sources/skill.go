@@ -91,6 +91,12 @@ type Skill struct {
 	// (a source plugin's), an address such as
 	// "plugin://zipped/pdf/SKILL.md".
 	Path string
+	// RealPath is Path with the symlinked folders on its way resolved,
+	// when the source knows it and it differs from Path: a skill folder
+	// reached through a link (~/.agents/skills linked to
+	// ~/.claude/skills) has the RealPath of the folder it leads to, and
+	// two skills with the same Identity are one folder reached twice.
+	RealPath string
 	// Dir is the absolute skill folder: the base directory for relative
 	// paths in the body. For KindLearned it is the folder holding the note.
 	// For a skill whose files are not a local folder it is where a
@@ -131,6 +137,15 @@ type Skill struct {
 // its YAML type (nested maps have string keys, so the result encodes as
 // JSON).
 func (s *Skill) Fields() (map[string]any, error) { return ParseFrontMatter(s.FrontMatter) }
+
+// Identity is the real path of the skill's entry file: RealPath when the
+// source resolved one, else Path.
+func (s *Skill) Identity() string {
+	if s.RealPath != "" {
+		return s.RealPath
+	}
+	return s.Path
+}
 
 // EntryFile is the name, relative to Files, of the file an agent loads:
 // "SKILL.md" for folder skills, the note's base name for learned notes.

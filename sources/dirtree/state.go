@@ -290,7 +290,34 @@ func (s *state) sortOrder() {
 // so that the next scan's entry for an unchanged file starts from it and
 // needs no copy (and a catalog holds one Skill per skill, not two). A
 // Skill is never changed after a List returned it.
+//
+// A skill reached through a symlinked folder carries its real path too
+// (sources.Skill.RealPath), which the walk knew already: the catalog
+// tells by it one folder reached by two trees, as the listing of one tree
+// does by entry.real.
 func (e *entry) withFiles(cache *sources.Cache) *sources.Skill {
+	sk := e.listed(cache)
+	real := e.real
+	if sk.Kind != sources.KindLearned {
+		real = filepath.Join(real, sources.SkillFile)
+	}
+	if real == sk.Path || real == sk.RealPath {
+		return sk
+	}
+	c := *sk
+	c.RealPath = real
+	cache.Replace(e.path, sk, &c)
+	if e.skill == sk {
+		e.skill = &c
+	}
+	if e.served == sk {
+		e.served = &c
+	}
+	return &c
+}
+
+// listed is withFiles before the real path is added.
+func (e *entry) listed(cache *sources.Cache) *sources.Skill {
 	if e.skill.Kind == sources.KindLearned {
 		return e.skill
 	}
