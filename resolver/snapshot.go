@@ -51,12 +51,17 @@ type Snapshot struct {
 	problems []sources.Diagnostic // skipped files and source warnings
 	packages []sources.Package
 	failed   []SourceError
+	again    []*sources.Skill // folders another path reached first (see reached)
 
 	byKey   map[string]*sources.Skill // qualified names, case-folded
 	aliases map[string]int            // aliases of shadowed skills, case-folded, to their index in shadowed
 	names   nameIndex                 // short names, built on first use
 
 	addrs addressBook // skill URIs, built on first use (uri.go)
+
+	// whole is, for a view made by Excluding, the snapshot it shows part
+	// of, which answers Lookup; nil for a whole snapshot.
+	whole *Snapshot
 }
 
 // Build merges inputs, given in precedence order: when two skills have the
@@ -96,6 +101,7 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 		s.packages = append(s.packages, in.Listing.Packages...)
 		for _, sk := range in.Listing.Skills {
 			if reached.again(sk) {
+				s.again = append(s.again, sk)
 				continue
 			}
 			key := sk.Ref.Key()
@@ -247,10 +253,13 @@ func (s *Snapshot) taken(key string) bool {
 	return served || aliased
 }
 
-// Excluding returns the snapshot built from the same listings without the
-// skills whose Convention is one of conventions: the catalog of a client
-// that loads those folders itself. A skill they shadowed is then served
-// under its own name. s itself is unchanged.
+// Excluding returns the view of s for a client that loads some folders
+// itself: without the skills whose Convention is one of conventions, nor
+// those that are the same folder reached by another path (see
+// sources.Skill.Identity). Leaving them out changes no name: a skill they
+// shadowed stays shadowed under its alias, and Lookup finds the left-out
+// ones by name as s does, since a skill asked for by name is wanted. s
+// itself is unchanged.
 func (s *Snapshot) Excluding(conventions []string) *Snapshot {
 	if len(conventions) == 0 {
 		return s
@@ -263,32 +272,42 @@ func (s *Snapshot) Excluding(conventions []string) *Snapshot {
 	// reached: a root that is a link to ~/.claude/skills is Claude Code's
 	// folder too.
 	native := map[string]bool{}
-	for _, in := range s.inputs {
-		if in.Listing == nil {
-			continue
-		}
-		for _, sk := range in.Listing.Skills {
-			if drop[sk.Convention] {
-				native[sk.Identity()] = true
-			}
+	for _, sk := range s.skills {
+		if drop[sk.Convention] {
+			native[sk.Identity()] = true
 		}
 	}
-	inputs := make([]Input, len(s.inputs))
-	for i, in := range s.inputs {
-		inputs[i] = in
-		if in.Listing == nil {
+	for _, sh := range s.shadowed {
+		if drop[sh.Skill.Convention] {
+			native[sh.Skill.Identity()] = true
+		}
+	}
+	for _, sk := range s.again {
+		if drop[sk.Convention] {
+			native[sk.Identity()] = true
+		}
+	}
+	v := &Snapshot{
+		inputs: s.inputs, problems: s.problems, packages: s.packages, failed: s.failed,
+		byKey: make(map[string]*sources.Skill, len(s.skills)), aliases: map[string]int{},
+		whole: s,
+	}
+	for i, sk := range s.skills {
+		if native[sk.Identity()] {
 			continue
 		}
-		l := *in.Listing
-		l.Skills = nil
-		for _, sk := range in.Listing.Skills {
-			if !native[sk.Identity()] {
-				l.Skills = append(l.Skills, sk)
-			}
-		}
-		inputs[i].Listing = &l
+		v.skills = append(v.skills, sk)
+		v.keys = append(v.keys, s.keys[i])
+		v.byKey[s.keys[i]] = sk
 	}
-	return build(s, inputs)
+	for _, sh := range s.shadowed {
+		if native[sh.Skill.Identity()] {
+			continue
+		}
+		v.aliases[sh.Alias.Key()] = len(v.shadowed)
+		v.shadowed = append(v.shadowed, sh)
+	}
+	return v
 }
 
 // Skills returns the served skills sorted by qualified name. The caller
@@ -343,7 +362,13 @@ type Match struct {
 // short name that only one skill has. It returns an *AmbiguousError when a
 // short name is shared, and a *NotFoundError with the closest names
 // otherwise.
+//
+// A view made by Excluding finds what its whole snapshot finds: leaving
+// skills out of a client's listing changes no name.
 func (s *Snapshot) Lookup(name string) (Match, error) {
+	if s.whole != nil {
+		return s.whole.Lookup(name)
+	}
 	name = strings.TrimSpace(name)
 	key := strings.ToLower(name)
 	if sk, ok := s.byKey[key]; ok {

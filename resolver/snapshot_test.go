@@ -261,11 +261,19 @@ func TestExcluding(t *testing.T) {
 	for _, sk := range view.Skills() {
 		got = append(got, sk.Ref.String()+"@"+sk.Source)
 	}
-	if diff := cmp.Diff([]string{"mine@user", "pdf@root"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"mine@user"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if len(view.Shadowed()) != 0 || len(snap.Shadowed()) != 1 || snap.Len() != 2 {
+	if len(view.Shadowed()) != 1 || view.Shadowed()[0].Alias.String() != "root:pdf" || len(snap.Shadowed()) != 1 || snap.Len() != 2 {
 		t.Errorf("view shadowed %v; the snapshot changed: %d skills, %v shadowed", view.Shadowed(), snap.Len(), snap.Shadowed())
+	}
+	// Leaving the native pdf out changes no name: pdf is still the
+	// native one, which the client loads itself, and the root's keeps
+	// its alias.
+	for name, want := range map[string]string{"pdf": "Native.", "root:pdf": "The pdf skill from root."} {
+		if m, err := view.Lookup(name); err != nil || m.Skill.Description != want {
+			t.Errorf("Lookup(%q) in the view = %v, %v; want the skill %q", name, m.Skill, err, want)
+		}
 	}
 	if snap.Excluding(nil) != snap {
 		t.Error("excluding nothing should be the snapshot itself")

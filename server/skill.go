@@ -94,17 +94,10 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 
 // lookup finds a skill in the session's view of the catalog. A skill left
 // out of the view because the client loads it itself is still found by
-// its name: being asked for, it is wanted.
+// its name (the view's Lookup is the whole catalog's): being asked for,
+// it is wanted.
 func (s *Server) lookup(v *view, name string) (resolver.Match, error) {
-	m, err := v.snap.Lookup(name)
-	if errors.Is(err, sources.ErrNotFound) {
-		if full := s.catalog.Snapshot(); full != v.snap {
-			if fm, ferr := full.Lookup(name); ferr == nil {
-				return fm, nil
-			}
-		}
-	}
-	return m, err
+	return v.snap.Lookup(name)
 }
 
 // goneMessage is the answer of every method about a skill the catalog
