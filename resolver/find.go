@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -146,23 +147,48 @@ func (s *Snapshot) Namespaces() []string {
 	return out
 }
 
-// servedFor returns the skill s serves in sk's place: sk itself, or the
-// skill read again from the same file under the same name. An index may
-// be a refresh ahead of or behind the snapshot a session sees (a source
-// returns a new *sources.Skill when it reads a skill again, with its file
-// list filled in, say); a hit on a skill the snapshot still serves counts,
-// and is shown as the snapshot has it. nil when s does not serve it.
-func (s *Snapshot) servedFor(sk *sources.Skill) *sources.Skill {
-	cur := s.byKey[sk.Ref.Key()]
+// servedFor returns the skill s serves in sk's place, with the name that
+// reaches it: sk itself, or the skill read again from the same file under
+// the same name; a shadowed skill under its alias. An index may be a
+// refresh ahead of or behind the snapshot a session sees (a source returns
+// a new *sources.Skill when it reads a skill again, with its file list
+// filled in, say); a hit on a skill the snapshot still serves counts, and
+// is shown as the snapshot has it. ok is false when s does not serve it.
+func (s *Snapshot) servedFor(sk *sources.Skill) (m Match, ok bool) {
+	key := sk.Ref.Key()
+	cur := s.byKey[key]
 	if cur == sk || (cur != nil && cur.Path == sk.Path && cur.Source == sk.Source) {
-		return cur
+		return Match{Ref: cur.Ref, Skill: cur}, true
 	}
-	return nil
+	if len(s.shadowed) == 0 {
+		return Match{}, false
+	}
+	if i, ok := s.shadowedFiles()[skillFile{key, sk.Path, sk.Source}]; ok {
+		sh := s.shadowed[i]
+		return Match{Ref: sh.Alias, Skill: sh.Skill}, true
+	}
+	return Match{}, false
+}
+
+// skillFile tells a skill apart from one read again from the same file
+// under the same name.
+type skillFile struct{ key, path, source string }
+
+// shadowedFiles maps the shadowed skills to their index in s.shadowed,
+// made on the first search that needs it.
+func (s *Snapshot) shadowedFiles() map[skillFile]int {
+	s.shadowedAt.once.Do(func() {
+		s.shadowedAt.m = make(map[skillFile]int, len(s.shadowed))
+		for i, sh := range s.shadowed {
+			s.shadowedAt.m[skillFile{sh.Skill.Ref.Key(), sh.Skill.Path, sh.Skill.Source}] = i
+		}
+	})
+	return s.shadowedAt.m
 }
 
 // IndexedSkills returns every skill of the snapshot's sources, the
-// shadowed included: what a search index of it holds, so that a view
-// without some folders (Excluding) finds the skills those shadowed.
+// shadowed included: what a search index of it holds, so that search
+// finds a shadowed skill under its alias.
 func (s *Snapshot) IndexedSkills() []*sources.Skill {
 	out := make([]*sources.Skill, 0, len(s.skills)+len(s.shadowed))
 	out = append(out, s.skills...)
@@ -174,7 +200,9 @@ func (s *Snapshot) IndexedSkills() []*sources.Skill {
 
 // Search runs q, which Check accepted, over ix, an index of s (or of the
 // snapshot s is a view of): the skills s serves and offers to the model
-// (vis; disable-model-invocation), ranked, with an excerpt of each.
+// (vis; disable-model-invocation), ranked, with an excerpt of each. A
+// shadowed skill is found too, under the alias that loads it, offered
+// unless its own name or its alias is hidden.
 func (s *Snapshot) Search(ix *search.Index, q SearchQuery, vis *Visibility) SearchResult {
 	limit := q.Limit
 	if limit == 0 {
@@ -182,27 +210,62 @@ func (s *Snapshot) Search(ix *search.Index, q SearchQuery, vis *Visibility) Sear
 	}
 	ns := strings.ToLower(q.Namespace)
 	accept := func(hit *sources.Skill) bool {
-		sk := s.servedFor(hit)
-		return sk != nil && vis.Offered(sk) &&
+		m, ok := s.servedFor(hit)
+		sk := m.Skill
+		return ok && vis.Offered(sk) && (aliased(m) == 0 || vis.Of(m.Ref) != ShownOff) &&
 			(q.Source == "" || sk.Source == q.Source) &&
 			(ns == "" || strings.ToLower(sk.Ref.Namespace) == ns) &&
 			(q.Kind == "" || sk.Kind == q.Kind)
 	}
 	res := SearchResult{Query: q.Text}
 	hits := ix.Search(q.Text, limit, accept)
+	matches := make([]Match, len(hits))
+	for i, h := range hits {
+		matches[i], _ = s.servedFor(h.Skill)
+	}
+	// The index knows a shadowed skill by its own name: a query that is
+	// the name puts first the skill the name loads, then those reached by
+	// an alias, and a query that is an alias puts that one first (the
+	// exact hits come first).
+	exact := 0
+	for exact < len(hits) && hits[exact].Exact {
+		exact++
+	}
+	order := make([]int, len(hits))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order[:exact], func(a, b int) int {
+		return cmp.Compare(aliased(matches[a]), aliased(matches[b]))
+	})
+	asked := strings.ToLower(strings.TrimSpace(q.Text))
+	if i := slices.IndexFunc(order, func(j int) bool { return aliased(matches[j]) == 1 && matches[j].Ref.Key() == asked }); i > 0 {
+		j := order[i]
+		copy(order[1:i+1], order[:i])
+		order[0] = j
+	}
 	terms := search.QueryTerms(q.Text)
 	res.Hits = make([]SearchHit, len(hits))
 	var wg sync.WaitGroup
-	for i, h := range hits {
-		sk := s.servedFor(h.Skill)
+	for i, j := range order {
+		h, m := hits[j], matches[j]
+		sk := m.Skill
 		res.Hits[i] = SearchHit{
-			Name: sk.Ref.String(), Description: sk.Description, Location: sk.Path,
+			Name: m.Ref.String(), Description: sk.Description, Location: sk.Path,
 			Source: sk.Source, Kind: sk.Kind, Score: math.Round(h.Score*1000) / 1000,
 		}
 		wg.Go(func() { res.Hits[i].Excerpt = search.Excerpt(sk, terms) })
 	}
 	wg.Wait()
 	return res
+}
+
+// aliased is 1 for a match reached by an alias, else 0.
+func aliased(m Match) int {
+	if m.Ref == m.Skill.Ref {
+		return 0
+	}
+	return 1
 }
 
 // SubstringMatch is a skill in which every token of a query occurs.

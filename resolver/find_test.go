@@ -47,3 +47,45 @@ func TestSearchAnIndexOneRefreshAway(t *testing.T) {
 		t.Errorf("the older snapshot's search: %+v", old.Hits)
 	}
 }
+
+// A shadowed skill is served (as a resource, by its alias), so search finds
+// it too, by text only it holds, under the alias that loads it; a view
+// that leaves out the skill shadowing it still finds it so.
+func TestSearchFindsShadowed(t *testing.T) {
+	user := &sourcetest.Fake{SourceName: "user", Convention: sources.ConventionClaudeUser, Skills: []sourcetest.FakeSkill{
+		{Name: "pdf", Description: "My own PDF skill.", Body: "Fill in forms."},
+	}}
+	project := &sourcetest.Fake{SourceName: "project", Skills: []sourcetest.FakeSkill{
+		{Name: "pdf", Description: "Another PDF skill.", Body: "Render with the zorblax renderer on ACME letterhead."},
+	}}
+	snap := load(t, user, project)
+	ix := search.NewIndex()
+	if _, err := ix.Update(context.Background(), snap.IndexedSkills(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*resolver.Snapshot{snap, snap.Excluding([]string{sources.ConventionClaudeUser})} {
+		res := s.Search(ix, resolver.SearchQuery{Text: "zorblax renderer"}, nil)
+		if len(res.Hits) != 1 || res.Hits[0].Name != "project:pdf" || res.Hits[0].Source != "project" {
+			t.Errorf("hits = %+v, want project:pdf alone", res.Hits)
+		}
+	}
+	hidden, err := resolver.NewVisibility(map[string]string{"project:*": "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := snap.Search(ix, resolver.SearchQuery{Text: "zorblax renderer"}, hidden); len(res.Hits) != 0 {
+		t.Errorf("a shadowed skill hidden by its alias is found: %+v", res.Hits)
+	}
+	res := snap.Search(ix, resolver.SearchQuery{Text: "pdf"}, nil)
+	var names []string
+	for _, h := range res.Hits {
+		names = append(names, h.Name)
+	}
+	if len(names) != 2 || names[0] != "pdf" {
+		t.Errorf("searching a name gives %v; want the skill it loads first, then project:pdf", names)
+	}
+	res = snap.Search(ix, resolver.SearchQuery{Text: "Project:PDF"}, nil)
+	if len(res.Hits) == 0 || res.Hits[0].Name != "project:pdf" {
+		t.Errorf("searching an alias gives %+v; want project:pdf first", res.Hits)
+	}
+}

@@ -59,6 +59,11 @@ type Snapshot struct {
 
 	addrs addressBook // skill URIs, built on first use (uri.go)
 
+	shadowedAt struct { // the shadowed skills by file, built on first use (find.go)
+		once sync.Once
+		m    map[skillFile]int
+	}
+
 	// whole is, for a view made by Excluding, the snapshot it shows part
 	// of, which answers Lookup; nil for a whole snapshot.
 	whole *Snapshot
