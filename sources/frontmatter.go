@@ -137,16 +137,16 @@ func ParseFrontMatter(front []byte) (map[string]any, error) {
 }
 
 // parseFrontMatter is ParseFrontMatter, which also returns the text, as
-// written, of each top-level value that YAML reads as a date (see
-// unmarshalMap).
+// written, of each top-level value that YAML reads as a scalar other than
+// a string (see unmarshalMap).
 func parseFrontMatter(front []byte) (map[string]any, map[string]string, error) {
-	m, dates, err := unmarshalMap(front)
+	m, written, err := unmarshalMap(front)
 	if err == nil {
-		return m, dates, nil
+		return m, written, nil
 	}
 	if fixed, ok := quoteColonValues(front); ok {
-		if m2, dates2, err2 := unmarshalMap(fixed); err2 == nil {
-			return m2, dates2, nil
+		if m2, written2, err2 := unmarshalMap(fixed); err2 == nil {
+			return m2, written2, nil
 		}
 	}
 	return nil, nil, err
@@ -162,8 +162,9 @@ func (e errNotMap) Error() string {
 
 // unmarshalMap parses front with the YAML library, within MaxValues. It
 // also returns the text, as written, of each top-level value that YAML
-// reads as a date ("2024-01-02"), which the library decodes as a
-// time.Time: a skill is served with the text it was written with.
+// reads as a boolean, a number or a date, which the library decodes into
+// a value that prints otherwise ("2.10" as 2.1, "0123" as 83, "2024-01-02"
+// as a time.Time): a skill is served with the text it was written with.
 func unmarshalMap(front []byte) (map[string]any, map[string]string, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(front, &doc); err != nil {
@@ -180,33 +181,37 @@ func unmarshalMap(front []byte) (map[string]any, map[string]string, error) {
 	case nil:
 		return map[string]any{}, nil, nil
 	case map[string]any:
-		return v, datesAsWritten(&doc), nil
+		return v, scalarsAsWritten(&doc), nil
 	default:
 		return nil, nil, errNotMap{what: yamlType(v)}
 	}
 }
 
-// datesAsWritten returns the top-level values of doc that YAML reads as
-// dates, as written, by key.
-func datesAsWritten(doc *yaml.Node) map[string]string {
+// scalarsAsWritten returns the top-level values of doc that YAML reads as
+// booleans, numbers or dates, as written, by key.
+func scalarsAsWritten(doc *yaml.Node) map[string]string {
 	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil
 	}
-	var dates map[string]string
+	var written map[string]string
 	pairs := doc.Content[0].Content
 	for i := 0; i+1 < len(pairs); i += 2 {
 		v := pairs[i+1]
 		if v.Kind == yaml.AliasNode && v.Alias != nil {
 			v = v.Alias
 		}
-		if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!timestamp" {
-			if dates == nil {
-				dates = map[string]string{}
+		if v.Kind != yaml.ScalarNode {
+			continue
+		}
+		switch v.ShortTag() {
+		case "!!bool", "!!int", "!!float", "!!timestamp":
+			if written == nil {
+				written = map[string]string{}
 			}
-			dates[pairs[i].Value] = v.Value
+			written[pairs[i].Value] = v.Value
 		}
 	}
-	return dates
+	return written
 }
 
 // withinValues reports whether the node tree n expands to at most limit

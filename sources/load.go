@@ -97,11 +97,11 @@ func NewSkill(front []byte, loc Location, o LoadOptions) (*Skill, error) {
 func judge(front []byte, loc Location, o LoadOptions) (*Skill, error) {
 	sum, ok := scanFrontMatter(front)
 	if !ok {
-		fm, dates, err := parseFrontMatter(front)
+		fm, written, err := parseFrontMatter(front)
 		if err != nil {
 			return nil, yamlDiagnostic(loc.Path, front, err)
 		}
-		sum = summarize(fm, dates)
+		sum = summarize(fm, written)
 	}
 	return skillOf(front, loc, sum, o)
 }

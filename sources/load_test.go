@@ -2,6 +2,7 @@ package sources_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -217,6 +218,32 @@ func TestLoad(t *testing.T) {
 				t.Errorf("location = %+v", sk)
 			}
 		})
+	}
+}
+
+// TestLoadNumbersAsWritten checks that a description YAML reads as a
+// number or a boolean is served as it is written, not as the value the
+// YAML library decodes (2.10 is not 2.1, 0123 is not 83), and that the
+// warning says to quote that text, on the fast path and on the YAML
+// library's (an anchor sends a file there).
+func TestLoadNumbersAsWritten(t *testing.T) {
+	for _, written := range []string{"2.10", "0123", "1e3", "0x1F", "1_000", ".inf", "-0.0", "123456789012345678901234567890", "True"} {
+		for _, path := range []struct{ name, desc string }{{"fast", written}, {"yaml", "&d " + written}} {
+			t.Run(written+"/"+path.name, func(t *testing.T) {
+				p := writeSkill(t, "num", "---\nname: num\ndescription: "+path.desc+"\n---\n")
+				sk, err := sources.Load(p, sources.LoadOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sk.Description != written {
+					t.Errorf("description = %q, want %q", sk.Description, written)
+				}
+				want := fmt.Sprintf("; quote it: description: %q", written)
+				if len(sk.Diagnostics) != 1 || !strings.HasSuffix(sk.Diagnostics[0].Message, want) {
+					t.Errorf("diagnostics = %v, want one ending %q", sk.Diagnostics, want)
+				}
+			})
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package sources
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -263,14 +262,17 @@ func (s *frontScanner) topEntry(k span, sum *frontSummary) bool {
 	case "description":
 		sum.description = v
 	case "disable-model-invocation":
-		sum.disableModelInvocation = v.kind == boolValue && v.text == "true"
+		sum.disableModelInvocation = v.kind == boolValue && isTrue(v.text)
 		sum.disableValue = v
 	case "user-invocable":
-		sum.userInvocable = v.kind != boolValue || v.text == "true"
+		sum.userInvocable = v.kind != boolValue || isTrue(v.text)
 		sum.userValue = v
 	}
 	return true
 }
+
+// isTrue reports whether s, the text of a YAML boolean, is true.
+func isTrue(s string) bool { return s[0] == 't' || s[0] == 'T' }
 
 // knownKey returns the key as the constant string of a field the
 // specification or a client defines, so that reading it allocates
@@ -1012,42 +1014,42 @@ func printable(front []byte) bool {
 // starting with '.' is a float when Go parses it as one; anything else is
 // a string. yes, no, on and off are strings, as in YAML 1.2. It is not
 // sure of what could be a timestamp (yaml.v3 decodes one as a time.Time)
-// and of the merge key "<<".
+// and of the merge key "<<". The text of a value is b as written: 2.10,
+// not the 2.1 the library decodes.
 //
-// With inSrc, b is a part of the front matter being scanned and a string
-// value shares its memory (see view).
+// With inSrc, b is a part of the front matter being scanned and the text
+// shares its memory (see view).
 func resolvePlain(b []byte, inSrc bool) (fieldValue, bool) {
+	var kind valueKind
 	switch string(b) {
 	case "true", "True", "TRUE", "false", "False", "FALSE":
-		return fieldValue{kind: boolValue, text: strconv.FormatBool(b[0] == 't' || b[0] == 'T')}, true
+		kind = boolValue
 	case "", "~", "null", "Null", "NULL":
 		return fieldValue{kind: nullValue}, true
-	case ".nan", ".NaN", ".NAN":
-		return fieldValue{kind: floatValue, text: "NaN"}, true
-	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF":
-		return fieldValue{kind: floatValue, text: "+Inf"}, true
-	case "-.inf", "-.Inf", "-.INF":
-		return fieldValue{kind: floatValue, text: "-Inf"}, true
+	case ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
+		kind = floatValue
 	case "<<":
 		return fieldValue{}, false
-	}
-	switch c := b[0]; {
-	case c == '.':
-		if f, err := strconv.ParseFloat(string(b), 64); err == nil {
-			return fieldValue{kind: floatValue, text: fmt.Sprint(f)}, true
-		}
-	case c == '+' || c == '-' || c >= '0' && c <= '9':
-		if len(b) > 4 && isDigits(b[:4]) && b[4] == '-' {
-			return fieldValue{}, false // a date, perhaps
-		}
-		if v, ok := resolveNumber(strings.ReplaceAll(string(b), "_", "")); ok {
-			return v, true
+	default:
+		kind = stringValue
+		switch c := b[0]; {
+		case c == '.':
+			if _, err := strconv.ParseFloat(string(b), 64); err == nil {
+				kind = floatValue
+			}
+		case c == '+' || c == '-' || c >= '0' && c <= '9':
+			if len(b) > 4 && isDigits(b[:4]) && b[4] == '-' {
+				return fieldValue{}, false // a date, perhaps
+			}
+			if k, ok := resolveNumber(strings.ReplaceAll(string(b), "_", "")); ok {
+				kind = k
+			}
 		}
 	}
 	if inSrc {
-		return fieldValue{kind: stringValue, text: view(b)}, true
+		return fieldValue{kind: kind, text: view(b)}, true
 	}
-	return fieldValue{kind: stringValue, text: string(b)}, true
+	return fieldValue{kind: kind, text: string(b)}, true
 }
 
 // view returns b, a part of the front matter being scanned, as a string
@@ -1056,25 +1058,20 @@ func resolvePlain(b []byte, inSrc bool) (fieldValue, bool) {
 // scanner returns cost no copy: at 100,000 skills, about 30 MB less.
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// resolveNumber parses s (a plain scalar without its underscores) as
-// yaml.v3 does: a Go integer of any base prefix, an unsigned one, YAML's
-// float syntax, then binary and octal prefixes Go alone would refuse.
-func resolveNumber(s string) (fieldValue, bool) {
-	integer := func(i int64) (fieldValue, bool) {
-		return fieldValue{kind: intValue, text: strconv.FormatInt(i, 10)}, true
+// resolveNumber reports whether s (a plain scalar without its
+// underscores) is a number as yaml.v3 reads one, and which kind: a Go
+// integer of any base prefix, an unsigned one, YAML's float syntax, then
+// binary and octal prefixes Go alone would refuse.
+func resolveNumber(s string) (valueKind, bool) {
+	if _, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return intValue, true
 	}
-	unsigned := func(u uint64) (fieldValue, bool) {
-		return fieldValue{kind: intValue, text: strconv.FormatUint(u, 10)}, true
-	}
-	if i, err := strconv.ParseInt(s, 0, 64); err == nil {
-		return integer(i)
-	}
-	if u, err := strconv.ParseUint(s, 0, 64); err == nil {
-		return unsigned(u)
+	if _, err := strconv.ParseUint(s, 0, 64); err == nil {
+		return intValue, true
 	}
 	if yamlFloat(s) {
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			return fieldValue{kind: floatValue, text: fmt.Sprint(f)}, true
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
+			return floatValue, true
 		}
 	}
 	for _, p := range []struct {
@@ -1082,19 +1079,19 @@ func resolveNumber(s string) (fieldValue, bool) {
 		base   int
 	}{{"0b", 2}, {"0o", 8}} {
 		if digits, ok := strings.CutPrefix(s, p.prefix); ok {
-			if i, err := strconv.ParseInt(digits, p.base, 64); err == nil {
-				return integer(i)
+			if _, err := strconv.ParseInt(digits, p.base, 64); err == nil {
+				return intValue, true
 			}
-			if u, err := strconv.ParseUint(digits, p.base, 64); err == nil {
-				return unsigned(u)
+			if _, err := strconv.ParseUint(digits, p.base, 64); err == nil {
+				return intValue, true
 			}
 		} else if digits, ok := strings.CutPrefix(s, "-"+p.prefix); ok {
-			if i, err := strconv.ParseInt("-"+digits, p.base, 64); err == nil {
-				return integer(i)
+			if _, err := strconv.ParseInt("-"+digits, p.base, 64); err == nil {
+				return intValue, true
 			}
 		}
 	}
-	return fieldValue{}, false
+	return 0, false
 }
 
 // yamlFloat reports whether s has YAML's float syntax:

@@ -47,15 +47,17 @@ const (
 // kind and, for scalars, its text.
 type fieldValue struct {
 	kind valueKind
-	// text is the string itself, or a boolean or a number as fmt.Sprint
-	// prints the value the YAML library decodes, or a date as written;
-	// for otherValue, the type's name as yamlType gives it.
+	// text is the string itself, or a boolean, a number or a date as
+	// written (2.10 stays 2.10, not the 2.1 the YAML library decodes; a
+	// value nested below the top level, as fmt.Sprint prints it); for
+	// otherValue, the type's name as yamlType gives it.
 	text string
 }
 
 // valueOf classifies v, a value decoded by the YAML library. written is
-// the value's text as written when it is a date, which the library
-// decodes as a time.Time that says it otherwise; "" when not known.
+// the value's text as written when it is a boolean, a number or a date,
+// which the library decodes into a value that prints otherwise; "" when
+// not known.
 func valueOf(v any, written string) fieldValue {
 	switch v := v.(type) {
 	case nil:
@@ -63,11 +65,20 @@ func valueOf(v any, written string) fieldValue {
 	case string:
 		return fieldValue{kind: stringValue, text: v}
 	case bool:
-		return fieldValue{kind: boolValue, text: strconv.FormatBool(v)}
+		if written == "" {
+			written = strconv.FormatBool(v)
+		}
+		return fieldValue{kind: boolValue, text: written}
 	case int, int64, uint64:
-		return fieldValue{kind: intValue, text: fmt.Sprint(v)}
+		if written == "" {
+			written = fmt.Sprint(v)
+		}
+		return fieldValue{kind: intValue, text: written}
 	case float64:
-		return fieldValue{kind: floatValue, text: fmt.Sprint(v)}
+		if written == "" {
+			written = fmt.Sprint(v)
+		}
+		return fieldValue{kind: floatValue, text: written}
 	case time.Time:
 		if written == "" {
 			written = dateText(v)
@@ -115,21 +126,22 @@ func dateText(t time.Time) string {
 }
 
 // summarize makes the summary of a front matter parsed by the YAML
-// library; dates holds the top-level values read as dates, as written.
-func summarize(fm map[string]any, dates map[string]string) frontSummary {
+// library; written holds the top-level values read as booleans, numbers
+// or dates, as written.
+func summarize(fm map[string]any, written map[string]string) frontSummary {
 	s := frontSummary{keys: sortedKeys(fm), userInvocable: true}
 	if v, ok := fm["name"]; ok {
-		s.name = valueOf(v, dates["name"])
+		s.name = valueOf(v, written["name"])
 	}
 	if v, ok := fm["description"]; ok {
-		s.description = valueOf(v, dates["description"])
+		s.description = valueOf(v, written["description"])
 	}
 	if v, ok := fm["disable-model-invocation"]; ok {
-		s.disableValue = valueOf(v, dates["disable-model-invocation"])
+		s.disableValue = valueOf(v, written["disable-model-invocation"])
 		s.disableModelInvocation, _ = v.(bool)
 	}
 	if v, ok := fm["user-invocable"]; ok {
-		s.userValue = valueOf(v, dates["user-invocable"])
+		s.userValue = valueOf(v, written["user-invocable"])
 		if b, ok := v.(bool); ok {
 			s.userInvocable = b
 		}

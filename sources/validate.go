@@ -45,7 +45,7 @@ func Validate(path string) []Diagnostic {
 	if err != nil {
 		return []Diagnostic{frontMatterDiagnostic(file, err)}
 	}
-	fm, dates, err := parseFrontMatter(front)
+	fm, written, err := parseFrontMatter(front)
 	if err != nil {
 		return []Diagnostic{yamlDiagnostic(file, front, err)}
 	}
@@ -56,7 +56,7 @@ func Validate(path string) []Diagnostic {
 		d.Message += " (skillmux reads it with the value quoted, other clients may not)"
 		c.diags = append(c.diags, d)
 	}
-	sum := summarize(fm, dates)
+	sum := summarize(fm, written)
 	c.checkName(sum.name, filepath.Base(dir))
 	c.checkDescription(sum.description)
 	c.checkFieldTypes(fm)
