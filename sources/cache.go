@@ -78,10 +78,16 @@ func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists
 		}
 	}
 	f, err := openEntry(filepath.Dir(path), filepath.Base(path))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
 	if err != nil {
+		// Only a file that fails to open pays for a look at the link
+		// it may be: a link that leads nowhere is a SKILL.md all the
+		// same, and its author should hear that it is refused.
+		if why, ok := linkProblem(path); ok {
+			return nil, true, Diagnostic{Severity: Error, Path: path, Rule: "link", Message: why}
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, nil
+		}
 		return nil, true, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: "cannot read: " + unwrapPath(err)}
 	}
 	defer f.Close()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -51,6 +52,21 @@ func openEntry(dir, name string) (entryFile, error) {
 		return nil, err
 	}
 	return checkRegular(f)
+}
+
+// linkProblem says why the entry file at path, which could not be opened,
+// is refused when it is a symlink that leads nowhere. ok is false when
+// path is no link, or not one of that kind.
+func linkProblem(path string) (why string, ok bool) {
+	target, err := os.Readlink(path)
+	if err != nil {
+		return "", false
+	}
+	name := filepath.Base(path)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("%s is a link to %s, which does not exist; point the link at the file, or put the file in its place", name, target), true
+	}
+	return "", false
 }
 
 // checkRegular returns f as an entryFile when its descriptor is a regular

@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -158,6 +159,20 @@ func (s *Skill) EntryFile() string {
 
 // SkillFile is the name of the file that makes a folder a skill.
 const SkillFile = "SKILL.md"
+
+// MisnamedSkillFile reports whether name is SKILL.md in other letter
+// cases (skill.md, Skill.md): a file meant to make its folder a skill,
+// which does not where file names tell cases apart.
+func MisnamedSkillFile(name string) bool {
+	return name != SkillFile && strings.EqualFold(name, SkillFile)
+}
+
+// MisnamedDiagnostic says that the file at path, whose name is a
+// MisnamedSkillFile, does not make its folder a skill.
+func MisnamedDiagnostic(sev Severity, path string) Diagnostic {
+	return Diagnostic{Severity: sev, Path: path, Rule: "skill-file-name",
+		Message: fmt.Sprintf("found %s; the file must be named %s, in capitals, for its folder to be a skill", filepath.Base(path), SkillFile)}
+}
 
 // HoldsSkill reports whether a folder with these entries is a skill
 // folder: it holds a SKILL.md.

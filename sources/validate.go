@@ -32,8 +32,20 @@ func Validate(path string) []Diagnostic {
 		dir, file = filepath.Dir(path), path
 	}
 	f, err := openEntry(dir, filepath.Base(file))
+	if err != nil {
+		if why, ok := linkProblem(file); ok {
+			return []Diagnostic{{Severity: Error, Path: file, Rule: "link", Message: why}}
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && st.IsDir():
+		if entries, err := os.ReadDir(dir); err == nil {
+			for _, e := range entries {
+				if MisnamedSkillFile(e.Name()) {
+					return []Diagnostic{MisnamedDiagnostic(Error, filepath.Join(dir, e.Name()))}
+				}
+			}
+		}
 		return []Diagnostic{{Severity: Error, Path: path, Rule: "read", Message: "holds no SKILL.md; a skill is a folder holding a SKILL.md"}}
 	case errors.Is(err, ErrNotRegular):
 		return []Diagnostic{{Severity: Error, Path: file, Rule: "read", Message: unwrapPath(err) + "; SKILL.md must be a file"}}

@@ -1,6 +1,9 @@
 package sources_test
 
 import (
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -69,5 +72,35 @@ func TestValidateUnknownKeySuggests(t *testing.T) {
 	got := sources.Validate(p)
 	if len(got) != 1 || !strings.Contains(got[0].Message, `did you mean "license"`) {
 		t.Errorf("got %v", got)
+	}
+}
+
+// TestValidateMissedSkillFiles checks that a folder whose SKILL.md is a
+// link to nothing, or whose skill file has the wrong letter case, is told
+// so rather than said to hold no SKILL.md.
+func TestValidateMissedSkillFiles(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		t.Skip("needs symlinks and file names that tell cases apart")
+	}
+	dangling := filepath.Join(t.TempDir(), "dangling")
+	if err := os.MkdirAll(dangling, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("moved-away.md", filepath.Join(dangling, "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	lower := filepath.Dir(writeSkill(t, "lower", "---\nname: lower\ndescription: x\n---\n"))
+	if err := os.Rename(filepath.Join(lower, "SKILL.md"), filepath.Join(lower, "skill.md")); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]sources.Diagnostic{
+		dangling: {Severity: sources.Error, Path: filepath.Join(dangling, "SKILL.md"), Rule: "link",
+			Message: "SKILL.md is a link to moved-away.md, which does not exist; point the link at the file, or put the file in its place"},
+		lower: {Severity: sources.Error, Path: filepath.Join(lower, "skill.md"), Rule: "skill-file-name",
+			Message: "found skill.md; the file must be named SKILL.md, in capitals, for its folder to be a skill"},
+	} {
+		if diff := cmp.Diff([]sources.Diagnostic{want}, sources.Validate(dir)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", dir, diff)
+		}
 	}
 }

@@ -191,6 +191,38 @@ func TestValidateCommand(t *testing.T) {
 	}
 }
 
+// TestValidateFolderOfSkills checks that validating a folder of skills
+// reports every folder that serving would skip or pass over: a SKILL.md
+// that links nowhere, and a skill.md in other letter cases.
+func TestValidateFolderOfSkills(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		t.Skip("needs symlinks and file names that tell cases apart")
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "good", "SKILL.md"), "---\nname: good\ndescription: x\n---\n")
+	writeFile(t, filepath.Join(dir, "lower", "skill.md"), "---\nname: lower\ndescription: x\n---\n")
+	if err := os.MkdirAll(filepath.Join(dir, "dangling"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("moved-away.md", filepath.Join(dir, "dangling", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, "", "validate", dir)
+	var ex *exitError
+	if !errors.As(err, &ex) || ex.code != 1 {
+		t.Errorf("err = %v, want exit status 1", err)
+	}
+	for _, want := range []string{
+		filepath.Join(dir, "dangling", "SKILL.md") + ": error: SKILL.md is a link to moved-away.md, which does not exist",
+		filepath.Join(dir, "lower", "skill.md") + ": error: found skill.md; the file must be named SKILL.md",
+		"3 skills checked: 2 errors",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestVersionAndHelp(t *testing.T) {
 	out, _, err := runCLI(t, "", "version")
 	if err != nil || !strings.HasPrefix(out, "skillmux ") {

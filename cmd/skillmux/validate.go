@@ -99,19 +99,27 @@ func skillPaths(arg string) []string {
 	if err != nil || !st.IsDir() {
 		return []string{arg}
 	}
-	if _, err := os.Stat(filepath.Join(arg, sources.SkillFile)); err == nil {
+	if _, err := os.Lstat(filepath.Join(arg, sources.SkillFile)); err == nil {
 		return []string{arg}
 	}
+	// Every SKILL.md is checked, a link that leads nowhere too, and so is
+	// a folder holding one in other letter cases: what serving skips,
+	// validating reports.
 	var out []string
+	seen := map[string]bool{}
 	filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		if d.IsDir() && sources.SkipDir(d.Name()) {
+		switch name := d.Name(); {
+		case p == arg:
+		case !d.IsDir() && (name == sources.SkillFile || sources.MisnamedSkillFile(name)):
+			if dir := filepath.Dir(p); !seen[dir] {
+				seen[dir] = true
+				out = append(out, dir)
+			}
+		case d.IsDir() && sources.SkipDir(name):
 			return filepath.SkipDir
-		}
-		if !d.IsDir() && d.Name() == sources.SkillFile {
-			out = append(out, filepath.Dir(p))
 		}
 		return nil
 	})

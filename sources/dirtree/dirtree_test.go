@@ -299,3 +299,39 @@ func TestSkipAndConvention(t *testing.T) {
 		t.Errorf("convention = %q", c)
 	}
 }
+
+// TestMissedSkillFilesAreReported checks that a skill the walk cannot
+// serve is never silent: a skill.md in other letter cases is a warning
+// naming the file, and a SKILL.md that links nowhere is skipped with the
+// link's target, in a shallow walk and in a deep one.
+func TestMissedSkillFilesAreReported(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		t.Skip("needs symlinks and file names that tell cases apart")
+	}
+	root := tree(t, map[string]string{
+		"good/SKILL.md":  skillMD("good"),
+		"lower/skill.md": skillMD("lower"),
+		"mixed/Skill.md": skillMD("mixed"),
+	})
+	must(t, os.MkdirAll(filepath.Join(root, "dangling"), 0o755))
+	must(t, os.Symlink("moved-away.md", filepath.Join(root, "dangling", "SKILL.md")))
+	for _, deep := range []bool{false, true} {
+		l := list(t, root, &dirtree.Options{Defer: !deep})
+		if diff := cmp.Diff([]string{"good"}, names(l)); diff != "" {
+			t.Errorf("deep %v: skills (-want +got):\n%s", deep, diff)
+		}
+		var got []string
+		for _, d := range l.Problems {
+			rel, _ := filepath.Rel(root, d.Path)
+			got = append(got, d.Severity.String()+":"+d.Rule+":"+filepath.ToSlash(rel)+": "+d.Message)
+		}
+		want := []string{
+			"error:link:dangling/SKILL.md: SKILL.md is a link to moved-away.md, which does not exist; point the link at the file, or put the file in its place",
+			"warning:skill-file-name:lower/skill.md: found skill.md; the file must be named SKILL.md, in capitals, for its folder to be a skill",
+			"warning:skill-file-name:mixed/Skill.md: found Skill.md; the file must be named SKILL.md, in capitals, for its folder to be a skill",
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("deep %v: problems (-want +got):\n%s", deep, diff)
+		}
+	}
+}

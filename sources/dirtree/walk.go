@@ -156,6 +156,10 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		case name == sources.SkillFile:
 			// Probed above: the folder is a skill, or its SKILL.md was
 			// refused with a reason.
+		case sources.MisnamedSkillFile(name) && !slices.ContainsFunc(entries, isSkillFile):
+			// The probe for SKILL.md missed it; the listing, read
+			// anyway, shows what was meant.
+			w.problem(sources.MisnamedDiagnostic(sources.Warning, full))
 		case owner != nil:
 			// A FIFO or a device cannot be read as a file; an editor's
 			// leftover is not the skill's.
