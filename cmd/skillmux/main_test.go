@@ -193,7 +193,7 @@ func TestValidateCommand(t *testing.T) {
 
 // TestValidateFolderOfSkills checks that validating a folder of skills
 // reports every folder that serving would skip or pass over: a SKILL.md
-// that links nowhere, and a skill.md in other letter cases.
+// that links nowhere or is a folder, and a skill.md in other letter cases.
 func TestValidateFolderOfSkills(t *testing.T) {
 	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
 		t.Skip("needs symlinks and file names that tell cases apart")
@@ -201,6 +201,9 @@ func TestValidateFolderOfSkills(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "good", "SKILL.md"), "---\nname: good\ndescription: x\n---\n")
 	writeFile(t, filepath.Join(dir, "lower", "skill.md"), "---\nname: lower\ndescription: x\n---\n")
+	if err := os.MkdirAll(filepath.Join(dir, "isdir", "SKILL.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "dangling"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +218,8 @@ func TestValidateFolderOfSkills(t *testing.T) {
 	for _, want := range []string{
 		filepath.Join(dir, "dangling", "SKILL.md") + ": error: SKILL.md is a link to moved-away.md, which does not exist",
 		filepath.Join(dir, "lower", "skill.md") + ": error: found skill.md; the file must be named SKILL.md",
-		"3 skills checked: 2 errors",
+		filepath.Join(dir, "isdir", "SKILL.md") + ": error: open: not a regular file (a folder); SKILL.md must be a file",
+		"4 skills checked: 3 errors",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

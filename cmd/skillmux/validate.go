@@ -102,9 +102,9 @@ func skillPaths(arg string) []string {
 	if _, err := os.Lstat(filepath.Join(arg, sources.SkillFile)); err == nil {
 		return []string{arg}
 	}
-	// Every SKILL.md is checked, a link that leads nowhere too, and so is
-	// a folder holding one in other letter cases: what serving skips,
-	// validating reports.
+	// Every SKILL.md is checked, whatever it is (a folder, a link that
+	// leads nowhere), and so is a folder holding one in other letter
+	// cases: what serving skips, validating reports.
 	var out []string
 	seen := map[string]bool{}
 	filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
@@ -113,10 +113,13 @@ func skillPaths(arg string) []string {
 		}
 		switch name := d.Name(); {
 		case p == arg:
-		case !d.IsDir() && (name == sources.SkillFile || sources.MisnamedSkillFile(name)):
+		case name == sources.SkillFile || sources.MisnamedSkillFile(name):
 			if dir := filepath.Dir(p); !seen[dir] {
 				seen[dir] = true
 				out = append(out, dir)
+			}
+			if d.IsDir() {
+				return filepath.SkipDir
 			}
 		case d.IsDir() && sources.SkipDir(name):
 			return filepath.SkipDir
