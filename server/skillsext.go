@@ -179,6 +179,23 @@ func (s *Server) getSkill(ctx context.Context, ss *mcp.ServerSession, p *getSkil
 	return &getSkillResult{ResultType: "complete", Skill: e, cacheFields: s.cacheFor(ss, readTTL)}, nil
 }
 
+// notAString names v, a front matter value of the extension's JSON that is
+// not a string, and how to make it one: "a number, not a string; quote
+// it".
+func notAString(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a list, not a string; write it as text"
+	case map[string]any:
+		return "a map, not a string; write it as text"
+	case bool:
+		return "a boolean, not a string; quote it"
+	case string:
+		return "an empty string"
+	}
+	return "a number, not a string; quote it"
+}
+
 // entry builds the extension's entry for a skill of snap, or says why it
 // has none. Digests come from the cache for files that did not change.
 func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEntry, string) {
@@ -189,6 +206,8 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 	}
 	name, _ := fields["name"].(string)
 	switch {
+	case name == "" && fields["name"] != nil:
+		return nil, "its name is " + notAString(fields["name"]) + " (the extension requires a string, equal to the last segment of its URI)"
 	case name == "":
 		return nil, "its front matter has no name (the extension requires one, equal to the last segment of its URI)"
 	case name != a.Match.Ref.Name:
@@ -198,6 +217,8 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 	}
 	desc, _ := fields["description"].(string)
 	switch n := utf8.RuneCountInString(desc); {
+	case desc == "" && fields["description"] != nil:
+		return nil, "its description is " + notAString(fields["description"])
 	case strings.TrimSpace(desc) == "":
 		return nil, "its front matter has no description"
 	case n > sources.MaxDescriptionLen:

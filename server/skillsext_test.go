@@ -272,6 +272,41 @@ func TestSkillsListLeavesOutUnverifiable(t *testing.T) {
 	}
 }
 
+// TestSkillsGetSaysWhyNotAString checks that a name or a description that
+// YAML reads as a number, a boolean or a list is named as such when
+// skills/get refuses the skill, not said to be missing.
+func TestSkillsGetSaysWhyNotAString(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"numdesc/SKILL.md":  "---\nname: numdesc\ndescription: 2.10\n---\n",
+		"booldesc/SKILL.md": "---\nname: booldesc\ndescription: true\n---\n",
+		"numname/SKILL.md":  "---\nname: 12345\ndescription: A number as the name.\n---\n",
+		"listname/SKILL.md": "---\nname: [a, b]\ndescription: A list as the name.\n---\n",
+		"noname/SKILL.md":   "---\ndescription: No name.\n---\n",
+	} {
+		sourcetest.WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
+	}
+	logs := &logBuffer{}
+	srv := server.New(newResolver(t, dirtree.New(dir, nil)), &server.Options{Logger: logs.logger()})
+	cs := extClient(t, srv, "2025-11-25", nil)
+	for skill, want := range map[string]string{
+		"numdesc":  "its description is a number, not a string; quote it",
+		"booldesc": "its description is a boolean, not a string; quote it",
+		"numname":  "its name is a number, not a string; quote it",
+		"listname": "its name is a list, not a string",
+		"noname":   "its front matter has no name",
+	} {
+		_, err := getSkill(cs, "skill://"+skill+"/SKILL.md")
+		if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), want) {
+			t.Errorf("skills/get %s = %v; want %q", skill, err, want)
+		}
+	}
+	allSkills(t, cs)
+	if strings.Contains(logs.String(), "skill=numdesc") && !strings.Contains(logs.String(), "its description is a number") {
+		t.Errorf("the log gives another reason:\n%s", logs.String())
+	}
+}
+
 // resources/directory/read lists a folder's direct children; folders are
 // inode/directory, and so are the skills whose URIs lie below it.
 func TestDirectoryRead(t *testing.T) {
