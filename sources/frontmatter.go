@@ -62,7 +62,7 @@ func ReadFrontMatter(r io.Reader) ([]byte, error) {
 	}
 	first = bytes.TrimPrefix(first, bom)
 	if !isDelimiter(first) {
-		return nil, ErrNoFrontMatter
+		return nil, noFrontMatter(first)
 	}
 	// The block is gathered in a recycled buffer and copied out once, at
 	// its size: a skill keeps its front matter, and appending would leave
@@ -91,6 +91,30 @@ func ReadFrontMatter(r io.Reader) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// errUTF16 and errCROnly say why a file that starts with "---" as an
+// editor shows it has no front matter as skillmux reads it; they come
+// wrapped with ErrNoFrontMatter.
+var (
+	errUTF16  = errors.New("the file is UTF-16; save it as UTF-8")
+	errCROnly = errors.New("its lines end with a carriage return (CR) alone; save it with LF (or CRLF) line ends")
+)
+
+// noFrontMatter is ErrNoFrontMatter for a file whose first line is first,
+// with the reason when the file looks like front matter in an encoding or
+// with line ends that skillmux does not read.
+func noFrontMatter(first []byte) error {
+	switch {
+	case bytes.HasPrefix(first, []byte("\xff\xfe")), bytes.HasPrefix(first, []byte("\xfe\xff")):
+		return fmt.Errorf("%w: %w", ErrNoFrontMatter, errUTF16)
+	}
+	// "---", then a CR that is not the end of the line: the whole file
+	// is one line to a reader that splits lines at LF.
+	if i := bytes.IndexByte(first, '\r'); i >= 0 && isDelimiter(first[:i]) {
+		return fmt.Errorf("%w: %w", ErrNoFrontMatter, errCROnly)
+	}
+	return ErrNoFrontMatter
 }
 
 // SplitFrontMatter splits a whole SKILL.md into its front matter (as

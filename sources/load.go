@@ -246,6 +246,12 @@ func clipValue(s string) string {
 func frontMatterDiagnostic(path string, err error) Diagnostic {
 	d := Diagnostic{Severity: Error, Path: path, Rule: "front-matter"}
 	switch {
+	case errors.Is(err, errUTF16):
+		d.Line = 1
+		d.Message = "no front matter that skillmux can read: " + errUTF16.Error()
+	case errors.Is(err, errCROnly):
+		d.Line = 1
+		d.Message = "no front matter that skillmux can read: " + errCROnly.Error()
 	case errors.Is(err, ErrNoFrontMatter):
 		d.Line = 1
 		d.Message = "no front matter: the file must start with a line `---`, then YAML with name and description, then a line `---`"
