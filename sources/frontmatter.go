@@ -197,6 +197,9 @@ func unmarshalMap(front []byte) (map[string]any, map[string]string, error) {
 	if !withinValues(&doc, MaxValues) {
 		return nil, nil, ErrTooComplex
 	}
+	if err := plainKeys(&doc, 0); err != nil {
+		return nil, nil, err
+	}
 	var v any
 	if err := doc.Decode(&v); err != nil {
 		return nil, nil, err
@@ -209,6 +212,49 @@ func unmarshalMap(front []byte) (map[string]any, map[string]string, error) {
 	default:
 		return nil, nil, errNotMap{what: yamlType(v)}
 	}
+}
+
+// errKey is why a front matter with a key that is a list or a map is
+// refused: such a key is valid YAML, but no map of names to values holds
+// it.
+type errKey struct {
+	line int    // in the front matter, from 1
+	what string // "a list" or "a map"
+}
+
+func (e errKey) Error() string {
+	return fmt.Sprintf("a key must be a plain word, got %s; write `key: value` with a name such as `version` as the key", e.what)
+}
+
+// plainKeys checks that every key of the mappings in n is a scalar
+// (errKey otherwise), and makes a null key ("~:", "null:") the string it
+// is written as, as a reader of the file sees it, rather than one the
+// decoder would print as "<nil>". withinValues has bounded the tree.
+func plainKeys(n *yaml.Node, depth int) error {
+	if depth > maxDepth {
+		return nil // the decoder refuses it
+	}
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			switch k.Kind {
+			case yaml.SequenceNode:
+				return errKey{line: k.Line, what: "a list"}
+			case yaml.MappingNode:
+				return errKey{line: k.Line, what: "a map"}
+			case yaml.ScalarNode:
+				if k.ShortTag() == "!!null" {
+					k.Tag = "!!str"
+				}
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if err := plainKeys(c, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // scalarsAsWritten returns the top-level values of doc that YAML reads as
@@ -319,6 +365,12 @@ func yamlDiagnostic(path string, front []byte, err error) Diagnostic {
 	if errors.Is(err, ErrTooComplex) {
 		d.Rule = "yaml-too-complex"
 		d.Message = err.Error() + "; the skill is skipped (write the values out rather than through anchors and aliases)"
+		return d
+	}
+	var key errKey
+	if errors.As(err, &key) {
+		d.Line = key.line + 1
+		d.Message = "front matter is not a map of names to values: " + err.Error()
 		return d
 	}
 	var notMap errNotMap

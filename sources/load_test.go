@@ -171,6 +171,13 @@ func TestLoad(t *testing.T) {
 			wantDiag: []string{"warning:description:description-type"},
 		},
 		{
+			name:     "a null key is an unknown key, named as written",
+			folder:   "nullkey",
+			content:  "---\nname: nullkey\ndescription: x\n~: y\n---\n",
+			wantName: "nullkey", wantDesc: "x",
+			wantDiag: []string{"warning:~:unknown-field"},
+		},
+		{
 			name:     "a date as the name gives way to the folder's name",
 			folder:   "day",
 			content:  "---\nname: 2024-01-01\ndescription: A day.\n---\n",
@@ -267,6 +274,9 @@ func TestLoadRefuses(t *testing.T) {
 		{"description of a zero-width space only", "---\nname: zw\ndescription: \"\\u200b\"\n---\n", "description-required", 0, "shows nothing"},
 		{"description is a list", "---\nname: list\ndescription: [a, b]\n---\n", "description-type", 0, "must be a string"},
 		{"no front matter", "# Just markdown\n", "front-matter", 1, "must start with a line `---`"},
+		{"a key that is a list", "---\nname: k\ndescription: x\n[a, b]: c\n---\n", "yaml", 4, "a key must be a plain word, got a list"},
+		{"a key that is a map, nested", "---\nname: k\ndescription: x\nmetadata:\n  {a: 1}: c\n---\n", "yaml", 5, "a key must be a plain word, got a map"},
+		{"a key that is a block list", "---\nname: k\ndescription: x\n? - a\n  - b\n: c\n---\n", "yaml", 4, "a key must be a plain word, got a list"},
 		{"UTF-16, little-endian", "\xff\xfe-\x00-\x00-\x00\n\x00n\x00", "front-matter", 1, "the file is UTF-16; save it as UTF-8"},
 		{"UTF-16, big-endian", "\xfe\xff\x00-\x00-\x00-\x00\n\x00n", "front-matter", 1, "the file is UTF-16; save it as UTF-8"},
 		{"lines that end with CR alone", "---\rname: cr\rdescription: x\r---\r", "front-matter", 1, "its lines end with a carriage return (CR) alone; save it with LF (or CRLF) line ends"},
