@@ -67,6 +67,11 @@ func TestLoadStaysInsideTheSkillFolder(t *testing.T) {
 	}
 	if sk, err := sources.Load(outside, sources.LoadOptions{}); err == nil {
 		t.Errorf("a SKILL.md linked out of its folder was served: %q", sk.Description)
+	} else if want := "SKILL.md is a link to " + filepath.Join(base, "secret", "SKILL.md") + ", outside the skill folder"; !strings.Contains(err.Error(), want) {
+		t.Errorf("Load = %v; want it to say %q", err, want)
+	}
+	if ds := sources.Validate(filepath.Dir(outside)); len(ds) != 1 || !strings.Contains(ds[0].Message, "outside the skill folder") {
+		t.Errorf("Validate = %v; want it to say the link leads outside the skill folder", ds)
 	}
 	inside := filepath.Join(base, "skill", "SKILL.md")
 	if err := os.Symlink("real.md", inside); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -55,8 +56,9 @@ func openEntry(dir, name string) (entryFile, error) {
 }
 
 // linkProblem says why the entry file at path, which could not be opened,
-// is refused when it is a symlink that leads nowhere. ok is false when
-// path is no link, or not one of that kind.
+// is refused when it is a symlink that leads nowhere or out of its
+// folder (reads stay inside the skill folder's real path). ok is false
+// when path is no link, or not one of those.
 func linkProblem(path string) (why string, ok bool) {
 	target, err := os.Readlink(path)
 	if err != nil {
@@ -65,6 +67,17 @@ func linkProblem(path string) (why string, ok bool) {
 	name := filepath.Base(path)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Sprintf("%s is a link to %s, which does not exist; point the link at the file, or put the file in its place", name, target), true
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", false
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return "", false
+	}
+	if rel, err := filepath.Rel(dir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Sprintf("%s is a link to %s, outside the skill folder, which skillmux does not read; copy the file into the folder, or link the whole skill folder instead", name, target), true
 	}
 	return "", false
 }
