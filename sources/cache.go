@@ -3,6 +3,7 @@ package sources
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sync"
 )
@@ -47,13 +48,18 @@ func (c *Cache) Load(path string, o LoadOptions) (*Skill, error) {
 func (c *Cache) load(path string, o LoadOptions, gen uint64) (*Skill, error) {
 	sk, exists, err := c.Probe(path, o, gen)
 	if !exists {
-		return nil, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: "cannot read: the file does not exist"}
+		msg := "cannot read: the file does not exist"
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrPermission) {
+			msg = "cannot read: " + unwrapPath(err)
+		}
+		return nil, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: msg}
 	}
 	return sk, err
 }
 
 // Probe is LoadGen for a file that may not exist: exists is false, and
-// the error nil, when there is no file at path. A folder scan probes for
+// the error nil, when there is no file at path, or when its folder cannot
+// be searched (the folder's listing says why). A folder scan probes for
 // SKILL.md rather than listing the folder.
 func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists bool, err error) {
 	path = filepath.Clean(path)
@@ -86,6 +92,12 @@ func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists
 			return nil, true, Diagnostic{Severity: Error, Path: path, Rule: "link", Message: why}
 		}
 		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, nil
+		}
+		if _, lerr := os.Lstat(path); errors.Is(err, fs.ErrPermission) && errors.Is(lerr, fs.ErrPermission) {
+			// The folder cannot be searched, so there is no telling
+			// whether it holds a SKILL.md: that is the folder's
+			// problem, which a listing of it reports, not a file's.
 			return nil, false, nil
 		}
 		return nil, true, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: "cannot read: " + unwrapPath(err)}

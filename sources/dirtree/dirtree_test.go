@@ -335,3 +335,26 @@ func TestMissedSkillFilesAreReported(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadableFolderIsTheFoldersProblem checks that a folder that cannot
+// be read is reported as the folder, whichever walk meets it first, and
+// never as a SKILL.md inside it that may not exist.
+func TestUnreadableFolderIsTheFoldersProblem(t *testing.T) {
+	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
+		t.Skip("needs a user that permissions bind")
+	}
+	root := tree(t, map[string]string{
+		"good/SKILL.md":         skillMD("good"),
+		"locked/child/SKILL.md": skillMD("child"),
+	})
+	locked := filepath.Join(root, "locked")
+	must(t, os.Chmod(locked, 0))
+	t.Cleanup(func() { os.Chmod(locked, 0o755) })
+	for _, deep := range []bool{false, true} {
+		l := list(t, root, &dirtree.Options{Defer: !deep})
+		if len(l.Problems) != 1 || l.Problems[0].Path != locked || l.Problems[0].Severity != sources.Warning ||
+			!strings.HasPrefix(l.Problems[0].Message, "cannot read folder: ") {
+			t.Errorf("deep %v: problems = %v; want one warning that %s cannot be read", deep, l.Problems, locked)
+		}
+	}
+}
