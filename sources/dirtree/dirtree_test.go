@@ -151,6 +151,19 @@ func TestBounds(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"warning:max-depth"}, problemRules(l)); diff != "" {
 		t.Errorf("depth problems: %s", diff)
+	} else if want := filepath.Join(root, "1", "2", "3", "4"); l.Problems[0].Path != want {
+		t.Errorf("depth problem names %s, want the first folder not searched, %s", l.Problems[0].Path, want)
+	}
+	// Deep folders inside a skill hide only nested skills: no warning,
+	// in a full walk or in a deferred one.
+	inSkill := tree(t, map[string]string{
+		"a/SKILL.md":                skillMD("a"),
+		"a/assets/1/2/3/4/leaf.txt": "leaf",
+	})
+	for _, deferred := range []bool{false, true} {
+		if l := list(t, inSkill, &dirtree.Options{MaxDepth: 3, Defer: deferred}); len(l.Problems) != 0 {
+			t.Errorf("deferred %v: a deep folder inside a skill: %v", deferred, l.Problems)
+		}
 	}
 	l = list(t, root, &dirtree.Options{MaxDirs: 2})
 	if diff := cmp.Diff([]string{"warning:max-dirs"}, problemRules(l)); diff != "" {

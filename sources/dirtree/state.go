@@ -62,7 +62,18 @@ func (s *state) keepServed(prev *state) {
 
 // bounds records which bounds a scan hit.
 type bounds struct {
-	depth, skills, dirs bool
+	// depth is the first folder, in path order, that was not searched
+	// for being too deep; "" when none was.
+	depth        string
+	skills, dirs bool
+}
+
+// tooDeep records that the folder path was not searched for being too
+// deep.
+func (b *bounds) tooDeep(path string) {
+	if b.depth == "" || path < b.depth {
+		b.depth = path
+	}
 }
 
 func (s *state) nextGen() uint64 {
@@ -236,9 +247,9 @@ func (s *state) listing(t *Tree) *sources.Listing {
 		l.Problems = append(l.Problems, s.problems[k])
 	}
 	root := t.root
-	if s.bounds.depth {
-		l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: root, Rule: "max-depth",
-			Message: fmt.Sprintf("folders deeper than %d levels were not searched; skills there are not served", t.opts.MaxDepth)})
+	if s.bounds.depth != "" {
+		l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: s.bounds.depth, Rule: "max-depth",
+			Message: fmt.Sprintf("not searched, nor any other folder deeper than %d levels below %s; skills there are not served", t.opts.MaxDepth, root)})
 	}
 	if s.bounds.skills {
 		l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: root, Rule: "max-skills",

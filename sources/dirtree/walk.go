@@ -208,7 +208,14 @@ func (w *walk) folder(dir, real, full, name string, depth int, linked, isLink bo
 		linked = true
 	}
 	if depth+1 > w.t.opts.MaxDepth {
-		w.hit(func(b *bounds) { b.depth = true })
+		if owner != nil {
+			// Inside a skill only nested skills are at stake: a warning
+			// would stay in every log for an assets tree the author
+			// has no reason to change.
+			w.t.logDebug("not searched for nested skills: deeper than the walk goes", "path", full, "levels", w.t.opts.MaxDepth)
+			return
+		}
+		w.hit(func(b *bounds) { b.tooDeep(full) })
 		return
 	}
 	w.wg.Add(1)

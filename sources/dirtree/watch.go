@@ -224,7 +224,9 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 		return true, nil
 	}
 	st.deep = true
-	st.bounds.depth = st.bounds.depth || w.bounds.depth
+	if w.bounds.depth != "" {
+		st.bounds.tooDeep(w.bounds.depth)
+	}
 	st.bounds.skills = st.bounds.skills || w.bounds.skills
 	st.bounds.dirs = st.bounds.dirs || w.bounds.dirs
 	t.scanning.Unlock()
