@@ -148,54 +148,80 @@ func SkipDir(name string) bool {
 // most MaxListedFiles paths are returned; more reports
 // truncated. Unreadable sub-folders are skipped.
 //
+// It lists what a source's own walk lists and what WalkFiles reads:
+// regular files only, each stated, with a symlink followed while it stays
+// inside the skill folder. A FIFO, or a file in a folder that can be read
+// but not entered, is not offered by one list and refused by the others.
+//
 // Each folder is read once: whether a sub-folder is another skill is seen
 // in its own listing, with no extra look-up.
 func ListFiles(fsys fs.FS, entry string) (files []string, truncated bool, err error) {
 	if fsys == nil {
 		return nil, false, nil
 	}
-	entries, err := fs.ReadDir(fsys, ".")
+	root, err := fs.Stat(fsys, ".")
 	if err != nil {
 		return nil, false, err
 	}
-	var walk func(dir string, entries []fs.DirEntry) bool
-	walk = func(dir string, entries []fs.DirEntry) bool {
+	entries, err := readDirStat(fsys, ".")
+	if err != nil {
+		return nil, false, err
+	}
+	dirs := 0
+	// ancestors holds the identities of the folders above the one being
+	// read, so that a symlink back to one of them ends there.
+	ancestors := []FileKey{keyOf(root)}
+	var walk func(dir string, entries []statEntry) bool
+	walk = func(dir string, entries []statEntry) bool {
 		for _, e := range entries {
-			p := e.Name()
+			p := e.name
 			if dir != "." {
 				p = dir + "/" + p
 			}
-			if e.IsDir() {
-				if SkipDir(e.Name()) {
+			if e.mode&fs.ModeSymlink != 0 {
+				info, err := fs.Stat(fsys, p) // follows the link only inside the folder
+				if err != nil {
 					continue
 				}
-				sub, err := fs.ReadDir(fsys, p)
+				e.mode, e.key = info.Mode(), keyOf(info)
+			}
+			switch {
+			case e.mode.IsDir():
+				if dirs++; SkipDir(e.name) || dirs > maxWalkDirs || (e.key.Ino != 0 && containsKey(ancestors, e.key)) {
+					continue
+				}
+				sub, err := readDirStat(fsys, p)
 				if err != nil || holds(sub, SkillFile) {
 					continue // unreadable, or another skill
 				}
-				if !walk(p, sub) {
+				ancestors = append(ancestors, e.key)
+				more := walk(p, sub)
+				ancestors = ancestors[:len(ancestors)-1]
+				if !more {
 					return false
 				}
-				continue
+			case e.mode.IsRegular():
+				if p == entry || leftover.Is(e.name) {
+					continue
+				}
+				if len(files) == MaxListedFiles {
+					truncated = true
+					return false
+				}
+				files = append(files, p)
 			}
-			if p == entry || leftover.Is(e.Name()) {
-				continue
-			}
-			if len(files) == MaxListedFiles {
-				truncated = true
-				return false
-			}
-			files = append(files, p)
 		}
 		return true
 	}
 	walk(".", entries)
+	// Paths sort apart from names: "a.md" comes before "a/b.md".
+	sort.Strings(files)
 	return files, truncated, nil
 }
 
-func holds(entries []fs.DirEntry, name string) bool {
+func holds(entries []statEntry, name string) bool {
 	for _, e := range entries {
-		if e.Name() == name && !e.IsDir() {
+		if e.name == name && !e.mode.IsDir() {
 			return true
 		}
 	}

@@ -35,11 +35,29 @@ func TestListFiles(t *testing.T) {
 	for _, leftover := range []string{"SKILL.md~", ".SKILL.md.swp", "references/.#a.md", "references/#a.md#", ".DS_Store"} {
 		mkfile(t, filepath.Join(dir, leftover), "x") // an editor's, not the skill's
 	}
+	mkfile(t, filepath.Join(dir, "scripts.md"), "x")
+	mkfile(t, filepath.Join(filepath.Dir(dir), "outside.md"), "x")
+	// Only regular files, as the source's walk and WalkFiles see them: a
+	// link is followed inside the folder, and nothing else is a file.
+	for name, target := range map[string]string{
+		"link-in":       "scripts.md",
+		"link-dir":      "references",
+		"link-out":      filepath.Join(filepath.Dir(dir), "outside.md"),
+		"loop":          ".",
+		"dangling-link": "nope",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := makeFIFO(filepath.Join(dir, "events.fifo")); err != nil {
+		t.Fatal(err)
+	}
 	got, truncated, err := sources.ListFiles(sources.DirFS(dir), "SKILL.md")
 	if err != nil || truncated {
 		t.Fatal(err, truncated)
 	}
-	want := []string{"references/a.md", "scripts/run.py"}
+	want := []string{"link-dir/a.md", "link-in", "references/a.md", "scripts.md", "scripts/run.py"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
