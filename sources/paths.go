@@ -34,7 +34,7 @@ const (
 	RuleParent      PathRule = "parent-segment"       // no ".."
 	RuleDot         PathRule = "dot-segment"          // no "." (write the path without it)
 	RuleEmpty       PathRule = "empty-segment"        // no "//"
-	RuleEncoded     PathRule = "encoded-separator"    // no %2f, %5c, and no %2e%2e or %2e as a whole segment
+	RuleEncoded     PathRule = "encoded-separator"    // in a URI: no %2f, %5c, and no %2e%2e or %2e as a whole segment
 	RuleTooLong     PathRule = "too-long"             // MaxPathBytes, MaxSegmentBytes
 	RuleOutside     PathRule = "outside-skill"        // a symlink leads out of the skill folder
 	RuleNotAllowed  PathRule = "not-allowed"          // outside the folders a configuration allows
@@ -50,7 +50,7 @@ var ruleText = map[PathRule]string{
 	RuleParent:      `".." may not appear in a path: every path stays inside the skill folder`,
 	RuleDot:         `"." may not appear in a path; write the path without it`,
 	RuleEmpty:       "a path may not hold an empty segment (\"//\") or end with '/'",
-	RuleEncoded:     `a path may not hold an encoded separator or dot segment (%2f, %5c, %2e%2e)`,
+	RuleEncoded:     `a URI may not hold an encoded separator or dot segment (%2f, %5c, %2e%2e)`,
 	RuleTooLong:     fmt.Sprintf("a path is at most %d bytes, and each name in it at most %d", MaxPathBytes, MaxSegmentBytes),
 	RuleOutside:     "the path leads out of the skill folder (through a symlink); only files inside it are served",
 	RuleNotAllowed:  "the configuration (resources.allow_dirs) does not serve this part of the skill folder",
@@ -83,10 +83,11 @@ func quoteClipped(s string) string { return fmt.Sprintf("%q", clipValue(s)) }
 // CheckPath reports, as a *PathError, the first rule the slash-separated
 // path p breaks, or nil when p is a plain path below a skill folder: not
 // empty, relative, of names that are not "." or "..", with no NUL byte,
-// no backslash, no encoded separator or dot segment, within MaxPathBytes
-// and MaxSegmentBytes. An encoded separator is refused even though it is
-// a legal file name, because some layer between a client and a file might
-// decode it once more.
+// no backslash, within MaxPathBytes and MaxSegmentBytes. p is a file's
+// name as it is on disk: a URI's path is decoded once before it gets
+// here (resolver.ParseURI refuses an encoded separator or dot segment
+// there), and a '%' in p is the name's own, so that "x%2Fy.md" names the
+// file of that name in the folder, which no file system decodes further.
 func CheckPath(p string) error {
 	fail := func(r PathRule) error { return &PathError{Path: p, Rule: r} }
 	switch {
@@ -120,15 +121,6 @@ func checkSegment(seg string) PathRule {
 		return RuleDot
 	case len(seg) > MaxSegmentBytes:
 		return RuleTooLong
-	}
-	if strings.IndexByte(seg, '%') >= 0 {
-		l := strings.ToLower(seg)
-		if strings.Contains(l, "%2f") || strings.Contains(l, "%5c") || strings.Contains(l, "%00") {
-			return RuleEncoded
-		}
-		if d := strings.ReplaceAll(l, "%2e", "."); d == "." || d == ".." {
-			return RuleEncoded
-		}
 	}
 	return ""
 }
