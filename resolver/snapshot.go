@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sort"
 	"strconv"
@@ -47,6 +48,7 @@ type Snapshot struct {
 	inputs   []Input          // what it was built from, for Excluding
 	skills   []*sources.Skill // served skills, sorted by qualified name
 	keys     []string         // their keys (Ref.Key), in the same order
+	marks    []uint64         // their marks (markOf), in the same order
 	shadowed []Shadowed
 	problems []sources.Diagnostic // skipped files and source warnings
 	packages []sources.Package
@@ -116,7 +118,7 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 			}
 			s.byKey[key] = sk
 			if prev == nil || prev.byKey[key] != sk {
-				fresh = append(fresh, keyed{key, sk})
+				fresh = append(fresh, keyed{key, sk, markOf(sk)})
 			}
 		}
 	}
@@ -124,15 +126,17 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 	slices.SortFunc(fresh, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	s.skills = make([]*sources.Skill, 0, len(s.byKey))
 	s.keys = make([]string, 0, len(s.byKey))
+	s.marks = make([]uint64, 0, len(s.byKey))
 	add := func(k keyed) {
 		s.skills = append(s.skills, k.sk)
 		s.keys = append(s.keys, k.key)
+		s.marks = append(s.marks, k.mark)
 	}
 	var kept []keyed // prev's skills still served, in prev's order
 	if prev != nil {
 		for i, sk := range prev.skills {
 			if k := prev.keys[i]; s.byKey[k] == sk {
-				kept = append(kept, keyed{k, sk})
+				kept = append(kept, keyed{k, sk, prev.marks[i]})
 			}
 		}
 	}
@@ -227,10 +231,29 @@ func (s *Snapshot) byName() map[string][]*sources.Skill {
 	return s.names.m
 }
 
-// keyed is a served skill with its key, for sorting.
+// keyed is a served skill with its key and mark, for sorting.
 type keyed struct {
-	key string
-	sk  *sources.Skill
+	key  string
+	sk   *sources.Skill
+	mark uint64
+}
+
+// markSeed makes marks comparable within one process, which is all a
+// mark is for.
+var markSeed = maphash.MakeSeed()
+
+// markOf hashes what the catalog says of a served skill: its name as
+// written, its description, and which file it is. A skill whose body
+// alone was edited keeps its mark; one that a name now loads from another
+// file, or whose description changed, does not.
+func markOf(sk *sources.Skill) uint64 {
+	var h maphash.Hash
+	h.SetSeed(markSeed)
+	for _, part := range [...]string{sk.Ref.String(), sk.Source, sk.Path, sk.Description} {
+		h.WriteString(part)
+		h.WriteByte(0)
+	}
+	return h.Sum64()
 }
 
 // aliasFor is the name that reaches a shadowed skill: its qualified name
@@ -324,6 +347,13 @@ func (s *Snapshot) Skills() []*sources.Skill { return s.skills }
 // snapshot to tell later which skills came and went: the keys, which the
 // snapshot made anyway, rather than the snapshot and every skill it holds.
 func (s *Snapshot) Keys() []string { return s.keys }
+
+// Marks returns, in the order of Keys, a hash of what the catalog says of
+// each skill (its name as written, its description, and which file it
+// is); it must not be changed. A key whose mark differs between two
+// snapshots names a skill that changed while keeping its name. Like
+// Keys, it is kept instead of the snapshot: eight bytes a skill.
+func (s *Snapshot) Marks() []uint64 { return s.marks }
 
 // Len is the number of served skills.
 func (s *Snapshot) Len() int { return len(s.skills) }

@@ -21,30 +21,32 @@ func (s *Server) changeNote(req mcp.Request, v *view) string {
 	if !ok {
 		return ""
 	}
-	now := v.snap.Keys()
+	now, marks := v.snap.Keys(), v.snap.Marks()
 	s.mu.Lock()
 	st := s.sessionLocked(ss)
-	seen, heard := st.seen, st.heard
-	st.seen, st.heard = now, true
+	seen, seenMarks, heard := st.seen, st.seenMarks, st.heard
+	st.seen, st.seenMarks, st.heard = now, marks, true
 	s.mu.Unlock()
 	if !heard || sameList(seen, now) {
 		// The common case, which costs nothing: the catalog is the one
 		// this session last heard of.
 		return ""
 	}
-	added, removed := diffNames(seen, now)
-	if len(added) == 0 && len(removed) == 0 {
+	added, removed, changed := diffNames(seen, seenMarks, now, marks)
+	if len(added) == 0 && len(removed) == 0 && len(changed) == 0 {
 		return ""
 	}
 	s.mu.Lock()
 	noted := st.noted
 	st.noted = true
 	s.mu.Unlock()
-	// Keys are case-folded: an added skill is named as it is served; a
-	// removed one, which the snapshot no longer has, by its key.
-	for i, k := range added[:min(len(added), maxNamed)] { // the ones the note names
-		if m, err := v.snap.Lookup(k); err == nil && m.Skill != nil {
-			added[i] = m.Skill.Ref.String()
+	// Keys are case-folded: an added or changed skill is named as it is
+	// served; a removed one, which the snapshot no longer has, by its key.
+	for _, list := range [][]string{added, changed} {
+		for i, k := range list[:min(len(list), maxNamed)] { // the ones the note names
+			if m, err := v.snap.Lookup(k); err == nil && m.Skill != nil {
+				list[i] = m.Skill.Ref.String()
+			}
 		}
 	}
 	var b strings.Builder
@@ -53,33 +55,40 @@ func (s *Server) changeNote(req mcp.Request, v *view) string {
 	} else {
 		b.WriteString("The skill catalog changed since this session started:")
 	}
-	if len(added) > 0 {
-		fmt.Fprintf(&b, " %s added (%s)", count(len(added), "skill"), names(added))
-	}
-	if len(removed) > 0 {
-		if len(added) > 0 {
-			b.WriteString(";")
+	sep := ""
+	for _, part := range []struct {
+		list []string
+		what string
+	}{{added, "added"}, {removed, "removed"}, {changed, "changed"}} {
+		if len(part.list) > 0 {
+			fmt.Fprintf(&b, "%s %s %s (%s)", sep, count(len(part.list), "skill"), part.what, names(part.list))
+			sep = ";"
 		}
-		fmt.Fprintf(&b, " %s removed (%s)", count(len(removed), "skill"), names(removed))
 	}
 	b.WriteString(". Call this tool with a skill's name to load any of them.")
 	return b.String()
 }
 
-// diffNames returns the names in b and not in a, and those in a and not
-// in b; both lists are sorted (Snapshot.Keys).
-func diffNames(a, b []string) (added, removed []string) {
+// diffNames returns the names in b and not in a, those in a and not in
+// b, and those in both whose marks differ (a skill whose description
+// changed, or that its name now loads from another file). Both name
+// lists are sorted (Snapshot.Keys), and each has its marks beside it
+// (Snapshot.Marks).
+func diffNames(a []string, am []uint64, b []string, bm []uint64) (added, removed, changed []string) {
 	for len(a) > 0 || len(b) > 0 {
 		switch {
 		case len(a) == 0 || len(b) > 0 && b[0] < a[0]:
-			added, b = append(added, b[0]), b[1:]
+			added, b, bm = append(added, b[0]), b[1:], bm[1:]
 		case len(b) == 0 || a[0] < b[0]:
-			removed, a = append(removed, a[0]), a[1:]
+			removed, a, am = append(removed, a[0]), a[1:], am[1:]
 		default:
-			a, b = a[1:], b[1:]
+			if am[0] != bm[0] {
+				changed = append(changed, b[0])
+			}
+			a, am, b, bm = a[1:], am[1:], b[1:], bm[1:]
 		}
 	}
-	return added, removed
+	return added, removed, changed
 }
 
 // sameList reports whether a and b are the same list (not only equal).

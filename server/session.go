@@ -23,6 +23,7 @@ type session struct {
 	listed      string        // the skill tool description the session last saw (handshake or tools/list)
 	announced   string        // the description the last tools/list_changed was sent for
 	seen        []string      // the names of the view the session last heard of (handshake, or a change note), when heard
+	seenMarks   []uint64      // their marks (Snapshot.Marks)
 	heard       bool
 	noted       bool       // a change note was given
 	res         resSession // its resources and subscriptions (subscribe.go)
@@ -120,7 +121,7 @@ func (s *Server) shown(req mcp.Request) *view {
 		st := s.sessionLocked(ss)
 		st.listed = v.tool
 		if !st.heard {
-			st.seen, st.heard = v.snap.Keys(), true
+			st.seen, st.seenMarks, st.heard = v.snap.Keys(), v.snap.Marks(), true
 		}
 		s.mu.Unlock()
 	}

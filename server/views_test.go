@@ -258,3 +258,41 @@ func TestSkillAnswerNotesChangesOnce(t *testing.T) {
 		t.Errorf("second note: %q", note)
 	}
 }
+
+// A skill that keeps its name but whose description changed, or that its
+// name now loads from another source, is noted as changed; an edit of its
+// body alone is not a change of the catalog.
+func TestSkillAnswerNotesChangedSkills(t *testing.T) {
+	user := &sourcetest.Fake{SourceName: "user", Skills: []sourcetest.FakeSkill{{Name: "pdf", Description: "Mine."}}}
+	project := &sourcetest.Fake{SourceName: "project", Skills: []sourcetest.FakeSkill{{Name: "pdf", Description: "Reports."}, {Name: "deploy", Description: "To staging."}}}
+	r := newResolver(t, user, project)
+	cs, _ := connectAs(t, server.New(r, nil), "a")
+	note := func(change func()) string {
+		t.Helper()
+		change()
+		if _, err := r.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		res, err := callSkill(t, cs, map[string]any{"name": "deploy"})
+		if err != nil || res.IsError {
+			t.Fatalf("%v %+v", err, res)
+		}
+		if len(res.Content) < 3 {
+			return ""
+		}
+		return text(t, res.Content[2])
+	}
+	for _, tt := range []struct {
+		what   string
+		change func()
+		want   string
+	}{
+		{"a description", func() { project.Skills[1].Description = "To PRODUCTION." }, "The skill catalog changed since this session started: 1 skill changed (deploy)."},
+		{"a body", func() { project.Skills[1].Body = "new steps\n" }, ""},
+		{"the skill a name loads", func() { user.Skills = nil }, "The skill catalog changed again since the last note: 1 skill changed (pdf)."},
+	} {
+		if got, want := note(tt.change), tt.want; !strings.HasPrefix(got, want) || want == "" && got != "" {
+			t.Errorf("%s: note %q, want %q", tt.what, got, want)
+		}
+	}
+}
