@@ -3,6 +3,7 @@ package claudeplugins_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -363,6 +364,58 @@ func TestWatch(t *testing.T) {
 	h.userEnabled["two@m"] = true
 	h.save()
 	until("a plugin enabled in the settings", []string{"one:a", "one:c", "two:b"})
+}
+
+// An install, and each enable or disable, is reported within the
+// debounce, not at the next look of a poll (once a second), in a home
+// that had no ~/.claude when the watch began too.
+func TestWatchRecordsPromptly(t *testing.T) {
+	h := newHome(t)
+	src := claudeplugins.Installed(h.home, &claudeplugins.Options{Debounce: 20 * time.Millisecond})
+	list(t, src)
+	changed := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		done <- src.Watch(ctx, func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	<-changed // the watches are set
+	// A poll would see one change in four within this bound; four
+	// changes in a row, all but never.
+	const bound = 400 * time.Millisecond
+	within := func(what string, want []string) {
+		t.Helper()
+		deadline := time.After(bound)
+		for {
+			select {
+			case <-changed:
+			case <-deadline:
+				t.Fatalf("%s: not reported within %v; listing %v", what, bound, names(list(t, src)))
+			}
+			if cmp.Equal(want, names(list(t, src))) {
+				return
+			}
+		}
+	}
+	h.plugin("one@m", "one", true, nil, "a")
+	h.save()
+	within("an install in a fresh home", []string{"one:a"})
+	for i, want := range [][]string{nil, {"one:a"}, nil} {
+		h.userEnabled["one@m"] = want != nil
+		h.save()
+		within(fmt.Sprintf("change %d of the settings", i+1), want)
+	}
 }
 
 // Of two plugin folders whose plugins' names differ only in case, the

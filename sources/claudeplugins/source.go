@@ -178,14 +178,36 @@ func (s *Source) follow(plugins []plugin) {
 }
 
 // Watch implements sources.Watcher: it watches the folders of the plugins
-// served, and looks every second at the files that decide which plugins
-// are served (install records, settings, manifests), until ctx is done.
+// served, and the files that decide which plugins are served (install
+// records, settings, manifests), until ctx is done. Those files are
+// watched in their folders, one level deep, so that an install or an
+// enable is seen within the debounce, as an edit of a skill is; a folder
+// that does not exist yet (~/.claude in a fresh home) is waited for. A
+// look every second at the same files stays for the file systems that
+// send no events.
 func (s *Source) Watch(ctx context.Context, changed func()) error {
 	w, err := watch.New(&watch.Options{Debounce: s.debounce, Unit: sources.HoldsSkill, Logger: s.logger.With("source", s.name)})
 	if err != nil {
 		return err
 	}
 	defer w.Close()
+	files := s.files()
+	wanted := map[string]bool{}
+	for _, f := range files {
+		wanted[filepath.Base(f)] = true
+	}
+	// Every other name, folders included, is ignored: ~/.claude holds
+	// much that is not for this source, and none of it is walked.
+	records, err := watch.New(&watch.Options{Debounce: s.debounce, Ignore: func(name string) bool { return !wanted[name] }, Logger: s.logger.With("source", s.name)})
+	if err != nil {
+		return err
+	}
+	defer records.Close()
+	for _, f := range files {
+		if err := records.Add(filepath.Dir(f)); err != nil {
+			s.logger.Debug("record files not watched; looked at every second", "source", s.name, "err", err)
+		}
+	}
 	s.mu.Lock()
 	s.watcher = w
 	roots := s.roots
@@ -198,7 +220,7 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	for _, r := range roots {
 		w.Add(r)
 	}
-	poll := watch.NewFilePoll(s.files())
+	poll := watch.NewFilePoll(files)
 	// What changed between the last listing and the watches being set is
 	// seen by the listing this asks for.
 	changed()
@@ -208,6 +230,9 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	defer stop()
 	polling.Go(func() {
 		poll.Run(pctx, 0, func([]string) { changed() })
+	})
+	polling.Go(func() {
+		records.Run(pctx, func(watch.Batch) { changed() })
 	})
 	w.Run(ctx, func(watch.Batch) { changed() })
 	return nil
