@@ -297,6 +297,25 @@ func TestInstalledPackages(t *testing.T) {
 	}
 }
 
+// A settings file that cannot be read is named as the reason a plugin is
+// not served, not a settings file that "does not list it": it may.
+func TestUnreadableSettingsIsTheReason(t *testing.T) {
+	h := newHome(t)
+	h.plugin("on@m", "on", true, nil, "a")
+	h.save()
+	settings := filepath.Join(h.home, ".claude", "settings.json")
+	if err := os.WriteFile(settings, []byte(`{"enabledPlugins": {"on@m": true,}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := list(t, claudeplugins.Installed(h.home, nil))
+	if len(l.Packages) != 1 {
+		t.Fatalf("packages: %+v", l.Packages)
+	}
+	if p := l.Packages[0]; p.State != sources.PackageDisabled || !strings.Contains(p.Reason, settings+" cannot be read") {
+		t.Errorf("%s: %s, %q; want the reason to name %s", p.Name, p.State, p.Reason, settings)
+	}
+}
+
 // A hand-edited settings file with one trailing comma used to drop every
 // plugin skill without a word.
 func TestMalformedSettingsNameTheLine(t *testing.T) {

@@ -271,7 +271,7 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package)
 		d.Message += "; no installed plugin is served until it is fixed (reinstalling a plugin in Claude Code rewrites it)"
 		return nil, []sources.Diagnostic{d}, nil
 	}
-	enabled, probs := s.enabled()
+	enabled, broken, probs := s.enabled()
 	if !found {
 		f.Plugins = nil
 	}
@@ -294,6 +294,10 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package)
 		}
 		rec, ok := s.pick(records)
 		switch set, listed := enabled[key]; {
+		case !listed && len(broken) > 0:
+			// The file that cannot be read may well list it.
+			consider(key, sources.PackageDisabled, rec.InstallPath, strings.Join(broken, " and ")+" cannot be read, and no other settings file enables it")
+			continue
 		case !listed:
 			consider(key, sources.PackageDisabled, rec.InstallPath, "enabledPlugins in Claude Code's settings does not list it")
 			continue
@@ -386,12 +390,13 @@ type setting struct {
 
 // enabled merges enabledPlugins from the user's settings, then each
 // project's settings and local settings, later ones overriding.
-func (s *Source) enabled() (map[string]setting, []sources.Diagnostic) {
+func (s *Source) enabled() (map[string]setting, []string, []sources.Diagnostic) {
 	files := []string{filepath.Join(s.home, ".claude", "settings.json")}
 	for _, p := range s.projects {
 		files = append(files, filepath.Join(p, ".claude", "settings.json"), filepath.Join(p, ".claude", "settings.local.json"))
 	}
 	out := map[string]setting{}
+	var broken []string
 	var probs []sources.Diagnostic
 	for _, f := range files {
 		var settings struct {
@@ -401,11 +406,12 @@ func (s *Source) enabled() (map[string]setting, []sources.Diagnostic) {
 			d := jsonDiagnostic(f, err)
 			d.Message += "; the plugins it enables are not served until it is fixed (Claude Code reads this file too)"
 			probs = append(probs, d)
+			broken = append(broken, f)
 			continue
 		}
 		for k, v := range settings.EnabledPlugins {
 			out[k] = setting{on: v, file: f}
 		}
 	}
-	return out, probs
+	return out, broken, probs
 }
