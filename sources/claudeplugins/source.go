@@ -229,7 +229,7 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
 	polling.Go(func() {
-		poll.Run(pctx, 0, func([]string) { changed() })
+		poll.Run(pctx, recordPoll, func([]string) { changed() })
 	})
 	polling.Go(func() {
 		records.Run(pctx, func(watch.Batch) { changed() })
@@ -237,6 +237,11 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	w.Run(ctx, func(watch.Batch) { changed() })
 	return nil
 }
+
+// recordPoll is how often Watch looks at the install records and settings
+// besides watching them (0: watch.FilePoll's default, every second); tests
+// set it long, to tell that the watch reports a change.
+var recordPoll time.Duration
 
 // installRecord is one entry of installed_plugins.json.
 type installRecord struct {

@@ -1,0 +1,11 @@
+package claudeplugins
+
+import "time"
+
+// SetRecordPoll sets how often Watch looks at the install records and
+// settings, for the test's duration.
+func SetRecordPoll(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := recordPoll
+	recordPoll = d
+	t.Cleanup(func() { recordPoll = old })
+}
