@@ -78,6 +78,7 @@ const (
 	PackageNotInstalled PackageState = "not-installed" // enabled, but no install record
 	PackageMissing      PackageState = "missing"       // its folder does not exist
 	PackageInvalid      PackageState = "invalid"       // its record or manifest cannot be read
+	PackageLeftOut      PackageState = "left-out"      // served, but not to a client that loads it itself
 )
 
 // Sentinel errors shared by sources and their consumers.

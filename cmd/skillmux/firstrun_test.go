@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/skillmux/skillmux/sources"
 )
 
 // exitCode is the status err ends the process with.
@@ -160,10 +162,35 @@ func TestListAsAClient(t *testing.T) {
 	if !strings.Contains(out, "agents-skill") || !strings.Contains(out, "As Claude Code sees it") {
 		t.Errorf("listing:\n%s", out)
 	}
+	// The plugins it loads itself are not "served" to it.
+	for _, p := range w.list(t, "--client", "claude-code").Plugins {
+		if p.Name == "discord@claude-plugins-official" && (p.State != sources.PackageLeftOut || !strings.Contains(p.Reason, "Claude Code")) {
+			t.Errorf("for Claude Code, %s is %s (%s); want left-out", p.Name, p.State, p.Reason)
+		}
+	}
 	// defaults.native: include serves every client everything.
 	out, _, err = runIn(t, append(w.environ, "SKILLMUX_DEFAULTS__NATIVE=include"), w.sub, "list", "--client", "claude-code")
 	if err != nil || !strings.Contains(out, "mine ") || strings.Contains(out, "As Claude Code sees it") {
 		t.Errorf("with defaults.native include: %v\n%s", err, out)
+	}
+}
+
+// list --all keeps the sources' warnings, which may be about what is not
+// served, apart from the warnings of skills that are served.
+func TestListAllWarningHeadings(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "odd", "SKILL.md"), "---\nname: odd\ndescription: Has a key nobody knows.\ncolour: blue\n---\nBody.\n")
+	missing := filepath.Join(t.TempDir(), "missing")
+	out, _, err := runCLI(t, "", "list", "--all", "--no-builtin", "--root", root, "--root", missing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources, skills := strings.Index(out, "\nWarnings:\n"), strings.Index(out, "\nWarnings about skills served:\n")
+	if sources < 0 || skills < 0 {
+		t.Fatalf("want both headings:\n%s", out)
+	}
+	if m, c := strings.Index(out, missing), strings.Index(out, "colour"); !(sources < m && m < skills && skills < c) {
+		t.Errorf("the missing root belongs under Warnings, the unknown key under the skills':\n%s", out)
 	}
 }
 

@@ -95,6 +95,24 @@ func buildListing(snap *resolver.Snapshot, all bool) listing {
 	return l
 }
 
+// leftOutPlugins marks the plugins served none of whose skills the
+// client's view lists (it loads them itself) as left out for it.
+func leftOutPlugins(plugins []sources.Package, skills []listedSkill, client string) []sources.Package {
+	out := slices.Clone(plugins)
+	for i, p := range out {
+		if p.State != sources.PackageServed || p.Skills == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(skills, func(s listedSkill) bool {
+			return s.Source == p.Source && strings.HasPrefix(s.Name, p.Namespace+":")
+		}) {
+			out[i].State = sources.PackageLeftOut
+			out[i].Reason = fmt.Sprintf("served, but not to %s, which loads it itself", client)
+		}
+	}
+	return out
+}
+
 func newListCmd(e *env) *cobra.Command {
 	var f catalogFlags
 	var asJSON, all bool
@@ -136,6 +154,9 @@ gemini-cli-mcp-client; see the README).`,
 			}
 			view := buildListing(snap, all)
 			view.Client, view.LeftOut = l.Client, l.LeftOut
+			if l.Client != "" {
+				view.Plugins = leftOutPlugins(view.Plugins, view.Skills, l.Client)
+			}
 			if asJSON {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
@@ -176,13 +197,20 @@ func printListing(e *env, l listing, all bool, hints map[string]string) {
 			fmt.Fprintf(e.stdout, "  %s\n", sentence(d, hints))
 		}
 	}
+	// The sources' warnings may be about what is not served (a plugin's
+	// missing folder); the skills' own are about skills that are.
+	if len(l.Warnings) > 0 {
+		fmt.Fprintf(e.stdout, "\nWarnings:\n")
+		for _, d := range l.Warnings {
+			fmt.Fprintf(e.stdout, "  %s\n", sentence(d, hints))
+		}
+	}
 	var warnings []sources.Diagnostic
-	warnings = append(warnings, l.Warnings...)
 	for _, s := range l.Skills {
 		warnings = append(warnings, s.Warnings...)
 	}
 	if len(warnings) > 0 {
-		fmt.Fprintf(e.stdout, "\nWarnings (the skills are served):\n")
+		fmt.Fprintf(e.stdout, "\nWarnings about skills served:\n")
 		for _, d := range warnings {
 			fmt.Fprintf(e.stdout, "  %s\n", sentence(d, hints))
 		}
