@@ -158,6 +158,22 @@ type ParsedURI struct {
 	separators []bool
 }
 
+// Key is the same for every spelling of the URI (skill://%61lpha/x.md and
+// skill://alpha/x.md) and differs for any other resource: the decoded
+// segments, which hold no NUL, each followed by one, then '/' for a
+// collection.
+func (p ParsedURI) Key() string {
+	var b strings.Builder
+	for _, s := range p.Segments {
+		b.WriteString(s)
+		b.WriteByte(0)
+	}
+	if p.Slash {
+		b.WriteByte('/')
+	}
+	return b.String()
+}
+
 // URIError says why a URI names nothing served. It matches
 // sources.ErrBadPath (with errors.Is) when the URI breaks a rule, and
 // sources.ErrNotFound when it is well-formed and names nothing.

@@ -9,7 +9,6 @@ import (
 	"hash/maphash"
 	"io/fs"
 	"maps"
-	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -45,17 +44,24 @@ type resSession struct {
 	listed      *resolver.Snapshot // the view whose resources the session first listed, until listSig is known
 	listSig     uint64             // the signature of the resource list the session knows, when hasSig
 	hasSig      bool
-	subs        map[string]string // subscribed URI → fingerprint of what the session was last told of
-	updates     map[string]bool   // URIs whose notifications/resources/updated are due
-	listChanged bool              // notifications/resources/list_changed is due
+	subs        map[string]string   // subscribed URI → fingerprint of what the session was last told of
+	spellings   map[string][]string // ParsedURI.Key → the subscribed URIs that spell it
+	updates     map[string]bool     // URIs whose notifications/resources/updated are due
+	listChanged bool                // notifications/resources/list_changed is due
 }
+
+// maxSubscriptions bounds the URIs one session may be subscribed to at
+// once. A URI that names nothing may be subscribed to, so only this bounds
+// the memory subscriptions take.
+const maxSubscriptions = 10_000
 
 // subscribe records a subscription. A URI that names nothing yet may be
 // subscribed to (it is told when it appears); a URI that breaks the rules
-// of skill URIs is refused.
+// of skill URIs is refused, and so is a new one past maxSubscriptions.
 func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	uri := req.Params.URI
-	if _, err := resolver.ParseURI(uri); err != nil {
+	p, err := resolver.ParseURI(uri)
+	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "cannot subscribe: " + err.Error()}
 	}
 	v := s.viewOfSession(req.Session)
@@ -67,8 +73,15 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.sessionLocked(req.Session)
+	if _, ok := st.res.subs[uri]; !ok && len(st.res.subs) >= maxSubscriptions {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("cannot subscribe to %s: this session is subscribed to %d URIs, the most one session may be; unsubscribe from some it no longer needs (resources/unsubscribe), or subscribe to a whole skill (skill://<skill-path> covers every file of it, skill:// every SKILL.md)", clipURI(uri), maxSubscriptions)}
+	}
 	if st.res.subs == nil {
-		st.res.subs = map[string]string{}
+		st.res.subs, st.res.spellings = map[string]string{}, map[string][]string{}
+	}
+	if _, ok := st.res.subs[uri]; !ok {
+		k := p.Key()
+		st.res.spellings[k] = append(st.res.spellings[k], uri)
 	}
 	st.res.subs[uri] = fp
 	return nil
@@ -78,24 +91,20 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 // names, however each was spelled: skill://%61lpha/x.md and
 // skill://alpha/x.md are one resource.
 func (s *Server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
-	uri := req.Params.URI
-	want, err := resolver.ParseURI(uri)
+	p, err := resolver.ParseURI(req.Params.URI)
+	if err != nil {
+		return nil // never subscribed: subscribe refuses it
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.sessionLocked(req.Session)
-	for sub := range st.res.subs {
-		if sub == uri || err == nil && sameResource(sub, want) {
-			delete(st.res.subs, sub)
-			delete(st.res.updates, sub)
-		}
+	k := p.Key()
+	for _, uri := range st.res.spellings[k] {
+		delete(st.res.subs, uri)
+		delete(st.res.updates, uri)
 	}
+	delete(st.res.spellings, k)
 	return nil
-}
-
-// sameResource reports whether uri, parsed, names the resource want does.
-func sameResource(uri string, want resolver.ParsedURI) bool {
-	p, err := resolver.ParseURI(uri)
-	return err == nil && p.Slash == want.Slash && slices.Equal(p.Segments, want.Segments)
 }
 
 // refreshResources works out, after a snapshot swap, which sessions are

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -371,5 +372,32 @@ func testSubscriptionsModernProtocol(t *testing.T) {
 	reload(t, r)
 	if updated, _ := n.take(); len(updated) != 0 {
 		t.Errorf("after unsubscribing: %v", updated)
+	}
+}
+
+// A session may be subscribed to at most 10,000 URIs; unsubscribing, by
+// any spelling, makes room again.
+func TestSubscriptionsBounded(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
+	cs := connect(t, server.New(newResolver(t, src), nil), "2025-11-25", nil)
+	ctx := context.Background()
+	const limit = 10_000
+	for i := range limit {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: fmt.Sprintf("skill://nope%d/SKILL.md", i)}); err != nil {
+			t.Fatalf("subscription %d: %v", i, err)
+		}
+	}
+	err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "skill://one/SKILL.md"})
+	if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "10000") || !strings.Contains(err.Error(), "resources/unsubscribe") {
+		t.Fatalf("one subscription too many: %v", err)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "skill://nope7/SKILL.md"}); err != nil {
+		t.Errorf("a URI subscribed to already: %v", err)
+	}
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "skill://%6Eope7/SKILL.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "skill://one/SKILL.md"}); err != nil {
+		t.Errorf("after an unsubscribe: %v", err)
 	}
 }
