@@ -1,6 +1,10 @@
 package server
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // AddTool adds a tool to s, for tests that need a handler they control.
 func AddTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
@@ -16,3 +20,10 @@ const (
 // IndexProgress is the search index's progress: skills read, skills to
 // read (0, 0 before its first build starts).
 func (s *Server) IndexProgress() (done, todo int) { return s.index.live.Progress() }
+
+// HoldReads takes the whole budget of file content reads, as reads of
+// large files in flight would; the function returned gives it back.
+func (s *Server) HoldReads() func() {
+	release, _ := s.reads.acquire(context.Background(), s.reads.size)
+	return release
+}

@@ -222,11 +222,11 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		// The earlier convention: a skill's root reads as its SKILL.md.
 		a.File = sk.EntryFile()
 		var c *mcp.ResourceContents
-		c, err = s.readFile(a, a.URI.Entry())
+		c, err = s.readFile(ctx, a, a.URI.Entry())
 		contents = []*mcp.ResourceContents{c}
 	default:
 		var c *mcp.ResourceContents
-		c, err = s.readFile(a, uri)
+		c, err = s.readFile(ctx, a, uri)
 		contents = []*mcp.ResourceContents{c}
 	}
 	if err != nil {
@@ -252,7 +252,7 @@ func (s *Server) resolve(v *view, uri string) (resolver.Address, *resolver.Snaps
 }
 
 // readFile reads the file a names, as contents with the given URI.
-func (s *Server) readFile(a resolver.Address, uri string) (*mcp.ResourceContents, error) {
+func (s *Server) readFile(ctx context.Context, a resolver.Address, uri string) (*mcp.ResourceContents, error) {
 	sk := a.Match.Skill
 	if hiddenFile(a.File) {
 		return nil, fs.ErrNotExist
@@ -263,6 +263,11 @@ func (s *Server) readFile(a resolver.Address, uri string) (*mcp.ResourceContents
 	if sk.Files == nil {
 		return nil, fs.ErrNotExist
 	}
+	release, err := s.reads.acquire(ctx, min(sizeOf(sk.Files, a.File), s.maxFileSize))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	data, err := sources.ReadFileLimit(sk.Files, a.File, s.maxFileSize)
 	if err != nil {
 		return nil, sources.Confine(a.File, err)
@@ -272,14 +277,18 @@ func (s *Server) readFile(a resolver.Address, uri string) (*mcp.ResourceContents
 
 // contentsOf is a file's bytes as resource contents: text when they are
 // text, else a base64 blob (an empty file too: an empty text would read
-// as no content at all).
+// as no content at all). A blob keeps data, which the caller must not
+// change after.
 func contentsOf(uri, name string, data []byte) *mcp.ResourceContents {
 	mt, text := mimeOf(name, data)
 	c := &mcp.ResourceContents{URI: uri, MIMEType: mt}
-	if text && len(data) > 0 {
+	switch {
+	case text && len(data) > 0:
 		c.Text = string(data)
-	} else {
-		c.Blob = append([]byte{}, data...)
+	case data == nil:
+		c.Blob = []byte{} // nil would leave the blob out
+	default:
+		c.Blob = data // the caller's own bytes: no copy
 	}
 	return c
 }
@@ -319,6 +328,11 @@ func (s *Server) readFiles(ctx context.Context, a resolver.Address, uri string) 
 	if total > maxCollectionBytes {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s holds %d bytes, more than the %d one read returns: read its files one by one", clipURI(uri), total, maxCollectionBytes)}
 	}
+	release, err := s.reads.acquire(ctx, total)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	out := make([]*mcp.ResourceContents, 0, len(files))
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -348,6 +362,17 @@ func (s *Server) readEntries(ctx context.Context, snap *resolver.Snapshot, prefi
 	if len(items) > maxCollectionFiles {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s holds %d skills, more than one read returns: list them with resources/list and read each SKILL.md", clipURI(uri), len(items))}
 	}
+	var weight int64
+	for _, a := range items {
+		if sk := a.Match.Skill; sk.Files != nil {
+			weight += min(sizeOf(sk.Files, sk.EntryFile()), s.maxFileSize)
+		}
+	}
+	release, err := s.reads.acquire(ctx, min(weight, maxCollectionBytes))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	out := make([]*mcp.ResourceContents, 0, len(items))
 	var total int64
 	for _, a := range items {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -407,4 +408,51 @@ func decode(t *testing.T, s string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Reads that return file contents wait while others hold the budget of
+// content in memory, and give up when their request is cancelled.
+func TestReadsWaitForBudget(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{
+		{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a"}},
+	}}
+	srv := server.New(newResolver(t, src), nil)
+	cs := connect(t, srv, "2025-11-25", nil)
+	reads := map[string]func(context.Context) error{
+		"resources/read of a file": func(ctx context.Context) error {
+			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://one/a.md"})
+			return err
+		},
+		"resources/read of a skill": func(ctx context.Context) error {
+			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://one/"})
+			return err
+		},
+		"resources/read of every SKILL.md": func(ctx context.Context) error {
+			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://"})
+			return err
+		},
+		"skill": func(ctx context.Context) error {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "skill", Arguments: map[string]any{"name": "one"}})
+			return err
+		},
+		"skill_resource": func(ctx context.Context) error {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "skill_resource", Arguments: map[string]any{"skill": "one", "path": "a.md"}})
+			return err
+		},
+	}
+	for name, read := range reads {
+		t.Run(name, func(t *testing.T) {
+			release := srv.HoldReads()
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			err := read(ctx)
+			cancel()
+			release()
+			if err == nil {
+				t.Errorf("answered while the budget was held")
+			}
+			if err := read(context.Background()); err != nil {
+				t.Errorf("once the budget is free: %v", err)
+			}
+		})
+	}
 }

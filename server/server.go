@@ -90,6 +90,7 @@ type Server struct {
 	includeNative bool
 	roots         *rootsFollower
 	maxFileSize   int64
+	reads         *readBudget
 	allowDirs     []string // slash paths, without a trailing '/'
 	pageSize      int
 	digests       sources.Digests
@@ -136,6 +137,7 @@ func New(c Catalog, opts *Options) *Server {
 	if s.maxFileSize <= 0 {
 		s.maxFileSize = DefaultMaxFileSize
 	}
+	s.reads = newReadBudget(s.maxFileSize)
 	if s.pageSize <= 0 {
 		s.pageSize = defaultPageSize
 	}

@@ -72,6 +72,15 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return errorResult(err.Error(), note), nil
 	}
+	var size int64
+	if m.Skill.Files != nil {
+		size = min(sizeOf(m.Skill.Files, m.Skill.EntryFile()), MaxSkillFileSize)
+	}
+	release, err := s.reads.acquire(ctx, size)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	blocks, err := RenderSkill(m, s.allowDirs)
 	if entryGone(m.Skill, err) {
 		s.logger.Debug("skill gone before the catalog's refresh", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)

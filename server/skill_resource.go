@@ -103,6 +103,15 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	if !s.allowed(sk, rel, false) {
 		return errorResult((&sources.PathError{Path: rel, Rule: sources.RuleNotAllowed}).Error()), nil
 	}
+	var size int64
+	if err == nil {
+		size = min(info.Size(), s.maxFileSize)
+	}
+	release, err := s.reads.acquire(ctx, size)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	data, err := sources.ReadFileLimit(sk.Files, rel, s.maxFileSize)
 	var pe *sources.PathError
 	switch err = sources.Confine(rel, err); {

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"context"
+	"io/fs"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// minReadBudget is the least the bytes of file content that reads may hold
+// at once across the process (see readBudget); a larger
+// resources.max_file_size raises it to twice that.
+const minReadBudget = 32 << 20
+
+// readBudget bounds the bytes of file content that the handlers returning
+// it (resources/read of a file or a collection, the skill and
+// skill_resource tools) hold at once across the process. A read costs
+// several times its file's size before its answer is out (the bytes read,
+// the text made of them, the SDK's encodings of the result), and the 64
+// requests a session may have in flight would otherwise all hold one:
+// reads of large files wait their turn instead. A read takes its whole
+// weight at once, never piecemeal, so two reads cannot each hold part and
+// wait for the rest; a weight larger than the budget is cut to it, so
+// every read can run alone.
+type readBudget struct {
+	sem  *semaphore.Weighted
+	size int64
+}
+
+func newReadBudget(maxFileSize int64) *readBudget {
+	size := max(minReadBudget, 2*maxFileSize)
+	return &readBudget{sem: semaphore.NewWeighted(size), size: size}
+}
+
+// acquire waits until n bytes of the budget are free, or ctx is done, and
+// returns the function that gives them back.
+func (b *readBudget) acquire(ctx context.Context, n int64) (release func(), err error) {
+	n = min(max(n, 1), b.size)
+	if err := b.sem.Acquire(ctx, n); err != nil {
+		return nil, err
+	}
+	return func() { b.sem.Release(n) }, nil
+}
+
+// sizeOf is the size of the file name of fsys, for the weight of its read:
+// 0 when it cannot be told, and the read then says why.
+func sizeOf(fsys fs.FS, name string) int64 {
+	info, err := fs.Stat(fsys, name)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
