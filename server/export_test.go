@@ -14,6 +14,7 @@ func AddTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 // Shutdown bounds of ServeStdio, for the tests that time it.
 const (
 	DrainTimeout = drainTimeout
+	WorkTimeout  = workTimeout
 	CloseTimeout = closeTimeout
 )
 

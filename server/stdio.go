@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -41,12 +42,18 @@ const (
 )
 
 const (
-	// drainTimeout bounds how long the end of input waits for the answers
-	// to requests already read.
+	// drainTimeout bounds how long the end of input waits while out takes
+	// one line: a client that has stopped reading would otherwise hold the
+	// server for ever.
 	drainTimeout = 700 * time.Millisecond
+	// workTimeout bounds how long the end of input waits for requests
+	// already read that are still running. It is above the longest a
+	// handler waits by itself: a search for its index (DefaultSearchWait,
+	// or Options.SearchWait when longer, which then takes its place), a
+	// source plugin for its answer (10 s unless configured).
+	workTimeout = DefaultSearchWait + 5*time.Second
 	// closeTimeout bounds how long ServeStdio then waits for the SDK's
-	// session and the writer to finish. With drainTimeout it keeps the
-	// shutdown under a second.
+	// session and the writer to finish.
 	closeTimeout = 300 * time.Millisecond
 )
 
@@ -67,14 +74,17 @@ const maxExactID = 1<<53 - 1
 // -32600; the session goes on. The SDK and the guard share one writer that
 // emits whole lines, so replies never interleave.
 //
-// ServeStdio returns within about a second of the end of in or of ctx,
-// whatever the client does. At the end of in it first waits, briefly, for
-// the answers to requests already read (a client may write its requests
-// and close at once). Then writing stops: a line out has not taken by then
-// is abandoned with the goroutine writing it, and the read of in, which
-// cannot be interrupted, is left blocked; both end with the process, or
-// when out or in unblock. The end of in is seen when the guard reads it:
-// behind MaxInFlight unanswered requests, only as their answers are read.
+// ServeStdio returns within about a second of ctx, whatever the client
+// does. At the end of in it first answers the requests already read (a
+// client may write its requests and close at once): it waits for them
+// up to workTimeout, but no more than drainTimeout once out has been
+// taking one line that long; with nothing in flight it returns at once. Then
+// writing stops: a line out has not taken by then is abandoned with the
+// goroutine writing it, and the read of in, which cannot be interrupted,
+// is left blocked; both end with the process, or when out or in unblock.
+// Requests left unanswered are logged, with their ids. The end of in is
+// seen when the guard reads it: behind MaxInFlight unanswered requests,
+// only as their answers are read.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	calls := newCalls()
 	w := newLineWriter(out)
@@ -102,10 +112,13 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	case readErr = <-read:
 		// End of input. The SDK drops the answers to requests still
 		// running once it sees the end, so wait for them first.
-		calls.drain(ctx, drainTimeout)
+		calls.drain(ctx, w, drainTimeout, max(workTimeout, s.index.wait+drainTimeout))
 	case <-ctx.Done():
 	case <-ended:
 		// The SDK ended the session: writing to out failed.
+	}
+	if ids := calls.unanswered(); len(ids) > 0 {
+		s.logger.Warn("stopping with requests unanswered", "count", len(ids), "ids", ids)
 	}
 
 	// The pump stops waiting for room; lines not yet on out fail, so no
@@ -371,6 +384,7 @@ type calls struct {
 	// mu guards the fields below.
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]call // by id, until the SDK answers
+	writing map[jsonrpc.ID]int  // owed answers the SDK is writing, by id
 	owed    int                 // answers not written yet, cancelled requests aside
 	changed chan struct{}       // closed and replaced when owed drops, and on stop
 	stopped bool
@@ -383,7 +397,7 @@ type call struct {
 }
 
 func newCalls() *calls {
-	return &calls{pending: make(map[jsonrpc.ID]call), changed: make(chan struct{})}
+	return &calls{pending: make(map[jsonrpc.ID]call), writing: make(map[jsonrpc.ID]int), changed: make(chan struct{})}
 }
 
 // add records a request handed to the SDK; it reports false when a
@@ -423,15 +437,41 @@ func (c *calls) answering(id jsonrpc.ID) (method string, owed bool) {
 	defer c.mu.Unlock()
 	p, ok := c.pending[id]
 	delete(c.pending, id)
-	return p.method, ok && !p.cancelled
+	owed = ok && !p.cancelled
+	if owed {
+		c.writing[id]++
+	}
+	return p.method, owed
 }
 
 // written counts an owed answer out once it is written (or abandoned).
-func (c *calls) written() {
+func (c *calls) written(id jsonrpc.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.writing[id]--; c.writing[id] == 0 {
+		delete(c.writing, id)
+	}
 	c.owed--
 	c.wake()
+}
+
+// unanswered gives the ids of the requests whose answers are owed, as
+// the client sent them.
+func (c *calls) unanswered() []any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ids []any
+	for id, p := range c.pending {
+		if !p.cancelled {
+			ids = append(ids, id.Raw())
+		}
+	}
+	for id, k := range c.writing {
+		for range k {
+			ids = append(ids, id.Raw())
+		}
+	}
+	return ids
 }
 
 // wake wakes waitRoom and drain. c.mu is held.
@@ -454,10 +494,12 @@ func (c *calls) waitRoom() bool {
 	}
 }
 
-// drain waits until no answer is owed, at most for timeout.
-func (c *calls) drain(ctx context.Context, timeout time.Duration) {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
+// drain waits until no answer is owed, at most work in all, and no more
+// than grace once out has been taking a line that long: only a client
+// that stopped reading holds a line so long, and every answer still to
+// come would wait behind it.
+func (c *calls) drain(ctx context.Context, w *lineWriter, grace, work time.Duration) {
+	deadline := time.Now().Add(work)
 	for {
 		c.mu.Lock()
 		idle, changed := c.owed == 0 || c.stopped, c.changed
@@ -465,11 +507,18 @@ func (c *calls) drain(ctx context.Context, timeout time.Duration) {
 		if idle {
 			return
 		}
+		wait := min(time.Until(deadline), grace-w.blocked())
+		if wait <= 0 {
+			return
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-changed:
-		case <-deadline.C:
-			return
+		case <-timer.C:
 		case <-ctx.Done():
+		}
+		timer.Stop()
+		if ctx.Err() != nil {
 			return
 		}
 	}
@@ -526,7 +575,7 @@ func (c *answerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	err := c.Connection.Write(ctx, msg)
 	if owed {
-		c.calls.written()
+		c.calls.written(resp.ID)
 	}
 	return err
 }
@@ -541,6 +590,7 @@ var errClosed = errors.New("stdio session closed")
 // blocked on a client that does not read; a line out is still taking is
 // abandoned with the goroutine.
 type lineWriter struct {
+	busy      atomic.Int64 // when the line out is taking was handed to it, in Unix ns; 0 between lines
 	lines     chan line
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -572,12 +622,23 @@ func (w *lineWriter) run(out io.Writer) {
 				return
 			default:
 			}
+			w.busy.Store(time.Now().UnixNano())
 			_, err := out.Write(l.data)
+			w.busy.Store(0)
 			l.written <- err
 		case <-w.closed:
 			return
 		}
 	}
+}
+
+// blocked says how long out has been taking the current line, 0 between
+// lines.
+func (w *lineWriter) blocked() time.Duration {
+	if since := w.busy.Load(); since != 0 {
+		return time.Since(time.Unix(0, since))
+	}
+	return 0
 }
 
 // Write writes p, whole lines, to out. An abandoned line keeps p; the SDK

@@ -352,6 +352,45 @@ func TestStdioEndOfInputWaitsForTheSDKsAnswers(t *testing.T) {
 	})
 }
 
+// Requests read before the end of input are answered however long they
+// run, up to what bounds their own work (a search waits seconds for its
+// index), and those left unanswered at the end are logged with their ids.
+func TestStdioEndOfInputWaitsForRunningRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := &logBuffer{}
+		srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), &server.Options{Logger: logs.logger()})
+		server.AddTool(srv, &mcp.Tool{Name: "slow"}, func(ctx context.Context, _ *mcp.CallToolRequest, in struct {
+			Seconds int `json:"seconds"`
+		}) (*mcp.CallToolResult, any, error) {
+			select { // as a search waiting for its index
+			case <-time.After(time.Duration(in.Seconds) * time.Second):
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+		})
+		slow := func(id string, seconds int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":%d}}}`, id, seconds)
+		}
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		w.send(slow("2", 3))
+		w.send(slow(`"late"`, 3600))
+		w.in.Close()
+		if m := w.recv(); m["id"] != float64(2) || m["result"] == nil {
+			t.Errorf("answer to request 2: %v", m)
+		}
+		start := time.Now()
+		w.wait()
+		if waited := time.Since(start); waited > server.WorkTimeout {
+			t.Errorf("the end of input waited %v for a request that never ends", waited)
+		}
+		if got := logs.String(); !strings.Contains(got, `msg="stopping with requests unanswered" count=1 ids=[late]`) {
+			t.Errorf("no warning of the unanswered request in the log:\n%s", got)
+		}
+	})
+}
+
 // The SDK (v1.8.0) still answers a cancelled request. The id stays in use
 // until it has, but the request stops holding a slot or the end of input,
 // so a session would go on even if an SDK never answered.
