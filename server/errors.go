@@ -31,9 +31,20 @@ func (s *Server) codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
 			// The SDK's plain error here refuses a second initialize.
 			code = jsonrpc.CodeInvalidRequest
 		}
-		return nil, &jsonrpc.Error{Code: code, Message: err.Error()}
+		return nil, &codedError{coded: &jsonrpc.Error{Code: code, Message: err.Error()}, err: err}
 	}
 }
+
+// codedError is a handler's plain error with the code codedErrors gives
+// it. It unwraps to both: the SDK sends the code, and the stdio transport
+// can still tell the error of a cancellation (see answerConn).
+type codedError struct {
+	coded *jsonrpc.Error
+	err   error
+}
+
+func (e *codedError) Error() string   { return e.coded.Message }
+func (e *codedError) Unwrap() []error { return []error{e.coded, e.err} }
 
 // sdkError gives a code to a plain error the SDK answers a request with
 // before the middleware runs. In v1.8.0 there are three: a request other

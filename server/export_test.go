@@ -11,6 +11,12 @@ func AddTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 	mcp.AddTool(s.mcp, t, h)
 }
 
+// AddRawTool adds a tool as the server's own are added: the errors of h
+// are answered as JSON-RPC errors.
+func AddRawTool(s *Server, t *mcp.Tool, h mcp.ToolHandler) {
+	s.mcp.AddTool(t, h)
+}
+
 // Shutdown bounds of ServeStdio, for the tests that time it.
 const (
 	DrainTimeout = drainTimeout

@@ -430,9 +430,10 @@ func (c *calls) cancel(id jsonrpc.ID) {
 
 // answering frees the id of a request the SDK is about to answer: the SDK
 // has forgotten it already, and the client may use it again as soon as it
-// reads the answer. It gives the request's method and whether its answer
-// is owed, in which case written must follow.
-func (c *calls) answering(id jsonrpc.ID) (method string, owed bool) {
+// reads the answer. It gives the request's method, whether the client
+// cancelled it, and whether its answer is owed, in which case written must
+// follow.
+func (c *calls) answering(id jsonrpc.ID) (method string, cancelled, owed bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p, ok := c.pending[id]
@@ -441,7 +442,7 @@ func (c *calls) answering(id jsonrpc.ID) (method string, owed bool) {
 	if owed {
 		c.writing[id]++
 	}
-	return p.method, owed
+	return p.method, p.cancelled, owed
 }
 
 // written counts an owed answer out once it is written (or abandoned).
@@ -550,8 +551,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return t.conn, nil
 }
 
-// answerConn ends a call when the SDK has written its answer, and gives a
-// JSON-RPC code to the errors the SDK makes before the receiving
+// answerConn ends a call when the SDK has written its answer, drops the
+// answer to a request the client cancelled when it only says so, and
+// gives a JSON-RPC code to the errors the SDK makes before the receiving
 // middleware runs (see sdkError). Wrapping hides the SDK connection's batch
 // bookkeeping, which learns the negotiated version through an unexported
 // method; no batch reaches the SDK here, so nothing is lost.
@@ -567,7 +569,13 @@ func (c *answerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if !ok {
 		return c.Connection.Write(ctx, msg)
 	}
-	method, owed := c.calls.answering(resp.ID)
+	method, cancelled, owed := c.calls.answering(resp.ID)
+	if cancelled && errors.Is(resp.Error, context.Canceled) {
+		// The error of the client's own cancellation, which MCP asks
+		// not to send: the client has given up on this id. A result
+		// made before the cancellation took effect still goes out.
+		return nil
+	}
 	if resp.Error != nil {
 		coded := *resp
 		coded.Error = sdkError(method, resp.Error)

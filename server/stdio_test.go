@@ -225,6 +225,26 @@ func callGate(id, key string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"gate","arguments":{"key":"` + key + `"}}}`
 }
 
+// addSlowTool adds a tool whose calls take the seconds their argument
+// says, or until they are cancelled, as a search waiting for its index.
+func addSlowTool(srv *server.Server) {
+	schema := json.RawMessage(`{"type":"object","properties":{"seconds":{"type":"integer"}}}`)
+	server.AddRawTool(srv, &mcp.Tool{Name: "slow", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ Seconds int }
+		json.Unmarshal(req.Params.Arguments, &in)
+		select {
+		case <-time.After(time.Duration(in.Seconds) * time.Second):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting: %w", ctx.Err())
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+	})
+}
+
+func callSlow(id string, seconds int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":%d}}}`, id, seconds)
+}
+
 func TestStdioGuard(t *testing.T) {
 	w := startStdio(t)
 	w.send(`{"jsonrpc": "2.0", "id": 1, "method": "initialize"`) // cut short
@@ -359,23 +379,11 @@ func TestStdioEndOfInputWaitsForRunningRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logs := &logBuffer{}
 		srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), &server.Options{Logger: logs.logger()})
-		server.AddTool(srv, &mcp.Tool{Name: "slow"}, func(ctx context.Context, _ *mcp.CallToolRequest, in struct {
-			Seconds int `json:"seconds"`
-		}) (*mcp.CallToolResult, any, error) {
-			select { // as a search waiting for its index
-			case <-time.After(time.Duration(in.Seconds) * time.Second):
-			case <-ctx.Done():
-				return nil, nil, ctx.Err()
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
-		})
-		slow := func(id string, seconds int) string {
-			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":%d}}}`, id, seconds)
-		}
+		addSlowTool(srv)
 		w := serve(t, context.Background(), srv)
 		w.handshake()
-		w.send(slow("2", 3))
-		w.send(slow(`"late"`, 3600))
+		w.send(callSlow("2", 3))
+		w.send(callSlow(`"late"`, 3600))
 		w.in.Close()
 		if m := w.recv(); m["id"] != float64(2) || m["result"] == nil {
 			t.Errorf("answer to request 2: %v", m)
@@ -428,6 +436,43 @@ func TestStdioCancelledRequests(t *testing.T) {
 		w.wait()
 		if waited := time.Since(start); waited >= server.DrainTimeout {
 			t.Errorf("the end of input waited %v for cancelled requests", waited)
+		}
+	})
+}
+
+// MCP asks a server not to answer a request the client cancelled: the
+// error its cancellation makes is not sent, whether the handler or the SDK
+// makes it.
+func TestStdioCancelledRequestsGoUnanswered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStdioServer(t)
+		addSlowTool(srv)
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		w.send(callSlow("2", 3600))
+		synctest.Wait() // the handler is running
+		w.send(cancelled("2"))
+		w.send(callSlow("3", 0))
+		w.send(cancelled("3")) // most likely before its handler starts
+		w.send(ping(`"p"`))
+		synctest.Wait()
+		w.in.Close()
+		w.wait()
+		pinged := false
+		for line := range w.lines {
+			var m map[string]any
+			json.Unmarshal([]byte(line), &m)
+			switch {
+			case m["id"] == "p":
+				pinged = true
+			case m["id"] == float64(3) && m["result"] != nil:
+				// Done before the cancellation: a result may go out.
+			default:
+				t.Errorf("answered: %s", line)
+			}
+		}
+		if !pinged {
+			t.Error("no answer to the ping")
 		}
 	})
 }
