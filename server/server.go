@@ -164,6 +164,10 @@ func New(c Catalog, opts *Options) *Server {
 		UnsubscribeHandler:      s.unsubscribe,
 		CompletionHandler:       s.complete,
 		Capabilities:            caps,
+		// Every result is the user's own catalog, in the view of one kind
+		// of client: none may be shared, as "public" (the SDK's default)
+		// would allow.
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = cacheScope },
 	})
 	// recoverPanics covers every handler after it, the resource
 	// methods included.

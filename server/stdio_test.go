@@ -477,6 +477,20 @@ func TestStdioCancelledRequestsGoUnanswered(t *testing.T) {
 	})
 }
 
+// Every result holds the user's own catalog: none is "public", which would
+// let an intermediary share it.
+func TestStdioCacheScope(t *testing.T) {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	w := startStdio(t)
+	for i, method := range []string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list"} {
+		w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s}}`, i, method, meta))
+		res, _ := w.recv()["result"].(map[string]any)
+		if res["cacheScope"] != "private" {
+			t.Errorf("%s: cacheScope %v, want private", method, res["cacheScope"])
+		}
+	}
+}
+
 // JSON-RPC asks that an answer carry the request's id exactly. The SDK
 // decodes ids through float64, so the guard refuses those it would alter.
 func TestStdioIDs(t *testing.T) {
