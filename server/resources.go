@@ -605,3 +605,51 @@ func pageStart(method, cursor string, n int, key func(int) string) (int, error) 
 	}
 	return sort.Search(n, func(i int) bool { return key(i) > string(k) }), nil
 }
+
+// cacheFieldsByVersion leaves ttlMs and cacheScope, which the SDK sends
+// with every list and read, out of the answers to a session that speaks a
+// version before 2026-07-28, which does not define them.
+func (s *Server) cacheFieldsByVersion(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil || s.modern(req.GetSession()) {
+			return res, err
+		}
+		switch r := res.(type) {
+		case *mcp.ReadResourceResult:
+			return &readResultBefore2026{ReadResourceResult: r}, nil
+		case *mcp.ListToolsResult, *mcp.ListPromptsResult, *mcp.ListResourcesResult, *mcp.ListResourceTemplatesResult:
+			return &withoutCacheFields{Result: res}, nil
+		}
+		return res, nil
+	}
+}
+
+// withoutCacheFields is a small result without its ttlMs and cacheScope.
+type withoutCacheFields struct{ mcp.Result }
+
+func (r *withoutCacheFields) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(r.Result)
+	if err != nil {
+		return nil, err
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil {
+		return nil, err
+	}
+	delete(members, "ttlMs")
+	delete(members, "cacheScope")
+	return json.Marshal(members)
+}
+
+// readResultBefore2026 is a read's result as versions before 2026-07-28
+// define it. It is encoded field by field, not decoded and encoded again:
+// a read may be megabytes.
+type readResultBefore2026 struct{ *mcp.ReadResourceResult }
+
+func (r *readResultBefore2026) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Meta     mcp.Meta                `json:"_meta,omitempty"`
+		Contents []*mcp.ResourceContents `json:"contents"`
+	}{r.Meta, r.Contents})
+}

@@ -171,7 +171,7 @@ func New(c Catalog, opts *Options) *Server {
 	})
 	// recoverPanics covers every handler after it, the resource
 	// methods included.
-	s.mcp.AddReceivingMiddleware(s.codedErrors, s.recoverPanics, requiredParams, s.sessionViews, s.servePrompts, s.resourceMethods)
+	s.mcp.AddReceivingMiddleware(s.codedErrors, s.cacheFieldsByVersion, s.recoverPanics, requiredParams, s.sessionViews, s.servePrompts, s.resourceMethods)
 	s.mcp.AddSendingMiddleware(s.filterListChanged, s.filterResourceNotes)
 	s.reportTools(s.tools)
 	makers := toolMakers()

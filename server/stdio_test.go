@@ -491,6 +491,25 @@ func TestStdioCacheScope(t *testing.T) {
 	}
 }
 
+// ttlMs and cacheScope come with protocol 2026-07-28: a session that
+// speaks an earlier version does not get them.
+func TestStdioNoCacheFieldsBefore2026(t *testing.T) {
+	w := startStdio(t)
+	w.handshake()
+	for i, method := range []string{"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"} {
+		w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"uri":"skill://pdf/SKILL.md"}}`, i+2, method))
+		res, _ := w.recv()["result"].(map[string]any)
+		if res == nil {
+			t.Fatalf("%s: no result", method)
+		}
+		for _, key := range []string{"ttlMs", "cacheScope"} {
+			if v, ok := res[key]; ok {
+				t.Errorf("%s: %s %v sent to a 2025-11-25 session", method, key, v)
+			}
+		}
+	}
+}
+
 // JSON-RPC asks that an answer carry the request's id exactly. The SDK
 // decodes ids through float64, so the guard refuses those it would alter.
 func TestStdioIDs(t *testing.T) {
