@@ -23,6 +23,11 @@ import (
 func (s *Server) codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
+		if method == "tools/call" {
+			if unknown := s.unknownTool(err); unknown != nil {
+				return nil, unknown
+			}
+		}
 		if err == nil || hasCode(err) {
 			return res, err
 		}
@@ -33,6 +38,35 @@ func (s *Server) codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return nil, &codedError{coded: &jsonrpc.Error{Code: code, Message: err.Error()}, err: err}
 	}
+}
+
+// unknownTool rewords the SDK's answer to a call of a tool it does not
+// serve (`unknown tool "Skill"`) to say which it serves, or that the call
+// names none; nil for any other error.
+func (s *Server) unknownTool(err error) error {
+	var coded *jsonrpc.Error
+	if !errors.As(err, &coded) || coded.Code != jsonrpc.CodeInvalidParams {
+		return nil
+	}
+	quoted, ok := strings.CutPrefix(coded.Message, "unknown tool ")
+	if !ok {
+		return nil
+	}
+	name, uerr := strconv.Unquote(quoted)
+	if uerr != nil {
+		return nil
+	}
+	served := strings.Join(s.tools.served, ", ")
+	if name == "" {
+		return invalidParams(fmt.Sprintf(`tools/call needs "name", the tool to call, such as {"name": "skill", "arguments": {"name": "pdf"}}; the tools served are %s`, served))
+	}
+	msg := fmt.Sprintf("unknown tool %s: the tools served are %s", preview(strconv.Quote(name)), served)
+	for _, t := range s.tools.served {
+		if strings.EqualFold(t, name) {
+			msg += fmt.Sprintf(" (names are case-sensitive: %q)", t)
+		}
+	}
+	return invalidParams(msg)
 }
 
 // codedError is a handler's plain error with the code codedErrors gives
@@ -68,8 +102,18 @@ func sdkError(method string, err error) error {
 		// The request is well formed; what it lacks is its params.
 		return invalidParams(missingParams(method))
 	}
+	if method == "completion/complete" {
+		// A ref of a type the SDK does not know.
+		if _, typ, ok := strings.Cut(err.Error(), "unrecognized content type "); ok {
+			return invalidParams(fmt.Sprintf(`completion/complete: ref.type must be "ref/prompt" or "ref/resource", got %s`, preview(typ)))
+		}
+	}
 	if hasCode(err) {
 		return err
+	}
+	if strings.HasSuffix(err.Error(), "is invalid during session initialization") {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("%s before the handshake: send initialize first, then notifications/initialized", preview(method))}
 	}
 	code := int64(jsonrpc.CodeInvalidRequest) // a request before initialize
 	switch {

@@ -197,6 +197,11 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 		return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest,
 			fmt.Sprintf("invalid request: the line is longer than %d bytes", MaxLineLength)))
 	case !json.Valid(line):
+		if nestingDepth(line) > maxNesting {
+			// Valid JSON, perhaps, that Go's decoder will not go into.
+			g.logger.Warn("JSON-RPC message nested too deep; answered with -32600", "line", preview(line))
+			return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest, tooDeep))
+		}
 		g.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
 		return g.reply(newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"))
 	case line[0] == '[':
@@ -209,6 +214,11 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 
 	msg, err := decode(line)
 	switch {
+	case err != nil && member(line, "method") == nil && (member(line, "result") != nil || member(line, "error") != nil):
+		// An answer the SDK cannot read, such as one with a null id: an
+		// answer is never answered, in JSON-RPC.
+		g.logger.Warn("invalid answer from the client dropped", "err", err, "line", preview(line))
+		return nil
 	case err != nil && member(line, "method") == nil && member(line, "result") == nil && member(line, "error") == nil:
 		// Neither a request nor an answer, whatever else is wrong with it.
 		g.logger.Warn("message with neither a method nor a result; answered with -32600", "line", preview(line))
@@ -216,7 +226,11 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 			`invalid request: a message needs a "method" (a request) or a "result" or "error" (an answer)`))
 	case err != nil:
 		g.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(line))
-		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, "invalid request: "+preview(err.Error())))
+		why := "invalid request: " + preview(err.Error())
+		if shape := messageShape(line); shape != "" {
+			why = shape
+		}
+		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, why))
 	case msg.req == nil && member(line, "result") == nil && member(line, "error") == nil:
 		// Neither a request nor an answer: the SDK would drop it, and the
 		// client wait for an answer for ever.
@@ -317,6 +331,51 @@ func decode(raw []byte) (inbound, error) {
 	}
 	msg.req, _ = m.(*jsonrpc.Request)
 	return msg, nil
+}
+
+// maxNesting is how deep the SDK's decoder goes into a message.
+const maxNesting = 1000
+
+// tooDeep answers a message nested deeper than maxNesting.
+var tooDeep = fmt.Sprintf("invalid request: the message is nested more than %d levels deep, the most that is read", maxNesting)
+
+// messageShape says, in the protocol's terms, what is wrong with a
+// request the SDK cannot decode, when it is one of the usual mistakes;
+// "" otherwise.
+func messageShape(line []byte) string {
+	if nestingDepth(line) > maxNesting {
+		return tooDeep
+	}
+	if m := member(line, "method"); m != nil && m[0] != '"' {
+		return fmt.Sprintf(`invalid request: "method" must be a string, such as "ping"; it is %s`, jsonKind(m))
+	}
+	if id := member(line, "id"); id != nil && (id[0] == '{' || id[0] == '[' || id[0] == 't' || id[0] == 'f') {
+		return fmt.Sprintf("invalid request: the id must be a string or an integer; it is %s", jsonKind(id))
+	}
+	return ""
+}
+
+// nestingDepth returns how deep the arrays and objects of the JSON text
+// b go, strings skipped.
+func nestingDepth(b []byte) int {
+	depth, most, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			most = max(most, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return most
 }
 
 // member returns the member key of a JSON object as sent, nil when it is

@@ -537,7 +537,7 @@ func TestStdioIDs(t *testing.T) {
 		{`"\ud800"`, refusal(`"\ud800"`, rule)},
 		{"\"a\xffb\"", refusal("\"a\xffb\"", rule)},
 		{`"<&>"`, `{"jsonrpc":"2.0","id":"<&>","result":{}}`},
-		{`true`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: parse error: invalid ID type bool"}}`},
+		{`true`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: the id must be a string or an integer; it is a boolean"}}`},
 	}
 	w := startStdio(t)
 	w.handshake()
@@ -736,6 +736,51 @@ func TestStdioErrorCodes(t *testing.T) {
 				t.Errorf("ping after the error: %v", m)
 			}
 		})
+	}
+}
+
+// The usual mistakes of a client's author are answered with what is
+// wrong and what would be right, not the SDK's Go types; and an answer
+// from the client is never answered, even one the SDK cannot read.
+func TestStdioErrorMessages(t *testing.T) {
+	deep := func(n int) string {
+		return `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`
+	}
+	tests := []struct {
+		name  string
+		lines []string // the last one is answered
+		code  float64
+		want  string
+	}{
+		{"request before initialize", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}, -32600, "send initialize first"},
+		{"tools/call without a name", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{}}}`}, -32602, `tools/call needs "name"`},
+		{"an unknown tool", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Skill","arguments":{}}}`}, -32602, `the tools served are skill`},
+		{"a completion of an unknown ref", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"ref":{"type":"ref/tool","name":"x"},"argument":{"name":"a","value":""}}}`}, -32602, `ref.type must be "ref/prompt" or "ref/resource", got "ref/tool"`},
+		{"a method that is a number", []string{`{"jsonrpc":"2.0","id":2,"method":5}`}, -32600, `"method" must be a string`},
+		{"an id that is an object", []string{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`}, -32600, "the id must be a string or an integer; it is an object"},
+		{"nested 2,000 deep", []string{deep(2000)}, -32600, "nested more than 1000 levels deep"},
+		{"nested 20,000 deep", []string{deep(20000)}, -32600, "nested more than 1000 levels deep"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := startStdio(t)
+			for _, l := range tt.lines[:len(tt.lines)-1] {
+				w.send(l)
+				w.recv()
+			}
+			w.send(tt.lines[len(tt.lines)-1])
+			m := w.recv()
+			e, _ := m["error"].(map[string]any)
+			if msg, _ := e["message"].(string); errCode(m) != tt.code || !strings.Contains(msg, tt.want) || strings.Contains(msg, "interface {}") {
+				t.Errorf("got %v, want code %v and %q", m, tt.code, tt.want)
+			}
+		})
+	}
+	w := startStdio(t)
+	w.send(`{"jsonrpc":"2.0","id":null,"result":{}}`)
+	w.send(ping("7"))
+	if m := w.recv(); m["id"] != float64(7) || m["result"] == nil {
+		t.Errorf("an answer with a null id was answered: %v", m)
 	}
 }
 
