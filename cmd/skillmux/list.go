@@ -223,8 +223,11 @@ func printListing(e *env, l listing, all bool, hints map[string]string) {
 		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 		for _, p := range l.Plugins {
 			what := plural(p.Skills, "skill")
-			if p.State != sources.PackageServed {
+			switch {
+			case p.State != sources.PackageServed:
 				what = p.Reason
+			case p.Reason != "":
+				what += "; " + p.Reason
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", escaped(p.Name), p.State, escaped(what))
 		}

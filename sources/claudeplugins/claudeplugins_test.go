@@ -459,3 +459,29 @@ func TestDirsOrderWhateverTheCase(t *testing.T) {
 		}
 	}
 }
+
+// Two enabled plugins of one name from two marketplaces: the skills of
+// the one sorted second are shadowed, and the listing says so, naming
+// both, rather than calling both served.
+func TestPluginsOfOneName(t *testing.T) {
+	h := newHome(t)
+	h.plugin("kit@alpha", "kit", true, nil, "pdf")
+	h.plugin("kit@beta", "kit", true, nil, "pdf")
+	h.save()
+	l := list(t, claudeplugins.Installed(h.home, nil))
+	warned := false
+	for _, d := range l.Problems {
+		if d.Severity == sources.Warning && strings.Contains(d.Message, "kit@alpha and kit@beta are both named \"kit\"") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning names both plugins: %v", l.Problems)
+	}
+	for _, p := range l.Packages {
+		shadowed := strings.Contains(p.Reason, "shadowed by those of kit@alpha")
+		if p.Name == "kit@beta" && !shadowed || p.Name == "kit@alpha" && p.Reason != "" {
+			t.Errorf("%s: %s, %q", p.Name, p.State, p.Reason)
+		}
+	}
+}

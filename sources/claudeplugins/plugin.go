@@ -295,7 +295,19 @@ func (s *Source) listPlugins(plugins []plugin, pkgs []sources.Package) *sources.
 		return strings.ToLower(plugins[i].namespace) < strings.ToLower(plugins[j].namespace)
 	})
 	l := &sources.Listing{}
+	first := map[string]int{} // the package of the first plugin of each name
 	for _, p := range plugins {
+		key := strings.ToLower(p.namespace)
+		if j, ok := first[key]; !ok {
+			first[key] = p.pkg
+		} else if j != p.pkg {
+			// Two plugins of one name, from two marketplaces: the one
+			// sorted first wins every name they share.
+			pkgs[p.pkg].Reason = fmt.Sprintf("its skills are shadowed by those of %s, a plugin of the same name", pkgs[j].Name)
+			l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: p.root, Rule: "plugin-name",
+				Message: fmt.Sprintf("plugins %s and %s are both named %q: the skills of %s are shadowed by those of %s (skillmux list --all says how to reach them); disable one of them in Claude Code's settings",
+					pkgs[j].Name, pkgs[p.pkg].Name, p.namespace, pkgs[p.pkg].Name, pkgs[j].Name)})
+		}
 		files, probs := p.skillFiles()
 		l.Problems = append(l.Problems, probs...)
 		var skills []*sources.Skill
