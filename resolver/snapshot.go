@@ -224,7 +224,7 @@ func (s *Snapshot) byName() map[string][]*sources.Skill {
 	s.names.once.Do(func() {
 		s.names.m = make(map[string][]*sources.Skill, len(s.skills))
 		for _, sk := range s.skills {
-			k := strings.ToLower(sk.Ref.Name)
+			k := sources.NameKey(sk.Ref.Name)
 			s.names.m[k] = append(s.names.m[k], sk)
 		}
 	})
@@ -405,7 +405,7 @@ func (s *Snapshot) Lookup(name string) (Match, error) {
 		return s.whole.Lookup(name)
 	}
 	name = strings.TrimSpace(name)
-	key := strings.ToLower(name)
+	key := sources.NameKey(name)
 	if sk, ok := s.byKey[key]; ok {
 		return Match{Ref: sk.Ref, Skill: sk}, nil
 	}

@@ -116,6 +116,22 @@ func TestShadowing(t *testing.T) {
 	}
 }
 
+// Names that look the same are one name: "été" written with accented
+// letters (NFC) and with combining accents (NFD) collide as names in two
+// cases do, and either spelling loads the skill served.
+func TestShadowingAcrossUnicodeForms(t *testing.T) {
+	const composed, decomposed = "\u00e9t\u00e9", "e\u0301te\u0301"
+	snap := load(t, fake("first", "", composed), fake("second", "", decomposed))
+	if snap.Len() != 1 || len(snap.Shadowed()) != 1 {
+		t.Fatalf("served %d, shadowed %d; want 1 and 1", snap.Len(), len(snap.Shadowed()))
+	}
+	for _, name := range []string{composed, decomposed} {
+		if m, err := snap.Lookup(name); err != nil || m.Skill.Source != "first" {
+			t.Errorf("Lookup(%q) = %v, %v; want the first source's", name, m, err)
+		}
+	}
+}
+
 func TestShadowingWithinOneSource(t *testing.T) {
 	snap := load(t, fake("tree", "", "a", "a", "a"))
 	var aliases []string

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Ref is the qualified name of a skill: a plain Name for skills from folder
@@ -34,8 +37,31 @@ func (r Ref) String() string {
 	return r.Namespace + ":" + r.Name
 }
 
-// Key is the case-folded form of the Ref, for lookups.
-func (r Ref) Key() string { return strings.ToLower(r.String()) }
+// Key is the case-folded form of the Ref, for lookups (see NameKey).
+func (r Ref) Key() string { return NameKey(r.String()) }
+
+// NameKey is the form of a name that lookups compare: case-folded, and in
+// Unicode's composed form (NFC), so that "été" typed with combining
+// accents is the name written with accented letters, as both look the
+// same.
+func NameKey(name string) string {
+	k := strings.ToLower(name)
+	if !isASCII(k) {
+		k = norm.NFC.String(k)
+	}
+	return k
+}
+
+// isASCII reports whether s holds ASCII only, which needs no
+// normalization.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
 
 // IsQualified reports whether the Ref carries a namespace.
 func (r Ref) IsQualified() bool { return r.Namespace != "" }

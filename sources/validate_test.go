@@ -104,3 +104,22 @@ func TestValidateMissedSkillFiles(t *testing.T) {
 		}
 	}
 }
+
+// A name the specification refuses gets a suggestion that keeps its
+// letters: accents go, the letters stay.
+func TestNameSuggestionKeepsAccentedLetters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "summer")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: Été Notes\ndescription: x\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, d := range sources.Validate(dir) {
+		msgs = append(msgs, d.Message)
+	}
+	if !strings.Contains(strings.Join(msgs, "\n"), `(try "ete-notes")`) {
+		t.Errorf("messages:\n%s", strings.Join(msgs, "\n"))
+	}
+}
