@@ -326,6 +326,7 @@ func (s *Snapshot) Excluding(conventions []string) *Snapshot {
 		}
 		v.skills = append(v.skills, sk)
 		v.keys = append(v.keys, s.keys[i])
+		v.marks = append(v.marks, s.marks[i])
 		v.byKey[s.keys[i]] = sk
 	}
 	for _, sh := range s.shadowed {

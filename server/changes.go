@@ -75,17 +75,23 @@ func (s *Server) changeNote(req mcp.Request, v *view) string {
 // lists are sorted (Snapshot.Keys), and each has its marks beside it
 // (Snapshot.Marks).
 func diffNames(a []string, am []uint64, b []string, bm []uint64) (added, removed, changed []string) {
-	for len(a) > 0 || len(b) > 0 {
+	// Marks that do not match their names (a snapshot made without them)
+	// tell no change.
+	marked := len(am) == len(a) && len(bm) == len(b)
+	var i, j int
+	for i < len(a) || j < len(b) {
 		switch {
-		case len(a) == 0 || len(b) > 0 && b[0] < a[0]:
-			added, b, bm = append(added, b[0]), b[1:], bm[1:]
-		case len(b) == 0 || a[0] < b[0]:
-			removed, a, am = append(removed, a[0]), a[1:], am[1:]
+		case i == len(a) || j < len(b) && b[j] < a[i]:
+			added = append(added, b[j])
+			j++
+		case j == len(b) || a[i] < b[j]:
+			removed = append(removed, a[i])
+			i++
 		default:
-			if am[0] != bm[0] {
-				changed = append(changed, b[0])
+			if marked && am[i] != bm[j] {
+				changed = append(changed, b[j])
 			}
-			a, am, b, bm = a[1:], am[1:], b[1:], bm[1:]
+			i, j = i+1, j+1
 		}
 	}
 	return added, removed, changed

@@ -296,3 +296,37 @@ func TestSkillAnswerNotesChangedSkills(t *testing.T) {
 		}
 	}
 }
+
+// The note works as well in the view of a client that loads some folders
+// itself (Claude Code's leaves out ~/.claude/skills): its skill calls
+// after a change are answered, and say what changed in what it sees.
+func TestSkillAnswerNotesChangesInAClientsView(t *testing.T) {
+	native := &sourcetest.Fake{SourceName: "user", Convention: sources.ConventionClaudeUser, Skills: []sourcetest.FakeSkill{{Name: "mine", Description: "Mine."}}}
+	team := &sourcetest.Fake{SourceName: "team", Skills: []sourcetest.FakeSkill{{Name: "deploy", Description: "To staging."}}}
+	r := newResolver(t, native, team)
+	cs, _ := connectAs(t, server.New(r, nil), "claude-code")
+	for _, tt := range []struct {
+		change func()
+		want   string
+	}{
+		{func() { team.Skills = append(team.Skills, sourcetest.FakeSkill{Name: "lint", Description: "Lint."}) }, "1 skill added (lint)"},
+		{func() { team.Skills[0].Description = "To PRODUCTION." }, "1 skill changed (deploy)"},
+		{func() { native.Skills[0].Description = "Mine, edited." }, ""},
+	} {
+		tt.change()
+		if _, err := r.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		res, err := callSkill(t, cs, map[string]any{"name": "deploy"})
+		if err != nil || res.IsError {
+			t.Fatalf("a skill call after a change: %v %+v", err, res)
+		}
+		got := ""
+		if len(res.Content) >= 3 {
+			got = text(t, res.Content[2])
+		}
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("note %q, want one with %q", got, tt.want)
+		}
+	}
+}
