@@ -371,3 +371,25 @@ func TestUnreadableFolderIsTheFoldersProblem(t *testing.T) {
 		}
 	}
 }
+
+// A skill folder that can be listed but not entered (read permission
+// without x) is reported as its SKILL.md that cannot be read, not passed
+// over as a folder without one.
+func TestUnenterableSkillFolderIsReported(t *testing.T) {
+	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
+		t.Skip("needs a user that permissions bind")
+	}
+	root := tree(t, map[string]string{
+		"good/SKILL.md":   skillMD("good"),
+		"noxdir/SKILL.md": skillMD("noxdir"),
+	})
+	noxdir := filepath.Join(root, "noxdir")
+	must(t, os.Chmod(noxdir, 0o644))
+	t.Cleanup(func() { os.Chmod(noxdir, 0o755) })
+	for _, deep := range []bool{false, true} {
+		l := list(t, root, &dirtree.Options{Defer: !deep})
+		if len(l.Problems) != 1 || l.Problems[0].Path != filepath.Join(noxdir, "SKILL.md") || !strings.Contains(l.Problems[0].Message, "permission denied") {
+			t.Errorf("deep %v: problems = %v; want one that %s/SKILL.md cannot be read", deep, l.Problems, noxdir)
+		}
+	}
+}

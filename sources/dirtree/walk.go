@@ -2,6 +2,7 @@ package dirtree
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -118,9 +119,10 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
 		return
 	}
+	skillHere := false // the probe found this folder's SKILL.md
 	if w.deep && slices.ContainsFunc(entries, isSkillFile) {
 		if e := w.probe(dir, real, linked); e != nil {
-			owner = e
+			owner, skillHere = e, true
 		}
 	}
 	if owner == nil {
@@ -155,7 +157,15 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			w.folder(dir, real, full, name, depth, linked, isLink, owner)
 		case name == sources.SkillFile:
 			// Probed above: the folder is a skill, or its SKILL.md was
-			// refused with a reason.
+			// refused with a reason; or the folder can be listed but
+			// not entered, which the probe cannot tell from no file.
+			if skillHere {
+				break
+			}
+			if _, err := os.Lstat(full); errors.Is(err, fs.ErrPermission) {
+				w.problem(sources.Diagnostic{Severity: sources.Error, Path: full, Rule: "read",
+					Message: "cannot read: permission denied: its folder can be listed but not entered; give the folder the x permission (chmod +x)"})
+			}
 		case sources.MisnamedSkillFile(name) && !slices.ContainsFunc(entries, isSkillFile):
 			// The probe for SKILL.md missed it; the listing, read
 			// anyway, shows what was meant.
