@@ -130,6 +130,12 @@ func TestShadowingAcrossUnicodeForms(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v; want the first source's", name, m, err)
 		}
 	}
+	// Each is read by its URI, which is written as its name is.
+	for _, a := range snap.Addresses() {
+		if got, err := snap.Resolve(a.URI.Entry()); err != nil || got.Match.Skill != a.Match.Skill {
+			t.Errorf("Resolve(%s) = %v, %v; want the skill it was listed for", a.URI.Entry(), got.Match.Skill, err)
+		}
+	}
 }
 
 func TestShadowingWithinOneSource(t *testing.T) {

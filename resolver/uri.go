@@ -389,7 +389,7 @@ func (s *Snapshot) exact(segs []string) (Match, bool) {
 		}
 	}
 	name := strings.Join(segs, ":")
-	key := strings.ToLower(name)
+	key := sources.NameKey(name)
 	if sk, ok := s.byKey[key]; ok && sk.Ref.String() == name {
 		return Match{Ref: sk.Ref, Skill: sk}, true
 	}
