@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -69,6 +70,8 @@ func testPlugin(mode string) int {
 		}
 	case "hang":
 		src = hang{}
+	case "thenhang":
+		src = &thenHang{Source: dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"})}
 	case "mute":
 		if mark := os.Getenv(envMark); mark != "" {
 			os.WriteFile(mark, []byte(strconv.Itoa(os.Getpid())), 0o644)
@@ -122,6 +125,19 @@ type hang struct{}
 func (hang) Name() string { return "hang" }
 func (hang) List(context.Context) (*sources.Listing, error) {
 	select {} // ignores its context: hung for good
+}
+
+// thenHang lists its folder once, then hangs in every List.
+type thenHang struct {
+	sources.Source
+	calls atomic.Int32
+}
+
+func (h *thenHang) List(ctx context.Context) (*sources.Listing, error) {
+	if h.calls.Add(1) > 1 {
+		select {} // ignores its context: hung for good
+	}
+	return h.Source.List(ctx)
 }
 
 type flood struct{ sourcetest.Fake }

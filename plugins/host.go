@@ -114,6 +114,7 @@ type Source struct {
 	changed      chan struct{} // closed and replaced at each change of phase
 	troubleSince time.Time     // since when it is down or failing; zero while well
 	last         *sources.Listing
+	listing      *listCall // the List call under way, or ended and not taken
 	listeners    map[int]func()
 	nextID       int
 	graceTimer   *time.Timer
@@ -246,21 +247,103 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 		return nil, fmt.Errorf("list source plugin %s: %w", s.name, ctx.Err())
 	}
 	if inst != nil {
-		cctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
-		l, lerr := s.remote.list(cctx, inst.rpc)
-		// gRPC's own timer may end the call a moment before the
-		// context's fires, so its status code counts as well.
-		timedOut := ctx.Err() == nil && (errors.Is(cctx.Err(), context.DeadlineExceeded) || isDeadline(lerr))
-		cancel()
-		switch {
-		case lerr == nil:
-			return s.listed(l), nil
-		case ctx.Err() != nil:
+		call := s.listCall(inst)
+		// A plugin that has listed once is waited for only a moment: its
+		// last listing stands in while the call goes on, so that a slow
+		// or hung plugin holds up no refresh of the other sources, and
+		// the call's end makes the catalog list it again.
+		var slow <-chan time.Time
+		s.mu.Lock()
+		if s.last != nil {
+			t := time.NewTimer(slowList)
+			defer t.Stop()
+			slow = t.C
+		}
+		s.mu.Unlock()
+		select {
+		case <-call.done:
+		case <-slow:
+			s.mu.Lock()
+			if !call.finished {
+				call.notify = true
+				last := s.last
+				s.mu.Unlock()
+				s.logger.Debug("source plugin slow to list; its last listing is served meanwhile", "waited", slowList)
+				return last, nil
+			}
+			s.mu.Unlock()
+		case <-ctx.Done():
 			return nil, fmt.Errorf("list source plugin %s: %w", s.name, ctx.Err())
 		}
-		err = s.callFailed(inst, "List", lerr, timedOut)
+		s.mu.Lock()
+		if s.listing == call {
+			s.listing = nil
+		}
+		first := !call.taken
+		call.taken = true
+		s.mu.Unlock()
+		switch {
+		case call.err == nil:
+			return s.listed(call.l), nil
+		case s.life.Err() != nil:
+			return nil, fmt.Errorf("list source plugin %s: the source is closed", s.name)
+		}
+		err = call.err
+		if first {
+			err = s.callFailed(call.inst, "List", call.err, call.timedOut)
+		}
 	}
 	return s.unavailable(err)
+}
+
+// slowList is how long List waits for a plugin that has listed before;
+// after it, the last listing is served while the call goes on.
+const slowList = 250 * time.Millisecond
+
+// listCall is a List call to the plugin. One runs at a time; a List that
+// stopped waiting for it leaves it to finish on its own, for the next
+// List to take its result.
+type listCall struct {
+	inst     *instance
+	done     chan struct{} // closed when the call ended
+	l        *sources.Listing
+	err      error
+	timedOut bool
+	// Guarded by Source.mu:
+	finished bool // done is closed
+	notify   bool // a List stopped waiting: the end is to be told
+	taken    bool // a List took the result
+}
+
+// listCall returns the List call under way, or one whose result no List
+// took yet, or starts one to inst.
+func (s *Source) listCall(inst *instance) *listCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.listing; c != nil && c.inst == inst {
+		return c
+	}
+	// None, or one to a plugin since restarted, whose result is of no
+	// use: it ends on its own.
+	c := &listCall{inst: inst, done: make(chan struct{})}
+	s.listing = c
+	go func() {
+		cctx, cancel := context.WithTimeout(s.life, s.o.Timeout)
+		l, err := s.remote.list(cctx, inst.rpc)
+		// gRPC's own timer may end the call a moment before the
+		// context's fires, so its status code counts as well.
+		timedOut := s.life.Err() == nil && (errors.Is(cctx.Err(), context.DeadlineExceeded) || isDeadline(err))
+		cancel()
+		s.mu.Lock()
+		c.l, c.err, c.timedOut, c.finished = l, err, timedOut, true
+		close(c.done)
+		notify := c.notify
+		s.mu.Unlock()
+		if notify {
+			s.notify()
+		}
+	}()
+	return c
 }
 
 // await waits until the plugin is up, or known not to be.

@@ -148,6 +148,31 @@ func TestHangTimesOut(t *testing.T) {
 	}
 }
 
+// A plugin that has listed once and then hangs in List holds up no one:
+// its last listing is served at once while its call goes on, so the
+// refresh of every other source goes through.
+func TestHungListServesLastListing(t *testing.T) {
+	dir := t.TempDir()
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	src, _ := newTestSource(t, "p", "thenhang", &Options{Env: map[string]string{envDir: dir}, Timeout: time.Hour})
+	other := &sourcetest.Fake{SourceName: "other", Skills: []sourcetest.FakeSkill{{Name: "local", Description: "Local."}}}
+	res := resolver.New([]sources.Source{src, other}, nil)
+	if _, err := res.Reload(t.Context()); err != nil || !has(res, "alpha") {
+		t.Fatalf("the first listing: %v", err)
+	}
+	// Both sources listed again: the plugin's call hangs, and would for
+	// an hour; the reload is bounded here only so that a failure ends.
+	other.Skills = append(other.Skills, sourcetest.FakeSkill{Name: "new", Description: "New."})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if _, err := res.Reload(ctx); err != nil {
+		t.Fatalf("a reload with the plugin hung: %v", err)
+	}
+	if !has(res, "new") || !has(res, "alpha") {
+		t.Errorf("after the reload: the other source's new skill served %v, the plugin's last listing %v", has(res, "new"), has(res, "alpha"))
+	}
+}
+
 // TestStartWithinTimeout starts a plugin that never prints its handshake:
 // it is given up on after the source's timeout, which bounds the start
 // too, and the other source is served.
