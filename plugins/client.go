@@ -154,7 +154,13 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 	// them, rather than one warning each.
 	var over int
 	var firstOver string
-	for _, f := range ps.Files {
+	// SKILL.md is taken first, so that the limits on files and bytes,
+	// which the rest share, never leave the skill without it.
+	given := ps.Files
+	if i := slices.IndexFunc(given, func(f *pluginpb.FileInfo) bool { return f.Path == sources.SkillFile }); i > 0 {
+		given = slices.Concat(given[i:i+1], given[:i], given[i+1:])
+	}
+	for _, f := range given {
 		switch {
 		case !validPath(f.Path):
 			warn("plugin-file-path", "file %q is not a relative path inside the skill; it is not served", clean(f.Path, false))

@@ -187,6 +187,8 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 	for i := range MaxFiles + 5 {
 		many = append(many, &pluginpb.FileInfo{Path: fmt.Sprintf("f%03d", i), Size: 1, Sha256: digestOf("x")})
 	}
+	// The same files with SKILL.md listed last: it is served all the same.
+	late := append(slices.Clone(many[1:]), many[0])
 	g := &garbage{skills: []*pluginpb.Skill{
 		{Id: "good", FrontMatter: []byte(good), Files: entry(good,
 			&pluginpb.FileInfo{Path: "../../etc/passwd", Size: 1, Sha256: digestOf("x")},
@@ -209,6 +211,7 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 		{Id: "yaml", FrontMatter: []byte("name: [\n"), Files: entry(good)},
 		{Id: "huge-front", FrontMatter: bytes.Repeat([]byte("#"), sources.MaxFrontMatter+1), Files: entry(good)},
 		{Id: "many", FrontMatter: []byte("name: many\ndescription: Many.\n"), Files: many},
+		{Id: "late", FrontMatter: []byte("name: late\ndescription: Late.\n"), Files: late},
 	}, files: map[string][]byte{"lies.md": []byte("hello, and more"), "wrong.md": []byte("HELLO")}, lie: map[string]int64{"lies.md": 5}}
 	src := connect(t, "junk", g, "")
 	l, err := src.List(t.Context())
@@ -219,7 +222,7 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 	for _, sk := range l.Skills {
 		names = append(names, sk.Ref.String())
 	}
-	if want := []string{"junk:good", "junk:badname", "junk:many"}; !slices.Equal(names, want) {
+	if want := []string{"junk:good", "junk:badname", "junk:many", "junk:late"}; !slices.Equal(names, want) {
 		t.Errorf("served %v; want %v", names, want)
 	}
 	rules := map[string]bool{}
@@ -252,7 +255,7 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 		t.Errorf("a file unlike its digest: %v", err)
 	}
 	for _, sk := range l.Skills {
-		if sk.Ref.Name == "many" {
+		if sk.Ref.Name == "many" || sk.Ref.Name == "late" {
 			if len(sk.FileList) != MaxFiles-1 {
 				t.Errorf("many: %d files served, want %d", len(sk.FileList), MaxFiles-1)
 			}
