@@ -835,7 +835,9 @@ func (i *instance) stop() {
 // itself.
 func (s *Source) launch() (*instance, error) {
 	if err := lookPath(s.command[0]); err != nil {
-		return nil, fmt.Errorf("start %s: %w", s.command[0], err)
+		// Not a crash: starting again would find the same. The source's
+		// command is checked again when the configuration changes.
+		return nil, &permanentError{fmt.Errorf("start %s: %w", s.command[0], err)}
 	}
 	stdout := newLineLog(s.logger, "stdout", slog.LevelInfo)
 	stderr := newLineLog(s.logger, "stderr", slog.LevelInfo)
@@ -921,6 +923,13 @@ func (s *Source) startError(err error, r *procRunner, took time.Duration) error 
 	case line == "" && took >= s.o.StartTimeout:
 		// go-plugin gave up waiting, and stopped the process.
 		return fmt.Errorf("the plugin printed no handshake line within %s", s.o.StartTimeout)
+	case r != nil && r.pid != 0 && isClosed(r.exited) && line == "":
+		// go-plugin's own words (and its hint about the handshake) say
+		// less than the plugin's last line on stderr.
+		if last := r.stderr.lastLine(); last != "" {
+			return fmt.Errorf("the plugin exited before its handshake (%s); the last line it wrote on stderr: %s", exitReason(r.err), last)
+		}
+		return fmt.Errorf("the plugin exited before its handshake (%s), and wrote nothing on stdout or stderr", exitReason(r.err))
 	case r != nil && r.pid != 0 && isClosed(r.exited):
 		return fmt.Errorf("the plugin exited before its handshake (%s): %w", exitReason(r.err), err)
 	}

@@ -274,6 +274,11 @@ func TestCrashLoopGivesUp(t *testing.T) {
 	if st.Restarts != 2 || !strings.Contains(st.Err.Error(), "failed 3 times within 1m0s") {
 		t.Errorf("status %+v", st)
 	}
+	// The reason is the plugin's own last words, on one line, not
+	// go-plugin's, nor its hint about a handshake line.
+	if msg := st.Err.Error(); !strings.Contains(msg, "the last line it wrote on stderr: exit: failing on purpose") || strings.Contains(msg, "\n") || strings.Contains(msg, "Unrecognized remote plugin message") {
+		t.Errorf("the failure does not give the plugin's reason: %q", msg)
+	}
 	out := logs.String()
 	for _, want := range []string{"given up after repeated crashes", "exit: failing on purpose", "plugin=bad"} {
 		if !strings.Contains(out, want) {
@@ -287,13 +292,8 @@ func TestCrashLoopGivesUp(t *testing.T) {
 // log, when it is given up: the same failure, at each restart and at each
 // rescan after, is logged at debug level.
 func TestGivenUpPluginLogsOneError(t *testing.T) {
-	logs := &logBuffer{}
-	src, err := New("ghost", []string{"/nonexistent/bin/ghost"}, &Options{Logger: logs.logger(), NoCache: true,
+	src, logs := newTestSource(t, "ghost", "exit", &Options{
 		Backoff: Backoff{Min: 5 * time.Millisecond, Max: 20 * time.Millisecond, MaxCrashes: 5, Window: time.Minute}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
 	other := &sourcetest.Fake{SourceName: "other", Skills: []sourcetest.FakeSkill{{Name: "local", Description: "Local."}}}
 	res := resolver.New([]sources.Source{src, other}, &resolver.Options{Logger: logs.logger()})
 	ctx, cancel := context.WithCancel(t.Context())
@@ -322,8 +322,43 @@ func TestGivenUpPluginLogsOneError(t *testing.T) {
 			restarts++
 		}
 	}
-	if errs != 1 || restarts != 1 || len(above) > 4 {
-		t.Errorf("%d error lines, %d warnings of a restart, %d lines above debug level; want 1, 1 and at most 4:\n%s", errs, restarts, len(above), strings.Join(above, ""))
+	// Once given up, the rescans that follow (ten or more) log nothing
+	// above debug level but the catalog's one line for the failed source.
+	after := len(above)
+	for i, line := range above {
+		if strings.Contains(line, "given up") {
+			after = len(above) - i - 1
+		}
+	}
+	if errs != 1 || restarts != 1 || after > 1 {
+		t.Errorf("%d error lines, %d warnings of a restart, %d lines above debug level after it was given up; want 1, 1 and at most 1:\n%s", errs, restarts, after, strings.Join(above, ""))
+	}
+}
+
+// A command that cannot be started (not there, not executable) is not a
+// crash: it is refused at once, with one error line, and not restarted.
+func TestMissingCommandIsRefusedAtOnce(t *testing.T) {
+	notExec := filepath.Join(t.TempDir(), "plugin")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"/nonexistent/bin/ghost", notExec} {
+		logs := &logBuffer{}
+		src, err := New("ghost", []string{cmd}, &Options{Logger: logs.logger(), NoCache: true,
+			Backoff: Backoff{Min: 5 * time.Millisecond, Max: 20 * time.Millisecond, MaxCrashes: 5, Window: time.Minute}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		src.List(t.Context())
+		eventually(t, 10*time.Second, "a command that cannot start was not refused", func() bool { return src.Status().State == "failed" })
+		st := src.Status()
+		if st.Restarts != 0 || !strings.Contains(st.Err.Error(), cmd) {
+			t.Errorf("%s: status %+v; want no restart and an error naming the command", cmd, st)
+		}
+		if n := strings.Count(logs.String(), "level=ERROR"); n != 1 || strings.Contains(logs.String(), "restarting it") {
+			t.Errorf("%s: %d error lines; want 1 and no restart:\n%s", cmd, n, logs)
+		}
 	}
 }
 

@@ -34,6 +34,14 @@ type lineLog struct {
 	window  time.Time
 	lines   int
 	dropped int
+	last    string // the last line that was not blank, cleaned
+}
+
+// lastLine returns the last line written that was not blank.
+func (l *lineLog) lastLine() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
 }
 
 const (
@@ -90,6 +98,7 @@ func (l *lineLog) emit(line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
+	l.last = clean(string(bytes.TrimSpace(line)), false)
 	now := time.Now()
 	if now.Sub(l.window) >= time.Second {
 		if l.dropped > 0 {
