@@ -509,8 +509,10 @@ func (c *Config) Origin(key string) Origin {
 // first.
 func (c *Config) Files() []string { return slices.Clone(c.files) }
 
-// Describe renders the effective configuration as YAML-like text, each
-// value followed by where it came from.
+// Describe renders the effective configuration as YAML, each value
+// followed by a comment that says where it came from: read back as a
+// configuration file, it means the same, but for the environment of
+// plugin sources, whose values it does not show.
 func (c *Config) Describe() string {
 	var b strings.Builder
 	line := func(indent, text, key string) {
@@ -536,14 +538,19 @@ func (c *Config) Describe() string {
 		if s.Path != "" {
 			line("    ", "path: "+show(s.Path), key+".path")
 		}
-		for j, p := range s.Paths {
-			line("    ", "path: "+show(p), fmt.Sprintf("%s.paths[%d]", key, j))
+		if len(s.Paths) > 0 {
+			// A list of its own, an element a line: each has its origin,
+			// and the output stays a configuration skillmux reads back.
+			line("    ", "paths:", key+".paths")
+			for j, p := range s.Paths {
+				line("      ", "- "+show(p), fmt.Sprintf("%s.paths[%d]", key, j))
+			}
 		}
 		if s.Namespace != "" {
 			line("    ", "namespace: "+s.Namespace, key+".namespace")
 		}
-		if !s.IsEnabled() {
-			line("    ", "enabled: false", key+".enabled")
+		if s.Enabled != nil {
+			line("    ", fmt.Sprintf("enabled: %v", *s.Enabled), key+".enabled")
 		}
 		if len(s.Include) > 0 {
 			line("    ", "include: "+showList(s.Include), key+".include")
@@ -557,7 +564,9 @@ func (c *Config) Describe() string {
 			}
 			line("    ", "command: "+showList(s.Command), key+".command")
 			if len(s.Env) > 0 {
-				line("    ", "env: "+showList(sortedKeys(s.Env))+" (values not shown)", key+".env")
+				// A comment, not a key: the values may be secrets, and a
+				// map without them would not mean the same.
+				line("    ", "# env: "+showList(sortedKeys(s.Env))+" (values not shown)", key+".env")
 			}
 			line("    ", "timeout: "+s.Timeout.String(), key+".timeout")
 			line("    ", "grace: "+s.Grace.String(), key+".grace")

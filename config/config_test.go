@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/skillmux/skillmux/config"
 )
@@ -632,13 +633,90 @@ func TestDescribeLines(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("%-44s # workspace file %s:2", "  - type: dir", ws),
 		fmt.Sprintf("%-44s # workspace file %s:3", "    name: team", ws),
-		fmt.Sprintf("%-44s # workspace file %s:5", "    path: "+strconv.Quote(filepath.Join(f.repo, "a\nb")), ws),
-		fmt.Sprintf("%-44s # workspace file %s:6", "    path: "+filepath.Join(f.repo, "plain"), ws),
+		fmt.Sprintf("%-44s # workspace file %s:5", "    paths:", ws), // a block list starts at its first "-"
+		fmt.Sprintf("%-44s # workspace file %s:5", "      - "+strconv.Quote(filepath.Join(f.repo, "a\nb")), ws),
+		fmt.Sprintf("%-44s # workspace file %s:6", "      - "+filepath.Join(f.repo, "plain"), ws),
 		fmt.Sprintf("%-44s # workspace file %s:7", `    include: ["*", "x,y", z]`, ws),
 	} {
 		if !slices.Contains(lines, want) {
 			t.Errorf("Describe lacks the line\n%s\n%s", want, c.Describe())
 		}
+	}
+}
+
+// TestDescribeRoundTrip: what Describe prints is a configuration file
+// that means the same, lists included, for a file that sets every key.
+func TestDescribeRoundTrip(t *testing.T) {
+	f := newFixture(t)
+	write(t, filepath.Join(f.repo, ".skillmux.yaml"), `sources:
+  - type: user
+    include: ["*"]
+  - type: project
+    exclude: [scratch-*]
+  - type: dir
+    name: team
+    path: ../team-skills
+    paths: [/tmp/a, "/tmp/b c", "~/x,y"]
+    namespace: team-kit
+    include: ["*", "x,y"]
+    exclude: ["*-draft"]
+    enabled: true
+  - type: dir
+    name: off
+    path: /tmp/off
+    enabled: false
+  - type: plugin-dir
+    paths: [~/src/my-claude-plugin]
+  - type: plugin
+    name: bundles
+    command: [./bin/zipped, --dir, ~/bundles]
+    timeout: 2s
+    grace: 0
+  - type: plugin
+    name: Plain.Names
+    namespace: ""
+    command: [python3, plugin.py]
+  - type: claude-plugins
+defaults:
+  builtin: false
+  native: include
+catalog:
+  budget: 4000
+  pin: ["release-*", "*:deploy"]
+  visibility:
+    "example-skills:*": name-only
+    noisy-skill: off
+    "*-beta": on
+  channel: tool
+tools:
+  profile: sk
+  enable: [skills_list]
+  disable: [skills_search]
+refresh:
+  watch: false
+  debounce: 500ms
+  interval: 0
+resources:
+  max_file_size: 2097152
+  allow_dirs: [scripts, references/, assets/fonts]
+log:
+  level: debug
+  format: json
+`)
+	want, err := f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := write(t, filepath.Join(t.TempDir(), "described.yaml"), want.Describe())
+	if err := config.CheckFile(out, &config.Options{WorkDir: f.sub, Home: f.home}); err != nil {
+		t.Fatalf("Describe's output is not a valid configuration: %v\n%s", err, want.Describe())
+	}
+	got, err := config.Load(&config.Options{WorkDir: f.sub, Home: f.home, Env: []string{}, ConfigFile: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(config.Config{})); diff != "" {
+		t.Errorf("read back (-want +got):\n%s\n%s", diff, want.Describe())
 	}
 }
 

@@ -39,7 +39,7 @@ func TestPluginSource(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("sources (-want +got):\n%s", diff)
 	}
-	if d := c.Describe(); !strings.Contains(d, "env: [LEVEL, TOKEN] (values not shown)") || strings.Contains(d, "abc") {
+	if d := c.Describe(); !strings.Contains(d, "# env: [LEVEL, TOKEN] (values not shown)") || strings.Contains(d, "abc") {
 		t.Errorf("Describe shows the environment's values or not its keys:\n%s", d)
 	}
 }
