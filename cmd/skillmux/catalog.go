@@ -43,6 +43,33 @@ func (f *catalogFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.noBuiltin, "no-builtin", false, "serve only the sources named in the configuration and on the command line, not the user, project and Claude Code plugin sources")
 }
 
+// checkEmpty refuses a flag given an empty value: left as it is, an empty
+// path would be the working folder, which a client may have set to / or
+// the home folder, and an empty setting would quietly be the default (a
+// variable the shell left unset, as in --config "$F").
+func (f *catalogFlags) checkEmpty(cmd *cobra.Command) error {
+	for _, r := range f.roots {
+		if strings.TrimSpace(r) == "" {
+			return usageError("--root (or a folder argument) is empty; give a folder of skills, such as --root ~/skills")
+		}
+	}
+	for _, d := range f.pluginDirs {
+		if strings.TrimSpace(d) == "" {
+			return usageError("--plugin-dir is empty; give a Claude Code plugin folder (or a marketplace folder), such as --plugin-dir ~/src/my-claude-plugin")
+		}
+	}
+	for _, fl := range []struct{ name, right string }{
+		{"config", "give a configuration file, such as --config .skillmux.yaml"},
+		{"log-level", "use debug, info, warn or error"},
+		{"log-format", "use text or json"},
+	} {
+		if cmd.Flags().Changed(fl.name) && strings.TrimSpace(cmd.Flags().Lookup(fl.name).Value.String()) == "" {
+			return usageError("--%s is empty; %s", fl.name, fl.right)
+		}
+	}
+	return nil
+}
+
 // flagValues turns the flags that override configuration keys into the
 // configuration's flag layer.
 func (f *catalogFlags) flagValues(cmd *cobra.Command) []config.FlagValue {
@@ -111,6 +138,9 @@ type setup struct {
 // for them; serve logs, and its folder trees follow changes as refresh
 // configures.
 func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, workspace string, serving bool) (*setup, error) {
+	if err := f.checkEmpty(cmd); err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(&config.Options{WorkDir: workspace, Home: e.home(), Env: e.environ, ConfigFile: f.configPath(e), Flags: f.flagValues(cmd)})
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
@@ -122,13 +152,6 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, workspace string, ser
 		logger = slog.New(slog.DiscardHandler)
 	}
 	given := f.rootDirs(e)
-	for _, r := range f.roots {
-		if strings.TrimSpace(r) == "" {
-			// An empty value would be the working folder, which a client
-			// may have set to / or the home folder.
-			return nil, usageError("--root (or a folder argument) is empty; give a folder of skills, such as --root ~/skills")
-		}
-	}
 	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), workdir: workspace}
 	if serving {
 		// A watched tree answers its first listing without looking inside

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,7 +32,12 @@ SKILLMUX_<SECTION>__<KEY> such as SKILLMUX_CATALOG__BUDGET; flags.`,
   SKILLMUX_LOG__LEVEL=debug skillmux config`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if check != "" {
+			if cmd.Flags().Changed("check") {
+				if strings.TrimSpace(check) == "" {
+					// Likely --check "$F" with F unset: printing the
+					// configuration instead would pass a CI check.
+					return usageError("--check is empty; give the configuration file to check, such as --check .skillmux.yaml")
+				}
 				if err := config.CheckFile(check, &config.Options{WorkDir: e.workdir, Home: e.home(), Env: e.environ}); err != nil {
 					return &exitError{code: 1, err: err}
 				}

@@ -93,6 +93,14 @@ func TestUsageErrorsExitTwoWithAHint(t *testing.T) {
 		{[]string{"show"}, "show takes one skill NAME"},
 		{[]string{"list", "--root", ""}, "--root (or a folder argument) is empty"},
 		{[]string{"search", "--root", " ", "pdf"}, "--root (or a folder argument) is empty"},
+		{[]string{"config", "--check", ""}, "--check is empty; give the configuration file to check"},
+		{[]string{"config", "--check="}, "--check is empty"},
+		{[]string{"list", "--config", ""}, "--config is empty; give a configuration file"},
+		{[]string{"config", "--log-level", ""}, "--log-level is empty; use debug, info, warn or error"},
+		{[]string{"list", "--log-format", ""}, "--log-format is empty; use text or json"},
+		{[]string{"list", "--plugin-dir", ""}, "--plugin-dir is empty; give a Claude Code plugin folder"},
+		{[]string{"validate", ""}, "validate: a PATH is empty; give a skill folder"},
+		{[]string{"validate", "x", " "}, "validate: a PATH is empty"},
 	} {
 		_, _, err := runCLI(t, "", tt.args...)
 		if exitCode(err) != 2 || !strings.Contains(err.Error(), tt.want) {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,6 +39,12 @@ rule. The exit status is 1 when any error is found, else 0.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError("validate needs at least one PATH: a skill folder, a SKILL.md or a folder of skills; for example: skillmux validate ~/.claude/skills")
+			}
+			for _, arg := range args {
+				if strings.TrimSpace(arg) == "" {
+					// It would be the working folder: a variable left unset.
+					return usageError("validate: a PATH is empty; give a skill folder, a SKILL.md or a folder of skills, such as skillmux validate ~/.claude/skills")
+				}
 			}
 			return nil
 		},
