@@ -90,12 +90,13 @@ func (f *catalogFlags) flagValues(cmd *cobra.Command) []config.FlagValue {
 }
 
 // configPath returns the absolute path of --config, taken relative to
-// the working folder, or "" without it.
+// the working folder, or "" without it. A leading ~ is the home folder,
+// as for --root: clients pass arguments without a shell.
 func (f *catalogFlags) configPath(e *env) string {
 	if f.configFile == "" {
 		return ""
 	}
-	return absFrom(e.workdir, f.configFile)
+	return absFrom(e.workdir, expandHome(f.configFile, e.home()))
 }
 
 // rootDirs returns the extra folders to scan: --root, else SKILLS_DIR

@@ -38,7 +38,7 @@ SKILLMUX_<SECTION>__<KEY> such as SKILLMUX_CATALOG__BUDGET; flags.`,
 					// configuration instead would pass a CI check.
 					return usageError("--check is empty; give the configuration file to check, such as --check .skillmux.yaml")
 				}
-				if err := config.CheckFile(check, &config.Options{WorkDir: e.workdir, Home: e.home(), Env: e.environ}); err != nil {
+				if err := config.CheckFile(expandHome(check, e.home()), &config.Options{WorkDir: e.workdir, Home: e.home(), Env: e.environ}); err != nil {
 					return &exitError{code: 1, err: err}
 				}
 				fmt.Fprintf(e.stdout, "%s: valid\n", check)

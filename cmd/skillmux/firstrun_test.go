@@ -214,3 +214,23 @@ func TestCodexBuiltinsAreLeftOut(t *testing.T) {
 		t.Error("the user's Codex skill is not served")
 	}
 }
+
+// TestTildeIsHome: a leading ~/ in --config, config --check and validate
+// is the home folder, as in --root: a client passes its arguments without
+// a shell to expand it.
+func TestTildeIsHome(t *testing.T) {
+	environ := isolatedEnv(t)
+	home := strings.TrimPrefix(environ[0], "HOME=")
+	writeFile(t, filepath.Join(home, "x.yaml"), "catalog:\n  budget: 3000\n")
+	writeFile(t, filepath.Join(home, "skills", "solo", "SKILL.md"), skillMD("solo", "The only one."))
+	out, _, err := runIn(t, environ, t.TempDir(), "config", "--config", "~/x.yaml")
+	if err != nil || !strings.Contains(out, "budget: 3000") {
+		t.Errorf("config --config ~/x.yaml: %v\n%s", err, out)
+	}
+	if out, _, err := runIn(t, environ, t.TempDir(), "config", "--check", "~/x.yaml"); err != nil || !strings.Contains(out, "valid") {
+		t.Errorf("config --check ~/x.yaml: %v\n%s", err, out)
+	}
+	if out, _, err := runIn(t, environ, t.TempDir(), "validate", "~/skills"); err != nil || !strings.Contains(out, "1 skill checked: 0 errors") {
+		t.Errorf("validate ~/skills: %v\n%s", err, out)
+	}
+}

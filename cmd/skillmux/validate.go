@@ -51,7 +51,9 @@ rule. The exit status is 1 when any error is found, else 0.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var results []validated
 			for _, arg := range args {
-				for _, p := range skillPaths(arg) {
+				// A leading ~ is the home folder, as for --root: clients
+				// pass arguments without a shell.
+				for _, p := range skillPaths(expandHome(arg, e.home())) {
 					ds := sources.Validate(p)
 					v := validated{Path: p, Valid: true, Diagnostics: ds}
 					if v.Diagnostics == nil {
