@@ -669,6 +669,9 @@ func scalar(key, val string) (any, *Error) {
 		if key == "sources" || strings.HasPrefix(key, "sources.") {
 			return nil, &Error{Message: "sources cannot be set from the environment or flags; list them in a configuration file"}
 		}
+		if at, noun := listOrMap(key); noun != "" {
+			return nil, &Error{Message: fmt.Sprintf("%s cannot be set from the environment or flags: it is a %s, and lists and maps can only be set in a configuration file", at, noun)}
+		}
 		names := make([]string, 0, len(scalarKeys))
 		for k := range scalarKeys {
 			names = append(names, EnvName(k))
@@ -710,6 +713,29 @@ func scalar(key, val string) (any, *Error) {
 		}
 	}
 	return val, nil
+}
+
+// listOrMap returns the list or map of the schema that key is or is
+// inside of, and "list" or "map"; "" when there is none.
+func listOrMap(key string) (at, noun string) {
+	f := schema
+	for part := range strings.SplitSeq(key, ".") {
+		sub, ok := f.fields[part]
+		if !ok {
+			return "", ""
+		}
+		at, f = join(at, part), sub
+		switch f.kind {
+		case kStrings, kList:
+			return at, "list"
+		case kRules, kEnv:
+			return at, "map"
+		case kMap:
+			continue
+		}
+		return "", ""
+	}
+	return "", ""
 }
 
 // maxSuggest bounds the length of a word that suggest looks at: every
