@@ -42,8 +42,9 @@ type Config struct {
 	Tools     Tools     `koanf:"tools"`
 	Log       Log       `koanf:"log"`
 
-	origins map[string]Origin
-	files   []string
+	origins  map[string]Origin
+	files    []string
+	warnings []string
 }
 
 // Source configures one skill source.
@@ -323,7 +324,7 @@ func Load(opts *Options) (*Config, error) {
 		replaceOrigins(origins, fo)
 		files = append(files, l.path)
 	}
-	ek, eo, err := loadEnv(o.env)
+	ek, eo, warnings, err := loadEnv(o.env)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -341,7 +342,7 @@ func Load(opts *Options) (*Config, error) {
 
 	// Every value has been checked in its layer and the defaults are
 	// valid, so the merge is valid too; decoding only moves it into c.
-	c := &Config{origins: origins, files: files}
+	c := &Config{origins: origins, files: files, warnings: warnings}
 	if err := decode(k, c); err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}
@@ -508,6 +509,10 @@ func (c *Config) Origin(key string) Origin {
 // Files returns the configuration files that were read, lowest layer
 // first.
 func (c *Config) Files() []string { return slices.Clone(c.files) }
+
+// Warnings returns what Load found odd but did not refuse, one sentence
+// each, naming the variable: SKILLMUX_ variables that are not settings.
+func (c *Config) Warnings() []string { return slices.Clone(c.warnings) }
 
 // Describe renders the effective configuration as YAML, each value
 // followed by a comment that says where it came from: read back as a

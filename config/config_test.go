@@ -411,6 +411,29 @@ func TestEveryProblemOfEveryLayer(t *testing.T) {
 	}
 }
 
+// TestForeignVariables: a SKILLMUX_ variable that is no setting and does
+// not look like one (a user's own SKILLMUX_BIN) is a warning naming it;
+// one that looks like a misspelt setting is still an error.
+func TestForeignVariables(t *testing.T) {
+	f := newFixture(t)
+	c, err := f.load(t, []string{"SKILLMUX_BIN=/usr/local/bin/skillmux", "SKILLMUX_VERSION=1.2", "SKILLMUX_CATALOG__BUDGET=3000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"SKILLMUX_BIN: not a setting of skillmux, so ignored; settings are SKILLMUX_<SECTION>__<KEY>, such as SKILLMUX_CATALOG__BUDGET",
+		"SKILLMUX_VERSION: not a setting of skillmux, so ignored; settings are SKILLMUX_<SECTION>__<KEY>, such as SKILLMUX_CATALOG__BUDGET",
+	}
+	if diff := cmp.Diff(want, c.Warnings()); diff != "" || c.Catalog.Budget != 3000 {
+		t.Errorf("budget %d, warnings (-want +got):\n%s", c.Catalog.Budget, diff)
+	}
+	for _, name := range []string{"SKILLMUX_LOG_LEVEL", "SKILLMUX_CATALOG__BUDGTE", "SKILLMUX_SOURCES", "SKILLMUX_FOO__BAR", "SKILLMUX_catalog_budget"} {
+		if _, err := f.load(t, []string{name + "=1"}); err == nil || !strings.HasPrefix(err.Error(), name+": ") {
+			t.Errorf("%s: %v; want an error naming it", name, err)
+		}
+	}
+}
+
 // TestEnvironmentLastWins: a variable given twice counts once, with its
 // last value, as the process environment does.
 func TestEnvironmentLastWins(t *testing.T) {
@@ -521,8 +544,8 @@ func TestValuesInMessages(t *testing.T) {
 			want: "SKILLMUX_CATALOG__BUDGET: catalog.budget: must be an integer, got " + clipped},
 		{name: "huge flag value", flags: []config.FlagValue{{Key: "log.format", Flag: "--log-format", Value: huge}},
 			want: "--log-format: log.format: " + clipped + " is not a format; use text or json"},
-		{name: "huge variable name", env: []string{"SKILLMUX_" + huge + "=1"},
-			want: `"SKILLMUX_` + strings.Repeat("x", 51) + `…" (500009 bytes): unknown setting; known: ` + knownVars},
+		{name: "huge variable name", env: []string{"SKILLMUX_LOG__" + huge + "=1"},
+			want: `"SKILLMUX_LOG__` + strings.Repeat("x", 46) + `…" (500014 bytes): unknown setting; known: ` + knownVars},
 		{name: "newline in a quoted value", file: "log:\n  level: \"de\\nbug\"\n",
 			want: `D/.skillmux.yaml:2: log.level: "de\nbug" is not a level (did you mean "debug"?); use debug, info, warn or error`},
 		{name: "newlines in a block value", file: "sources:\n  - type: |\n      dir\n      user\n",

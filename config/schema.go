@@ -586,10 +586,14 @@ func EnvName(key string) string {
 }
 
 // loadEnv reads the SKILLMUX_ variables; a variable set twice counts
-// once, with its last value, as in the process environment.
-func loadEnv(env []string) (*koanf.Koanf, map[string]Origin, error) {
-	k := koanf.New(".")
-	origins := map[string]Origin{}
+// once, with its last value, as in the process environment. A name that
+// looks like a setting (it has the "__" separator, or its first word is a
+// section) and is not one is an error, so that a misspelt setting is not
+// quietly ignored; any other SKILLMUX_ name (SKILLMUX_BIN, from a user's
+// own scripts) is not skillmux's to refuse, and is only warned about.
+func loadEnv(env []string) (k *koanf.Koanf, origins map[string]Origin, warnings []string, err error) {
+	k = koanf.New(".")
+	origins = map[string]Origin{}
 	last := map[string]int{}
 	for i, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
@@ -602,8 +606,13 @@ func loadEnv(env []string) (*koanf.Koanf, map[string]Origin, error) {
 			continue
 		}
 		key := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(name, EnvPrefix), "__", "."))
-		if _, known := scalarKeys[key]; known && strings.TrimSpace(val) == "" {
+		_, known := scalarKeys[key]
+		if known && strings.TrimSpace(val) == "" {
 			continue // set empty is unset, as a shell script may leave it
+		}
+		if !known && !settingLike(strings.TrimPrefix(name, EnvPrefix)) {
+			warnings = append(warnings, (&Error{File: keyLabel(name), Message: "not a setting of skillmux, so ignored; settings are " + EnvPrefix + "<SECTION>__<KEY>, such as " + EnvName("catalog.budget")}).Error())
+			continue
 		}
 		v, err := scalar(key, val)
 		if err != nil {
@@ -614,7 +623,17 @@ func loadEnv(env []string) (*koanf.Koanf, map[string]Origin, error) {
 		k.Set(key, v)
 		origins[key] = Origin{Layer: "env", File: name}
 	}
-	return k, origins, errors.Join(errs...)
+	return k, origins, warnings, errors.Join(errs...)
+}
+
+// settingLike reports whether the part of a variable's name after
+// EnvPrefix is meant as a setting: it has the "__" that separates a
+// section from its key, or its first word is a section, as in
+// SKILLMUX_LOG_LEVEL.
+func settingLike(name string) bool {
+	first, _, _ := strings.Cut(name, "_")
+	_, section := schema.fields[strings.ToLower(first)]
+	return section || strings.Contains(name, "__")
 }
 
 // FlagValue is a value given on the command line.

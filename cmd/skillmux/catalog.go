@@ -146,6 +146,12 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, workspace string, ser
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
 	}
+	if !serving {
+		// serve logs them once at start, not at every reload.
+		for _, w := range cfg.Warnings() {
+			fmt.Fprintln(e.stderr, "warning:", w)
+		}
+	}
 	level := new(slog.LevelVar)
 	level.UnmarshalText([]byte(cfg.Log.Level))
 	logger := newLogger(e.stderr, level, cfg.Log.Format)

@@ -234,3 +234,15 @@ func TestTildeIsHome(t *testing.T) {
 		t.Errorf("validate ~/skills: %v\n%s", err, out)
 	}
 }
+
+// TestForeignVariableIsAWarning: a user's own SKILLMUX_BIN does not stop
+// a command; it is a warning on stderr that names it.
+func TestForeignVariableIsAWarning(t *testing.T) {
+	out, stderr, err := runIn(t, isolatedEnv(t, "SKILLMUX_BIN=/usr/local/bin/skillmux"), t.TempDir(), "list", "--root", examples(t))
+	if err != nil || !strings.Contains(out, "release-notes") {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "warning: SKILLMUX_BIN: not a setting of skillmux") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}

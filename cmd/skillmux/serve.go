@@ -120,6 +120,9 @@ status 2.`,
 			}
 			logger := s.logger
 			logger.Info("skillmux starting", "version", version(), "workdir", e.workdir, "config", s.cfg.Files())
+			for _, w := range s.cfg.Warnings() {
+				logger.Warn(w)
+			}
 			res, err := s.openCatalog(ctx)
 			if err != nil {
 				return err
