@@ -452,10 +452,12 @@ const WorkspaceFileName = ".skillmux.yaml"
 
 // WorkspaceFile returns the nearest .skillmux.yaml from dir up to the
 // repository root (the nearest folder holding .git), or "" when there is
-// none. Outside a repository only dir itself is looked at.
+// none. Outside a repository only dir itself is looked at. Whatever has
+// the name counts, so that a link that leads nowhere or a folder is an
+// error that names it, not a workspace without configuration.
 func WorkspaceFile(dir string) string {
 	for _, f := range WorkspaceFiles(dir) {
-		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+		if _, err := os.Lstat(f); err == nil {
 			return f
 		}
 	}

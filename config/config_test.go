@@ -156,6 +156,28 @@ func TestWorkspaceFileSearch(t *testing.T) {
 	}
 }
 
+// TestWorkspaceFileNotAFile: a .skillmux.yaml that is a link leading
+// nowhere or a folder is an error that names it, not "no configuration
+// file": a broken link to a team's file must not drop its settings.
+func TestWorkspaceFileNotAFile(t *testing.T) {
+	f := newFixture(t)
+	ws := filepath.Join(f.sub, ".skillmux.yaml")
+	if err := os.Symlink(filepath.Join(f.repo, "gone.yaml"), ws); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.load(t, nil)
+	if want := ws + ": a symbolic link to " + filepath.Join(f.repo, "gone.yaml") + ", which does not exist"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("dangling link: %v; want %q", err, want)
+	}
+	os.Remove(ws)
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.load(t, nil); err == nil || !strings.Contains(err.Error(), ws+": a folder, not a configuration file") {
+		t.Errorf("folder: %v", err)
+	}
+}
+
 func TestExplicitConfigFile(t *testing.T) {
 	f := newFixture(t)
 	write(t, filepath.Join(f.repo, ".skillmux.yaml"), "catalog:\n  budget: 400\n")

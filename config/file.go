@@ -28,6 +28,9 @@ func readFile(file string) ([]byte, error) {
 	tooLarge := &Error{File: file, Message: fmt.Sprintf("larger than %d bytes (1 MiB), the most a configuration file may hold; is it the right file?", MaxFileSize)}
 	st, err := os.Stat(file)
 	if err != nil {
+		if target, lerr := os.Readlink(file); lerr == nil && errors.Is(err, fs.ErrNotExist) {
+			return nil, &Error{File: file, Message: fmt.Sprintf("a symbolic link to %s, which does not exist; fix or remove the link", target)}
+		}
 		return nil, pathError(file, err)
 	}
 	switch {
