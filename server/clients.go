@@ -68,6 +68,16 @@ type nativeClient struct {
 	Conventions []string
 }
 
+// NativeClientNames returns the clientInfo names of the table, in its
+// order: the clients whose own folders are left out of their catalog.
+func NativeClientNames() []string {
+	var out []string
+	for _, c := range nativeClients {
+		out = append(out, c.Names...)
+	}
+	return out
+}
+
 // nativeFor returns the row for a clientInfo name, matched without regard
 // to case, or nil.
 func nativeFor(clientName string) *nativeClient {

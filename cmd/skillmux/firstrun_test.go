@@ -246,3 +246,22 @@ func TestForeignVariableIsAWarning(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 }
+
+// TestListAsAnUnknownClient: a client name not in the table is served
+// everything, so list shows it all, but says so, naming the known ones:
+// a typo must not pass for a check.
+func TestListAsAnUnknownClient(t *testing.T) {
+	out, stderr, err := runCLI(t, "", "list", "--root", examples(t), "--client", "claude")
+	if err != nil || !strings.Contains(out, "release-notes") {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if want := `warning: --client "claude" is not a client whose own folders are left out, so it is served the full catalog shown; those clients are claude-code, codex-mcp-client, cursor-vscode`; !strings.Contains(stderr, want) {
+		t.Errorf("stderr:\n%s\nwant %q", stderr, want)
+	}
+	if _, stderr, _ := runCLI(t, "", "list", "--root", examples(t), "--client", "claude-cod"); !strings.Contains(stderr, `(did you mean "claude-code"?)`) {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if _, stderr, _ := runCLI(t, "", "list", "--root", examples(t), "--client", "claude-code"); strings.Contains(stderr, "warning") {
+		t.Errorf("a known client is warned about:\n%s", stderr)
+	}
+}

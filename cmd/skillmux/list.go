@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/skillmux/skillmux/internal/editdist"
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources"
@@ -147,6 +148,16 @@ gemini-cli-mcp-client; see the README).`,
 			var l listing
 			if client != "" {
 				title, conventions := server.NativeFolders(client)
+				if conventions == nil {
+					// Any other client is served everything, and so is a
+					// misspelt name: say so, lest a typo pass for a check.
+					names := server.NativeClientNames()
+					hint := ""
+					if best := editdist.Closest(strings.ToLower(client), names, max(2, len(client)/3)); best != "" {
+						hint = fmt.Sprintf(" (did you mean %q?)", best)
+					}
+					fmt.Fprintf(e.stderr, "warning: --client %q is not a client whose own folders are left out%s, so it is served the full catalog shown; those clients are %s\n", client, hint, strings.Join(names, ", "))
+				}
 				if !includeNative(s.cfg) && conventions != nil {
 					l.Client, l.LeftOut = title, conventions
 					snap = snap.Excluding(conventions)
