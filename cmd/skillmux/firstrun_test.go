@@ -89,6 +89,8 @@ func TestUsageErrorsExitTwoWithAHint(t *testing.T) {
 		{[]string{"list", "--rot", "x"}, "unknown flag --rot (did you mean --root?)"},
 		{[]string{"serve", "--budget", "abc"}, `invalid value "abc" for --budget`},
 		{[]string{"lst"}, `unknown command "lst" (did you mean "list"?)`},
+		{[]string{"help", "lst"}, `unknown command "lst" (did you mean "list"?); run 'skillmux --help' for the commands`},
+		{[]string{"help", "nosuch"}, `unknown command "nosuch"; run 'skillmux --help' for the commands`},
 		{[]string{"list", "extra"}, `list takes no arguments, got "extra"`},
 		{[]string{"show"}, "show takes one skill NAME"},
 		{[]string{"list", "--root", ""}, "--root (or a folder argument) is empty"},

@@ -131,19 +131,41 @@ Start with:
 			if len(args) == 0 {
 				return nil
 			}
-			hint := ""
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				hint = fmt.Sprintf(" (did you mean %q?)", s[0])
-			}
-			return usageError("unknown command %q%s; run 'skillmux --help' for the commands", args[0], hint)
+			return unknownCommand(cmd, args[0])
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// Cobra's own help command shows the general help, with
+			// exit status 0, for a command that does not exist.
+			target, rest, err := cmd.Root().Find(args)
+			if err != nil {
+				return err
+			}
+			if target == cmd.Root() && len(rest) > 0 {
+				return unknownCommand(target, rest[0])
+			}
+			return target.Help()
+		},
+	})
 	root.SuggestionsMinimumDistance = 2
 	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("skillmux {{.Version}}\n")
 	root.AddCommand(newServeCmd(e), newListCmd(e), newSearchCmd(e), newShowCmd(e), newValidateCmd(e), newConfigCmd(e), newVersionCmd(e))
 	return root
+}
+
+// unknownCommand is the usage error for a command name that root does
+// not have, with the one meant when it is close.
+func unknownCommand(root *cobra.Command, name string) error {
+	hint := ""
+	if s := root.SuggestionsFor(name); len(s) > 0 {
+		hint = fmt.Sprintf(" (did you mean %q?)", s[0])
+	}
+	return usageError("unknown command %q%s; run 'skillmux --help' for the commands", name, hint)
 }
 
 // newLogger logs to stderr: stdout belongs to the protocol.
