@@ -71,6 +71,13 @@ func TestValidateSaysWhatIsWrongWithThePath(t *testing.T) {
 	if exitCode(err) != 1 || !strings.Contains(out, missing+": error: does not exist") || strings.Contains(out, "SKILL.md") && !strings.Contains(out, "a SKILL.md or") {
 		t.Errorf("validate missing: %v\n%s", err, out)
 	}
+	if !strings.Contains(out, "0 skills checked: 1 error, 0 warnings") {
+		t.Errorf("a missing path is counted as a skill:\n%s", out)
+	}
+	out, _, err = runCLI(t, "", "validate", t.TempDir())
+	if exitCode(err) != 1 || !strings.Contains(out, "0 skills checked: 1 error, 0 warnings") {
+		t.Errorf("validate an empty folder: %v\n%s", err, out)
+	}
 	_, _, err = runCLI(t, "", "validate")
 	if exitCode(err) != 2 || !strings.Contains(err.Error(), "validate needs at least one PATH") {
 		t.Errorf("validate without a path: %v", err)

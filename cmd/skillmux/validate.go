@@ -50,11 +50,15 @@ rule. The exit status is 1 when any error is found, else 0.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var results []validated
+			skills := 0
 			for _, arg := range args {
 				// A leading ~ is the home folder, as for --root: clients
 				// pass arguments without a shell.
 				for _, p := range skillPaths(expandHome(arg, e.home())) {
 					ds := sources.Validate(p)
+					if isSkill(p) {
+						skills++
+					}
 					v := validated{Path: p, Valid: true, Diagnostics: ds}
 					if v.Diagnostics == nil {
 						v.Diagnostics = []sources.Diagnostic{}
@@ -89,7 +93,7 @@ rule. The exit status is 1 when any error is found, else 0.`,
 						fmt.Fprintln(e.stdout, d)
 					}
 				}
-				fmt.Fprintf(e.stdout, "%s checked: %s, %s\n", plural(len(results), "skill"), plural(errs, "error"), plural(warns, "warning"))
+				fmt.Fprintf(e.stdout, "%s checked: %s, %s\n", plural(skills, "skill"), plural(errs, "error"), plural(warns, "warning"))
 			}
 			if errs > 0 {
 				return &exitError{code: 1}
@@ -99,6 +103,27 @@ rule. The exit status is 1 when any error is found, else 0.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// isSkill reports whether a path skillPaths returned is a skill to count:
+// a file (checked as a SKILL.md), or a folder that holds one, in whatever
+// letter case; not a path that does not exist or a folder without one,
+// whose error says so.
+func isSkill(p string) bool {
+	st, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	if !st.IsDir() {
+		return true
+	}
+	entries, _ := os.ReadDir(p)
+	for _, d := range entries {
+		if d.Name() == sources.SkillFile || sources.MisnamedSkillFile(d.Name()) {
+			return true
+		}
+	}
+	return false
 }
 
 // skillPaths expands a folder without a SKILL.md into the skill folders
