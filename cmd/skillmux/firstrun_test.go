@@ -274,3 +274,20 @@ func TestListAsAnUnknownClient(t *testing.T) {
 		t.Errorf("a known client is warned about:\n%s", stderr)
 	}
 }
+
+// TestPluginDirMistakes: --plugin-dir on a file, or on a folder of skills
+// meant for --root, says what was expected instead of serving nothing
+// quietly.
+func TestPluginDirMistakes(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.md")
+	writeFile(t, file, "notes\n")
+	_, stderr, err := runCLI(t, "", "list", "--plugin-dir", file)
+	if want := "warning: " + file + ": is a file, not a folder; a plugin folder is expected"; err != nil || !strings.Contains(stderr, want) {
+		t.Errorf("%v\nstderr:\n%s\nwant %q", err, stderr, want)
+	}
+	_, stderr, err = runCLI(t, "", "list", "--plugin-dir", examples(t))
+	if want := "warning: " + examples(t) + ": holds skill folders but no plugin (no .claude-plugin folder, no skills folder); for a folder of skills, use --root"; err != nil || !strings.Contains(stderr, want) {
+		t.Errorf("%v\nstderr:\n%s\nwant %q", err, stderr, want)
+	}
+}

@@ -118,10 +118,21 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if _, err := os.Stat(d); err != nil {
+		st, err := os.Stat(d)
+		if err != nil {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: d, Rule: "root-missing", Message: "plugin folder does not exist; no skills served from it"})
 			pkgs = append(pkgs, sources.Package{Name: filepath.Base(d), Source: s.name, Path: d, State: sources.PackageMissing, Reason: "the folder does not exist"})
 			continue
+		}
+		if !st.IsDir() {
+			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: d, Rule: "root-not-folder",
+				Message: "is a file, not a folder; a plugin folder is expected (one with .claude-plugin/plugin.json or a skills folder, or a marketplace folder); no skills served from it"})
+			pkgs = append(pkgs, sources.Package{Name: filepath.Base(d), Source: s.name, Path: d, State: sources.PackageMissing, Reason: "a file, not a folder"})
+			continue
+		}
+		if skillsNotPlugin(d) {
+			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: d, Rule: "not-a-plugin",
+				Message: "holds skill folders but no plugin (no .claude-plugin folder, no skills folder); for a folder of skills, use --root (or a dir source) instead"})
 		}
 		ps, p := pluginsAt(d, "")
 		for _, pl := range ps {
@@ -139,6 +150,24 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 	l.Packages = pkgs
 	s.follow(plugins)
 	return l, nil
+}
+
+// skillsNotPlugin reports whether dir, given as a plugin folder, is
+// rather a folder of skills: it has neither .claude-plugin nor skills, and
+// one of its folders holds a SKILL.md.
+func skillsNotPlugin(dir string) bool {
+	for _, name := range []string{".claude-plugin", "skills"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return false
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), sources.SkillFile)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // files are the files whose edits change what is served: Claude Code's
