@@ -79,17 +79,21 @@ stderr. The server ends with status 0 at the end of stdin, on SIGINT or on
 SIGTERM.
 
 Skills come from, in precedence order for equal names:
-  - your own folders: ~/.claude/skills, ~/.agents/skills, ~/.codex/skills;
-  - the project: .claude/skills and .agents/skills from the working folder up
-    to the repository root, and skills/ at the repository root (when the
-    client declares MCP roots, its roots are the project instead);
+  - your own folders: ~/.claude/skills, ~/.agents/skills, ~/.codex/skills
+    (or $CODEX_HOME/skills), ~/.cursor/skills, ~/.copilot/skills and
+    /etc/codex/skills;
+  - the project: .claude/skills, .agents/skills, .cursor/skills and
+    .github/skills at each level from the working folder up to the
+    repository root, nearest first; skills/ at the repository root; then
+    every .claude/skills below the working folder, within the repository
+    (when the client declares MCP roots, its roots are the project instead);
   - the sources of the configuration file (.skillmux.yaml, see --config);
   - the folders given as arguments or with --root (repeatable), else
     $SKILLS_DIR (paths separated by ':' or ',');
   - Claude Code plugins: those given with --plugin-dir and those installed
     and enabled in Claude Code, named "<plugin>:<skill>".
 
-The tools served are those of tools.profile (default: skill, skill_resource, skills_search),
+The tools served are those of tools.profile (default: skill, skills_search, skill_resource),
 with tools.enable and tools.disable; each skill is also a prompt. A tool
 the profile names that this version does not serve is reported on stderr.
 

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,5 +34,42 @@ func TestConfigKnowsTheTools(t *testing.T) {
 	if config.DefaultPluginTimeout != plugins.DefaultTimeout || config.DefaultPluginGrace != plugins.DefaultGrace {
 		t.Errorf("plugin defaults: config says timeout %v, grace %v; plugins says %v, %v",
 			config.DefaultPluginTimeout, config.DefaultPluginGrace, plugins.DefaultTimeout, plugins.DefaultGrace)
+	}
+}
+
+// TestServeHelpAgreesWithTheReadme: serve --help names every skill folder
+// of the README's table of built-in sources, and the default profile's
+// tools in the README's order.
+func TestServeHelpAgreesWithTheReadme(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	help, _, err := runCLI(t, "", "serve", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(help), " ")
+	for _, row := range []string{"| `user` |", "| `project` |", "| `default` |"} {
+		i := strings.Index(string(readme), row)
+		if i < 0 {
+			t.Fatalf("the README has no row %q", row)
+		}
+		line, _, _ := strings.Cut(string(readme[i+len(row):]), "\n")
+		var names []string
+		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(line, -1) {
+			names = append(names, m[1])
+		}
+		if row == "| `default` |" {
+			if want := "default: " + strings.Join(names, ", "); !strings.Contains(flat, want) {
+				t.Errorf("serve --help lacks %q:\n%s", want, help)
+			}
+			continue
+		}
+		for _, n := range names {
+			if !strings.Contains(flat, n) {
+				t.Errorf("serve --help does not name %s, which the README's %s row does:\n%s", n, row, help)
+			}
+		}
 	}
 }
