@@ -471,7 +471,7 @@ func TestEnvironmentLastWins(t *testing.T) {
 // a parser error's line from 0, and names no line on line 1 or for a
 // character it cannot read.
 func TestSyntaxErrorLines(t *testing.T) {
-	const tab = "not valid YAML: a tab in the indentation; YAML indents with spaces only: indent with spaces"
+	const tab = "not valid YAML: a tab is used for indentation; indent with spaces"
 	tests := []struct {
 		name, file string
 		want       string // "D/c.yaml:" is prefixed

@@ -94,7 +94,7 @@ func locate(data []byte, err error, parse func([]byte) error) (line int, message
 			l := lineOf(data, n)
 			indent := l[:len(l)-len(bytes.TrimLeft(l, " \t"))]
 			if bytes.IndexByte(indent, '\t') >= 0 {
-				e.Message = "not valid YAML: a tab in the indentation; YAML indents with spaces only: indent with spaces"
+				e.Message = "not valid YAML: a tab is used for indentation; indent with spaces"
 			} else {
 				e.Message = "not valid YAML: a tab where YAML allows none; use spaces"
 			}

@@ -52,7 +52,7 @@ func TestLocateOffset(t *testing.T) {
 		wantMsg  string
 	}{
 		{"name: x\ndescription: a\ndescription: b\n", 4, `not valid YAML: the key "description" is set twice, here and on line 3; keep one`},
-		{"a: 1\nb:\n\tc: 2\n", 4, "not valid YAML: a tab in the indentation; YAML indents with spaces only: indent with spaces"},
+		{"a: 1\nb:\n\tc: 2\n", 4, "not valid YAML: a tab is used for indentation; indent with spaces"},
 	}
 	for _, tt := range tests {
 		err := parse([]byte(tt.doc))
