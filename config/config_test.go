@@ -156,6 +156,24 @@ func TestWorkspaceFileSearch(t *testing.T) {
 	}
 }
 
+// TestWorkspaceFileOutsideRepository: outside a git repository only the
+// working folder's own .skillmux.yaml is read, as the README says: a file
+// in a parent folder may be anyone's.
+func TestWorkspaceFileOutsideRepository(t *testing.T) {
+	notes := t.TempDir()
+	own := write(t, filepath.Join(notes, ".skillmux.yaml"), "catalog:\n  budget: 300\n")
+	sub := filepath.Join(notes, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := config.WorkspaceFile(notes); got != own {
+		t.Errorf("in the folder: got %q, want %q", got, own)
+	}
+	if got := config.WorkspaceFile(sub); got != "" {
+		t.Errorf("below it: got %q, want none", got)
+	}
+}
+
 // TestWorkspaceFileNotAFile: a .skillmux.yaml that is a link leading
 // nowhere or a folder is an error that names it, not "no configuration
 // file": a broken link to a team's file must not drop its settings.

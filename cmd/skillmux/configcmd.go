@@ -25,7 +25,8 @@ problem with its file, line and key; the exit status is 1 when it is invalid.
 Layers, lowest first: built-in defaults; the user file
 ($XDG_CONFIG_HOME/skillmux/config.yaml, else ~/.config/skillmux/config.yaml);
 the workspace file .skillmux.yaml (the nearest from the working folder up to
-the repository root), or the file given with --config; environment variables
+the repository root; outside a git repository, only the working folder's), or
+the file given with --config; environment variables
 SKILLMUX_<SECTION>__<KEY> such as SKILLMUX_CATALOG__BUDGET; flags.`,
 		Example: `  skillmux config
   skillmux config --check .skillmux.yaml
