@@ -811,10 +811,15 @@ type instance struct {
 	desc   *pluginpb.DescribeResponse
 }
 
-// stop asks the plugin to exit and, when it does not within a few
-// seconds (go-plugin's own wait has no deadline for a plugin that does
-// not answer), kills its process group; it returns once it is gone.
+// stop asks the plugin to exit (a signal, and go-plugin's shutdown call)
+// and, when it does not within a few seconds (go-plugin's own wait has no
+// deadline for a plugin that does not answer), kills its process group;
+// it returns once it is gone.
 func (i *instance) stop() {
+	// A plugin that serves no go-plugin shutdown call (one not built on
+	// go-plugin's Serve) would be waited for 2 s before go-plugin kills
+	// it: the signal ends it at once.
+	i.runner.terminate()
 	done := make(chan struct{})
 	go func() { // owned here: stop waits for it
 		i.client.Kill()

@@ -128,6 +128,16 @@ func (r *procRunner) Kill(context.Context) error {
 	return killGroup(r.cmd.Process)
 }
 
+// terminate asks the plugin to stop (SIGTERM on Unix), without waiting.
+func (r *procRunner) terminate() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pid == 0 || isClosed(r.exited) {
+		return
+	}
+	termGroup(r.cmd.Process)
+}
+
 func (r *procRunner) Stdout() io.ReadCloser { return r.stdout }
 
 // Stderr gives go-plugin nothing: the runner logs stderr itself.

@@ -11,3 +11,7 @@ import (
 func sysProcAttr() *syscall.SysProcAttr { return nil }
 
 func killGroup(p *os.Process) error { return p.Kill() }
+
+// termGroup does nothing here: go-plugin's shutdown call, then Kill, stop
+// the plugin.
+func termGroup(*os.Process) {}

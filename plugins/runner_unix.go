@@ -15,3 +15,9 @@ func killGroup(p *os.Process) error {
 	}
 	return nil
 }
+
+// termGroup asks the plugin's process group to stop, as a terminal's
+// Ctrl-C or a service manager would.
+func termGroup(p *os.Process) {
+	syscall.Kill(-p.Pid, syscall.SIGTERM)
+}
