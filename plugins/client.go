@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -107,7 +108,13 @@ type builder struct {
 // left out.
 func (b *builder) page(p *pluginpb.ListResponse) bool {
 	for _, d := range p.Problems {
-		b.problem(diagnosticIn(d, b.r.address("")))
+		dd := diagnosticIn(d, b.r.address(""))
+		if !strings.HasPrefix(dd.Path, b.r.address("")) {
+			// A path of the plugin's own (a bundle, a file it read)
+			// would not say which of several plugins reports it.
+			dd.Path = b.r.address(strings.TrimPrefix(dd.Path, "/"))
+		}
+		b.problem(dd)
 	}
 	for _, ps := range p.Skills {
 		if b.skills == MaxSkills {

@@ -162,6 +162,7 @@ type garbage struct {
 func (g *garbage) List(_ *pluginpb.ListRequest, stream pluginpb.SkillSource_ListServer) error {
 	return stream.Send(&pluginpb.ListResponse{Skills: g.skills, Problems: []*pluginpb.Diagnostic{
 		{Severity: pluginpb.Diagnostic_ERROR, Message: "bad\x00bytes \u2028 here", Rule: "x\ny"},
+		{Severity: pluginpb.Diagnostic_ERROR, Path: "bundle.zip", Message: "cannot be opened"},
 	}})
 }
 
@@ -236,6 +237,14 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 		if !rules[r] {
 			t.Errorf("no problem with rule %q; got %v", r, rules)
 		}
+	}
+	// A problem about a path of the plugin's own names the plugin.
+	var own bool
+	for _, d := range l.Problems {
+		own = own || d.Path == "plugin://junk/bundle.zip" && d.Message == "cannot be opened"
+	}
+	if !own {
+		t.Errorf("the plugin's own problem does not name the plugin: %v", l.Problems)
 	}
 	good0 := l.Skills[0]
 	srules := map[string]int{}
