@@ -304,7 +304,7 @@ func (r *remote) readFile(ctx context.Context, id string, m fileMeta) ([]byte, e
 	defer cancel()
 	stream, err := c.ReadFile(ctx, &pluginpb.ReadFileRequest{SkillId: id, Path: m.path}, grpc.MaxCallRecvMsgSize(maxChunk+(64<<10)))
 	if err != nil {
-		return fail(err)
+		return fail(plainError(err))
 	}
 	buf := make([]byte, 0, m.size)
 	h := sha256.New()
@@ -316,7 +316,7 @@ func (r *remote) readFile(ctx context.Context, id string, m fileMeta) ([]byte, e
 			break
 		}
 		if err != nil {
-			return fail(err)
+			return fail(plainError(err))
 		}
 		if first && ch.Size != m.size {
 			return fail(fmt.Errorf("%w: the plugin sends %d bytes but listed %d", errBadFile, ch.Size, m.size))

@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -25,4 +26,27 @@ func isGone(err error) bool {
 // deadline passed.
 func isDeadline(err error) bool {
 	return status.Code(err) == codes.DeadlineExceeded
+}
+
+// plainError says in words what a failed call to the plugin means, for
+// an agent reading a skill's file, rather than gRPC's status text
+// ("rpc error: code = DeadlineExceeded desc = ..."). Other errors are
+// returned as they are.
+func plainError(err error) error {
+	st, ok := status.FromError(err)
+	if !ok || err == nil {
+		return err
+	}
+	switch st.Code() {
+	case codes.DeadlineExceeded:
+		return errors.New("the source plugin did not answer in time")
+	case codes.Unavailable, codes.Canceled:
+		return errors.New("the source plugin is not running (it stopped or crashed; skillmux restarts it)")
+	case codes.Unimplemented:
+		return errors.New("the source plugin cannot read files (it does not serve ReadFile)")
+	}
+	if msg := st.Message(); msg != "" {
+		return fmt.Errorf("the source plugin could not read it: %s", clean(msg, false))
+	}
+	return fmt.Errorf("the source plugin could not read it (%s)", st.Code())
 }
