@@ -115,6 +115,7 @@ type Source struct {
 	troubleSince time.Time     // since when it is down or failing; zero while well
 	last         *sources.Listing
 	listing      *listCall // the List call under way, or ended and not taken
+	waited       bool      // a List waited for a call to the end: later ones wait only slowList
 	listeners    map[int]func()
 	nextID       int
 	graceTimer   *time.Timer
@@ -252,9 +253,11 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 		// last listing stands in while the call goes on, so that a slow
 		// or hung plugin holds up no refresh of the other sources, and
 		// the call's end makes the catalog list it again.
+		// So is one whose first listing was waited for already, in vain:
+		// it is served as unavailable meanwhile.
 		var slow <-chan time.Time
 		s.mu.Lock()
-		if s.last != nil {
+		if s.last != nil || s.waited {
 			t := time.NewTimer(slowList)
 			defer t.Stop()
 			slow = t.C
@@ -268,6 +271,9 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 				call.notify = true
 				last := s.last
 				s.mu.Unlock()
+				if last == nil {
+					return s.unavailable(errors.New("the plugin has not answered List yet"))
+				}
 				s.logger.Debug("source plugin slow to list; its last listing is served meanwhile", "waited", slowList)
 				return last, nil
 			}
@@ -276,6 +282,7 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 			return nil, fmt.Errorf("list source plugin %s: %w", s.name, ctx.Err())
 		}
 		s.mu.Lock()
+		s.waited = true
 		if s.listing == call {
 			s.listing = nil
 		}
