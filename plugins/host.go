@@ -922,6 +922,17 @@ func (s *Source) launch() (*instance, error) {
 func (s *Source) startError(err error, r *procRunner, took time.Duration) error {
 	line := ""
 	if r != nil {
+		if r.pid != 0 {
+			// go-plugin may give up on a plugin that exited a moment
+			// before its exit, and its last words, are read: they tell
+			// more than go-plugin does.
+			t := time.NewTimer(exitWait)
+			select {
+			case <-r.exited:
+			case <-t.C:
+			}
+			t.Stop()
+		}
 		line = r.stdout.line()
 	}
 	parts := strings.Split(line, "|")
@@ -947,6 +958,10 @@ func (s *Source) startError(err error, r *procRunner, took time.Duration) error 
 	}
 	return fmt.Errorf("start %s: %w", s.command[0], err)
 }
+
+// exitWait is how long a failed start waits for the plugin's exit to be
+// read, when it is on its way.
+const exitWait = 500 * time.Millisecond
 
 // wireVersion is the protocol version in a handshake line, or -1.
 func wireVersion(s string) int {
