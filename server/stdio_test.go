@@ -702,57 +702,30 @@ func TestStdioLongLines(t *testing.T) {
 	}
 }
 
-// The SDK answers these with code 0 unless told otherwise.
+// The SDK answers these with code 0 unless told otherwise; the usual
+// mistakes of a client's author are answered, besides, with what is wrong
+// and what would be right, not the SDK's Go types (want).
 func TestStdioErrorCodes(t *testing.T) {
-	tests := []struct {
-		name  string
-		lines []string // the last one is answered with code
-		code  float64
-	}{
-		{"request before initialize", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}, -32600},
-		{"tool call before initialize", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"skill","arguments":{"name":"pdf"}}}`}, -32600},
-		{"second initialize", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`}, -32600},
-		{"initialize params not an object", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":5}`}, -32602},
-		{"initialize params null", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":null}`}, -32602},
-		{"initialize params of the wrong shape", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":3}}`}, -32602},
-		{"initialize without params", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`}, -32602},
-		{"resources/read without params", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"resources/read"}`}, -32602},
-		{"prompts/get without params", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"prompts/get"}`}, -32602},
-		{"tools/call with null params", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":null}`}, -32602},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w := startStdio(t)
-			for _, l := range tt.lines[:len(tt.lines)-1] {
-				w.send(l)
-				w.recv()
-			}
-			w.send(tt.lines[len(tt.lines)-1])
-			if m := w.recv(); errCode(m) != tt.code {
-				t.Errorf("got %v, want code %v", m, tt.code)
-			}
-			w.send(ping("99"))
-			if m := w.recv(); m["result"] == nil {
-				t.Errorf("ping after the error: %v", m)
-			}
-		})
-	}
-}
-
-// The usual mistakes of a client's author are answered with what is
-// wrong and what would be right, not the SDK's Go types; and an answer
-// from the client is never answered, even one the SDK cannot read.
-func TestStdioErrorMessages(t *testing.T) {
 	deep := func(n int) string {
 		return `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`
 	}
 	tests := []struct {
 		name  string
-		lines []string // the last one is answered
+		lines []string // the last one is answered with code
 		code  float64
-		want  string
+		want  string // in the message, when set
 	}{
-		{"request before initialize", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}, -32600, "send initialize first"},
+		{"request before initialize", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}, -32600, ""},
+		{"tool call before initialize", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"skill","arguments":{"name":"pdf"}}}`}, -32600, ""},
+		{"second initialize", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`}, -32600, ""},
+		{"initialize params not an object", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":5}`}, -32602, ""},
+		{"initialize params null", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":null}`}, -32602, ""},
+		{"initialize params of the wrong shape", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":3}}`}, -32602, ""},
+		{"initialize without params", []string{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`}, -32602, ""},
+		{"resources/read without params", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"resources/read"}`}, -32602, ""},
+		{"prompts/get without params", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"prompts/get"}`}, -32602, ""},
+		{"tools/call with null params", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":null}`}, -32602, ""},
+		{"request before initialize, said", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}, -32600, "send initialize first"},
 		{"tools/call without a name", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{}}}`}, -32602, `tools/call needs "name"`},
 		{"an unknown tool", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Skill","arguments":{}}}`}, -32602, `the tools served are skill`},
 		{"a completion of an unknown ref", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"ref":{"type":"ref/tool","name":"x"},"argument":{"name":"a","value":""}}}`}, -32602, `ref.type must be "ref/prompt" or "ref/resource", got "ref/tool"`},
@@ -774,8 +747,17 @@ func TestStdioErrorMessages(t *testing.T) {
 			if msg, _ := e["message"].(string); errCode(m) != tt.code || !strings.Contains(msg, tt.want) || strings.Contains(msg, "interface {}") {
 				t.Errorf("got %v, want code %v and %q", m, tt.code, tt.want)
 			}
+			w.send(ping("99"))
+			if m := w.recv(); m["result"] == nil {
+				t.Errorf("ping after the error: %v", m)
+			}
 		})
 	}
+}
+
+// An answer from the client is never answered, even one the SDK cannot
+// read (JSON-RPC answers no answer).
+func TestStdioUnreadableAnswerIsDropped(t *testing.T) {
 	w := startStdio(t)
 	w.send(`{"jsonrpc":"2.0","id":null,"result":{}}`)
 	w.send(ping("7"))
