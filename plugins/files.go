@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"errors"
 	"io/fs"
 	"path"
 	"sync"
@@ -45,17 +46,25 @@ func newRemoteFS(r *remote, id string, files map[string]fileMeta) *remoteFS {
 }
 
 func (f *remoteFS) Open(name string) (fs.File, error) {
-	if _, ok := f.files[name]; ok && f.local() {
-		return sources.DirFS(f.dir).Open(name)
+	if _, ok := f.files[name]; ok {
+		copied, failed := f.local()
+		if copied {
+			return sources.DirFS(f.dir).Open(name)
+		}
+		if errors.Is(failed, errNoAnswer) || errors.Is(failed, errNotRunning) {
+			// The copy just waited for the plugin in vain: reading
+			// the file through it would wait as long again.
+			return nil, &fs.PathError{Op: "open", Path: name, Err: failed}
+		}
 	}
 	return f.listed.Open(name)
 }
 
 // local makes the local copy if it is not made yet, and reports whether
-// it exists.
-func (f *remoteFS) local() bool {
+// it exists, and to the call that tried to make it, why it failed.
+func (f *remoteFS) local() (copied bool, failed error) {
 	if f.r.cache == nil {
-		return false
+		return false, nil
 	}
 	f.once.Do(func() {
 		metas := make([]fileMeta, 0, len(f.files))
@@ -70,9 +79,9 @@ func (f *remoteFS) local() bool {
 		if err != nil && f.r.copyFailed != nil {
 			f.r.copyFailed(f.id, err)
 		}
-		f.copied = err == nil
+		f.copied, failed = err == nil, err
 	})
-	return f.copied
+	return f.copied, failed
 }
 
 func (f *remoteFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(f.listed, name) }

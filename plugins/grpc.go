@@ -28,6 +28,13 @@ func isDeadline(err error) bool {
 	return status.Code(err) == codes.DeadlineExceeded
 }
 
+// The failures of a call that say the plugin cannot serve now, whatever
+// is asked: another call at once would fail as this one did.
+var (
+	errNoAnswer   = errors.New("the source plugin did not answer in time")
+	errNotRunning = errors.New("the source plugin is not running (it stopped or crashed; skillmux restarts it)")
+)
+
 // plainError says in words what a failed call to the plugin means, for
 // an agent reading a skill's file, rather than gRPC's status text
 // ("rpc error: code = DeadlineExceeded desc = ..."). Other errors are
@@ -39,9 +46,9 @@ func plainError(err error) error {
 	}
 	switch st.Code() {
 	case codes.DeadlineExceeded:
-		return errors.New("the source plugin did not answer in time")
+		return errNoAnswer
 	case codes.Unavailable, codes.Canceled:
-		return errors.New("the source plugin is not running (it stopped or crashed; skillmux restarts it)")
+		return errNotRunning
 	case codes.Unimplemented:
 		return errors.New("the source plugin cannot read files (it does not serve ReadFile)")
 	}

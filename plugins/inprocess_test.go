@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -324,5 +325,41 @@ func TestUnchangedSkillsAreGivenBack(t *testing.T) {
 	}
 	if third["csv"] == second["csv"] || third["csv"].Description != "Summarize CSV files, and more." {
 		t.Errorf("csv: a changed description was not seen: %q", third["csv"].Description)
+	}
+}
+
+// hungReads lists as garbage does and hangs in every ReadFile until the
+// call ends, counting the calls.
+type hungReads struct {
+	garbage
+	calls atomic.Int32
+}
+
+func (h *hungReads) ReadFile(_ *pluginpb.ReadFileRequest, stream pluginpb.SkillSource_ReadFileServer) error {
+	h.calls.Add(1)
+	<-stream.Context().Done()
+	return stream.Context().Err()
+}
+
+// A file of a plugin that hangs in ReadFile is waited for once: the
+// local copy's attempt says the plugin did not answer, and the read does
+// not ask it again, which would wait as long again.
+func TestHungReadIsWaitedForOnce(t *testing.T) {
+	front := "name: slow\ndescription: Slow.\n"
+	h := &hungReads{garbage: garbage{skills: []*pluginpb.Skill{{Id: "slow", FrontMatter: []byte(front), Files: entry(front)}}}}
+	src := connect(t, "slow", h, t.TempDir())
+	src.r.fileCtx = func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(t.Context(), 100*time.Millisecond)
+	}
+	l, err := src.List(t.Context())
+	if err != nil || len(l.Skills) != 1 {
+		t.Fatalf("%v %v", l, err)
+	}
+	_, err = fs.ReadFile(l.Skills[0].Files, "SKILL.md")
+	if !errors.Is(err, errNoAnswer) || strings.Contains(err.Error(), "rpc error") {
+		t.Errorf("reading a file the plugin does not serve: %v; want that it did not answer in time", err)
+	}
+	if n := h.calls.Load(); n != 1 {
+		t.Errorf("the plugin was asked for the file %d times; want once", n)
 	}
 }
