@@ -95,6 +95,12 @@ func testPlugin(mode string) int {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "exit: failing on purpose")
 		return 3
+	case "hello":
+		fmt.Println("Hello! Welcome to my plugin")
+		time.Sleep(time.Minute)
+		return 0
+	case "panic":
+		panic("panicking on purpose")
 	case "flood":
 		src = &flood{Fake: sourcetest.Fake{SourceName: "flood", Skills: []sourcetest.FakeSkill{{Name: "f", Description: "F."}}}}
 	case "env":

@@ -946,6 +946,9 @@ func (s *Source) startError(err error, r *procRunner, took time.Duration) error 
 	case line == "" && took >= s.o.StartTimeout:
 		// go-plugin gave up waiting, and stopped the process.
 		return fmt.Errorf("the plugin printed no handshake line within %s", s.o.StartTimeout)
+	case line != "" && len(parts) < 4:
+		// Not a handshake at all: go-plugin stopped the plugin.
+		return fmt.Errorf("the plugin printed %q on stdout instead of its handshake line; a source plugin prints 1|1|tcp|127.0.0.1:PORT|grpc (or unix) first, and nothing before it", clean(line, false))
 	case r != nil && r.pid != 0 && isClosed(r.exited) && line == "":
 		// go-plugin's own words (and its hint about the handshake) say
 		// less than the plugin's last line on stderr.

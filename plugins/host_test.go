@@ -336,6 +336,23 @@ func TestGivenUpPluginLogsOneError(t *testing.T) {
 	}
 }
 
+// A plugin that fails its start is reported with what says why, on one
+// line: what it printed instead of a handshake, or the first line of its
+// panic rather than the last line of the stack that follows.
+func TestStartFailureSaysWhy(t *testing.T) {
+	for mode, want := range map[string]string{
+		"hello": `printed "Hello! Welcome to my plugin" on stdout instead of its handshake line`,
+		"panic": "the last line it wrote on stderr: panic: panicking on purpose",
+	} {
+		src, _ := newTestSource(t, mode, mode, &Options{Timeout: 2 * time.Second, Backoff: Backoff{MaxCrashes: 1}})
+		src.List(t.Context())
+		eventually(t, 10*time.Second, mode+": the plugin was not given up", func() bool { return src.Status().State == "failed" })
+		if msg := src.Status().Err.Error(); !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
+			t.Errorf("%s: %q; want one line with %q", mode, msg, want)
+		}
+	}
+}
+
 // A command that cannot be started (not there, not executable) is not a
 // crash: it is refused at once, with one error line, and not restarted.
 func TestMissingCommandIsRefusedAtOnce(t *testing.T) {

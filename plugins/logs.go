@@ -35,12 +35,18 @@ type lineLog struct {
 	lines   int
 	dropped int
 	last    string // the last line that was not blank, cleaned
+	panic   string // the first line of a Go panic or fatal error, cleaned
 }
 
-// lastLine returns the last line written that was not blank.
+// lastLine returns the line that says best why the plugin ended: the
+// first line of a panic (the lines after it are its stack), else the last
+// line written that was not blank.
 func (l *lineLog) lastLine() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.panic != "" {
+		return l.panic
+	}
 	return l.last
 }
 
@@ -99,6 +105,9 @@ func (l *lineLog) emit(line []byte) {
 		return
 	}
 	l.last = clean(string(bytes.TrimSpace(line)), false)
+	if l.panic == "" && (bytes.HasPrefix(line, []byte("panic: ")) || bytes.HasPrefix(line, []byte("fatal error: "))) {
+		l.panic = l.last
+	}
 	now := time.Now()
 	if now.Sub(l.window) >= time.Second {
 		if l.dropped > 0 {
