@@ -269,9 +269,11 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 			s.mu.Lock()
 			if !call.finished {
 				call.notify = true
-				last := s.last
+				last, trouble := s.last, !s.troubleSince.IsZero()
 				s.mu.Unlock()
-				if last == nil {
+				if last == nil || trouble {
+					// Not well: its last listing only for the grace
+					// period, with a warning, as when it is down.
 					return s.unavailable(errors.New("the plugin has not answered List yet"))
 				}
 				s.logger.Debug("source plugin slow to list; its last listing is served meanwhile", "waited", slowList)
@@ -675,6 +677,7 @@ func (s *Source) setPhase(ph phase, inst *instance, err error) bool {
 	switch ph {
 	case phaseUp:
 		s.pid = inst.runner.pid
+		s.timeouts = 0 // a new process: its own calls count
 	case phaseDown, phaseFailed:
 		if s.troubleSince.IsZero() {
 			s.troubleSince = time.Now()

@@ -174,6 +174,40 @@ func TestHungListServesLastListing(t *testing.T) {
 	}
 }
 
+// A plugin that hangs in List after listing once keeps its skills for
+// the grace period only: then they leave, and do not come back while it
+// hangs (a List that stops waiting for it serves the last listing only
+// while it is well).
+func TestHungPluginLeavesAfterGrace(t *testing.T) {
+	dir := t.TempDir()
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	src, _ := newTestSource(t, "p", "thenhang", &Options{Env: map[string]string{envDir: dir}, Timeout: time.Second, Grace: 300 * time.Millisecond,
+		Backoff: Backoff{Min: time.Hour}})
+	if _, err := src.List(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the hung plugin's skills did not leave after the grace period", func() bool {
+		_, err := src.List(t.Context())
+		return errors.Is(err, sources.ErrUnavailable)
+	})
+	for range 5 {
+		if l, err := src.List(t.Context()); err == nil {
+			t.Fatalf("the hung plugin's skills came back after the grace period: %d skills", len(l.Skills))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A plugin restarted for hanging that hangs again is restarted again: its
+// timeouts are counted anew.
+func TestHungPluginRestartedAgain(t *testing.T) {
+	hung, _ := newTestSource(t, "hung", "hang", &Options{Timeout: 300 * time.Millisecond, Grace: -1, Backoff: Backoff{Min: 50 * time.Millisecond}})
+	eventually(t, 20*time.Second, "the plugin was not restarted a second time", func() bool {
+		hung.List(t.Context())
+		return hung.Status().Restarts >= 2
+	})
+}
+
 // TestStartWithinTimeout starts a plugin that never prints its handshake:
 // it is given up on after the source's timeout, which bounds the start
 // too, and the other source is served.
