@@ -346,7 +346,7 @@ func (s *Source) listCall(inst *instance) *listCall {
 		s.mu.Lock()
 		c.l, c.err, c.timedOut, c.finished = l, err, timedOut, true
 		close(c.done)
-		notify := c.notify
+		notify := c.notify && s.phase != phaseClosed
 		s.mu.Unlock()
 		if notify {
 			s.notify()

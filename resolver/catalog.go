@@ -285,7 +285,7 @@ func groupOf(sc sources.Scope) int {
 func (s *Snapshot) catalogOrder(o *CatalogOptions) *ordered {
 	pins := make([]string, len(o.Pin))
 	for i, p := range o.Pin {
-		pins[i] = strings.ToLower(p)
+		pins[i] = sources.NameKey(p)
 	}
 	var counts map[string]int
 	if o.Usage != nil {

@@ -62,7 +62,7 @@ func NewVisibility(rules map[string]string) (*Visibility, error) {
 		if i < 0 {
 			return nil, fmt.Errorf("visibility of %q: %q is not a visibility; use %s", p, rules[p], strings.Join(visibilityValues, ", "))
 		}
-		lp := strings.ToLower(p)
+		lp := sources.NameKey(p) // as names are compared
 		if _, err := path.Match(lp, ""); err != nil {
 			return nil, fmt.Errorf("visibility: %q is not a valid pattern (use * and ? and [a-z])", p)
 		}
