@@ -365,7 +365,7 @@ func (s *Server) readEntries(ctx context.Context, snap *resolver.Snapshot, prefi
 	var weight int64
 	for _, a := range items {
 		if sk := a.Match.Skill; sk.Files != nil {
-			weight += min(sizeOf(sk.Files, sk.EntryFile()), s.maxFileSize)
+			weight += min(sources.EntrySize(sk), s.maxFileSize)
 		}
 	}
 	release, err := s.reads.acquire(ctx, min(weight, maxCollectionBytes))

@@ -72,11 +72,7 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return errorResult(err.Error(), note), nil
 	}
-	var size int64
-	if m.Skill.Files != nil {
-		size = min(sizeOf(m.Skill.Files, m.Skill.EntryFile()), MaxSkillFileSize)
-	}
-	release, err := s.reads.acquire(ctx, size)
+	release, err := s.reads.acquire(ctx, min(sources.EntrySize(m.Skill), MaxSkillFileSize))
 	if err != nil {
 		return nil, err
 	}

@@ -180,19 +180,42 @@ func ReadBody(sk *Skill, limit int64) ([]byte, error) {
 	return body, err
 }
 
+// EntrySize returns the size of the skill's entry file, 0 when it cannot
+// be told (the read that follows says why). For a local folder it stats
+// the file by its path, as ReadEntry opens it, without opening the folder.
+func EntrySize(sk *Skill) int64 {
+	var info fs.FileInfo
+	var err error
+	if dir := entryDir(sk); dir != "" {
+		info, err = os.Stat(filepath.Join(dir, sk.EntryFile()))
+	} else if sk.Files != nil {
+		info, err = fs.Stat(sk.Files, sk.EntryFile())
+	}
+	if err != nil || info == nil {
+		return 0
+	}
+	return info.Size()
+}
+
+// entryDir is the local folder of a skill's entry file, "" when its files
+// are not a local folder.
+func entryDir(sk *Skill) string {
+	switch f := sk.Files.(type) {
+	case dirFS:
+		return string(f)
+	case noteFS:
+		if d, ok := f.dir.(dirFS); ok {
+			return string(d)
+		}
+	}
+	return ""
+}
+
 // ReadEntryInto is ReadEntry reading into buf's memory when it is large
 // enough, for a caller that reads many entries one after another and
 // keeps none: the result is only good until buf is used again.
 func ReadEntryInto(sk *Skill, limit int64, buf []byte) ([]byte, error) {
-	var dir string
-	switch f := sk.Files.(type) {
-	case dirFS:
-		dir = string(f)
-	case noteFS:
-		if d, ok := f.dir.(dirFS); ok {
-			dir = string(d)
-		}
-	}
+	dir := entryDir(sk)
 	if dir == "" {
 		if sk.Files == nil {
 			return nil, fmt.Errorf("skill %s has no readable files", sk.Ref)
