@@ -337,15 +337,10 @@ func TestMalformedSettingsNameTheLine(t *testing.T) {
 	}
 }
 
-// Watch reports a new skill in a plugin's folder, and a plugin enabled in
-// Claude Code's settings.
-func TestWatch(t *testing.T) {
-	h := newHome(t)
-	dir := h.plugin("one@m", "one", true, nil, "a")
-	h.plugin("two@m", "two", false, nil, "b")
-	h.save()
-	src := claudeplugins.Installed(h.home, &claudeplugins.Options{Debounce: 20 * time.Millisecond})
-	list(t, src)
+// watch runs src's Watch until the test ends, and returns the channel its
+// reports arrive on (at most one waiting).
+func watch(t *testing.T, src *claudeplugins.Source) <-chan struct{} {
+	t.Helper()
 	changed := make(chan struct{}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -357,12 +352,25 @@ func TestWatch(t *testing.T) {
 			}
 		})
 	}()
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
-	}()
+	})
+	return changed
+}
+
+// Watch reports a new skill in a plugin's folder, and a plugin enabled in
+// Claude Code's settings.
+func TestWatch(t *testing.T) {
+	h := newHome(t)
+	dir := h.plugin("one@m", "one", true, nil, "a")
+	h.plugin("two@m", "two", false, nil, "b")
+	h.save()
+	src := claudeplugins.Installed(h.home, &claudeplugins.Options{Debounce: 20 * time.Millisecond})
+	list(t, src)
+	changed := watch(t, src)
 	until := func(what string, want []string) {
 		t.Helper()
 		deadline := time.After(10 * time.Second)
@@ -393,23 +401,7 @@ func TestWatchRecordsPromptly(t *testing.T) {
 	h := newHome(t)
 	src := claudeplugins.Installed(h.home, &claudeplugins.Options{Debounce: 20 * time.Millisecond})
 	list(t, src)
-	changed := make(chan struct{}, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() {
-		done <- src.Watch(ctx, func() {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		})
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	changed := watch(t, src)
 	<-changed // the watches are set
 	within := func(what string, want []string) {
 		t.Helper()
