@@ -213,14 +213,23 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 	}
 
 	msg, err := decode(line)
+	// What the message says it is, looked at when the SDK did not take it
+	// for a request.
+	var request, answer bool
+	if err != nil || msg.req == nil {
+		m := members(line)
+		request, answer = m["method"] != nil, m["result"] != nil || m["error"] != nil
+	}
 	switch {
-	case err != nil && member(line, "method") == nil && (member(line, "result") != nil || member(line, "error") != nil):
+	case err != nil && !request && answer:
 		// An answer the SDK cannot read, such as one with a null id: an
 		// answer is never answered, in JSON-RPC.
 		g.logger.Warn("invalid answer from the client dropped", "err", err, "line", preview(line))
 		return nil
-	case err != nil && member(line, "method") == nil && member(line, "result") == nil && member(line, "error") == nil:
-		// Neither a request nor an answer, whatever else is wrong with it.
+	case (err != nil || msg.req == nil) && !request && !answer:
+		// Neither a request nor an answer, whatever else is wrong with
+		// it: the SDK would drop it, and the client wait for an answer
+		// for ever.
 		g.logger.Warn("message with neither a method nor a result; answered with -32600", "line", preview(line))
 		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
 			`invalid request: a message needs a "method" (a request) or a "result" or "error" (an answer)`))
@@ -231,12 +240,6 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 			why = shape
 		}
 		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, why))
-	case msg.req == nil && member(line, "result") == nil && member(line, "error") == nil:
-		// Neither a request nor an answer: the SDK would drop it, and the
-		// client wait for an answer for ever.
-		g.logger.Warn("message with neither a method nor a result; answered with -32600", "line", preview(line))
-		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
-			`invalid request: a message needs a "method" (a request) or a "result" or "error" (an answer)`))
 	case msg.req == nil:
 		// An answer to one of the server's own requests.
 	case msg.id == nil:
@@ -382,10 +385,14 @@ func nestingDepth(b []byte) int {
 // absent or raw is not an object. Keys match exactly, as in the SDK's
 // decoder (a struct field would also match "ID"), and the last of
 // repeated keys wins in both.
-func member(raw []byte, key string) json.RawMessage {
-	var members map[string]json.RawMessage
-	json.Unmarshal(raw, &members)
-	return members[key]
+func member(raw []byte, key string) json.RawMessage { return members(raw)[key] }
+
+// members returns the members of a JSON object as sent, nil when raw is
+// not an object.
+func members(raw []byte) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	json.Unmarshal(raw, &m)
+	return m
 }
 
 // exactID reports whether the SDK answers a request with id exactly as
