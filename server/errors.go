@@ -71,7 +71,7 @@ func (s *Server) unknownTool(err error) error {
 
 // codedError is a handler's plain error with the code codedErrors gives
 // it. It unwraps to both: the SDK sends the code, and the stdio transport
-// can still tell the error of a cancellation (see answerConn).
+// can still tell the error of a cancellation (see stdioConn).
 type codedError struct {
 	coded *jsonrpc.Error
 	err   error

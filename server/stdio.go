@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,9 +27,7 @@ const (
 	// longer line is answered with -32600 and skipped without being held in
 	// memory. The largest messages a client sends this server (tool calls,
 	// the answer to roots/list) are far smaller; with MaxInFlight it bounds
-	// the input one session holds to 64 MiB. It must stay below the SDK's
-	// own frame limit (mcp.DefaultMaxLineLength), past which the SDK would
-	// end the session.
+	// the input one session holds to 64 MiB.
 	MaxLineLength = 1 << 20
 
 	// MaxInFlight bounds the requests handed to the SDK and not answered
@@ -71,8 +70,9 @@ const maxExactID = 1<<53 - 1
 // line is checked first: a line that is not JSON is answered with -32700;
 // a batch, a message the SDK cannot decode, a request whose id the SDK
 // would not echo exactly or whose id is still in use are answered with
-// -32600; the session goes on. The SDK and the guard share one writer that
-// emits whole lines, so replies never interleave.
+// -32600; the session goes on. The SDK gets the others as the guard
+// decoded them (see stdioConn). The SDK and the guard share one writer
+// that emits whole lines, so replies never interleave.
 //
 // ServeStdio returns within about a second of ctx, whatever the client
 // does. At the end of in it first answers the requests already read (a
@@ -88,22 +88,21 @@ const maxExactID = 1<<53 - 1
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	calls := newCalls()
 	w := newLineWriter(out)
-	pr, pw := io.Pipe()
-	t := &stdioTransport{IOTransport: mcp.IOTransport{Reader: pr, Writer: w}, calls: calls}
-	session, err := s.mcp.Connect(ctx, t, nil)
+	conn := newStdioConn(w, calls)
+	session, err := s.mcp.Connect(ctx, stdioTransport{conn}, nil)
 	if err != nil {
 		w.Close()
 		return err
 	}
 	s.mu.Lock()
-	s.sessionLocked(session).direct = t.conn
+	s.sessionLocked(session).direct = conn
 	s.mu.Unlock()
 	ended := make(chan struct{}) // closed when the SDK's session is over
 	go func() {
 		session.Wait()
 		close(ended)
 	}()
-	g := &guard{logger: s.logger, calls: calls, sdk: pw, out: w}
+	g := &guard{logger: s.logger, calls: calls, sdk: conn, out: w}
 	read := make(chan error, 1) // buffered: the pump may outlive ServeStdio
 	go func() { read <- g.pump(in) }()
 
@@ -126,7 +125,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// the end of its input, cancels what still runs and closes.
 	calls.stop()
 	w.Close()
-	pw.Close()
+	conn.endInput()
 	timeout := time.NewTimer(closeTimeout)
 	defer timeout.Stop()
 	for _, done := range []<-chan struct{}{ended, w.done} {
@@ -144,8 +143,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 type guard struct {
 	logger *slog.Logger
 	calls  *calls
-	sdk    *io.PipeWriter // the SDK's input
-	out    io.Writer      // the session's lineWriter
+	sdk    *stdioConn // the SDK's input
+	out    io.Writer  // the session's lineWriter
 }
 
 // pump copies checked lines from in to the SDK and answers the others
@@ -263,8 +262,7 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 				"invalid request: a request with this id is still in progress"))
 		}
 	}
-	_, err = g.sdk.Write(append(line, '\n'))
-	return err
+	return g.sdk.deliver(msg.msg)
 }
 
 // cancel stops counting the request a notifications/cancelled names,
@@ -319,19 +317,22 @@ func (g *guard) reply(v any) error {
 
 // inbound is one message as the guard sees it.
 type inbound struct {
-	req *jsonrpc.Request // nil for an answer to a server request
+	msg jsonrpc.Message  // as the SDK reads it
+	req *jsonrpc.Request // msg when it is a request; nil for an answer to a server request
 	id  json.RawMessage  // the "id" member as sent, nil if absent
 }
 
-// decode reads a message with the SDK's own decoder, so that the guard
-// refuses exactly what would end the session. The id comes back as sent,
-// even when the message is refused.
+// decode reads a message with the SDK's own decoder, as its stdio
+// connection would: the guard refuses what that decoder cannot read, and
+// the SDK is handed what it reads. The id comes back as sent, even when
+// the message is refused.
 func decode(raw []byte) (inbound, error) {
 	msg := inbound{id: member(raw, "id")}
 	m, err := jsonrpc.DecodeMessage(raw)
 	if err != nil {
 		return msg, err
 	}
+	msg.msg = m
 	msg.req, _ = m.(*jsonrpc.Request)
 	return msg, nil
 }
@@ -599,41 +600,99 @@ func (c *calls) stop() {
 	c.wake()
 }
 
-// stdioTransport is mcp.IOTransport with a view of the SDK's answers.
-type stdioTransport struct {
-	mcp.IOTransport
+// stdioTransport hands the SDK a session's stdioConn.
+type stdioTransport struct{ conn *stdioConn }
+
+var _ mcp.Transport = stdioTransport{}
+
+func (t stdioTransport) Connect(context.Context) (mcp.Connection, error) { return t.conn, nil }
+
+// stdioConn is the SDK's connection in a stdio session. The guard hands it
+// each message it has checked, as decoded for the check, so that a line is
+// decoded once: the SDK's own stdio connection would decode it again,
+// with three more passes of its decoder. The SDK's messages go out as
+// lines through the session's lineWriter.
+//
+// On the way out, it ends a call when the SDK has written its answer,
+// drops the answer to a request the client cancelled when it only says
+// so, and gives a JSON-RPC code to the errors the SDK makes before the
+// receiving middleware runs (see sdkError). It does not take part in the
+// SDK's batch bookkeeping, which learns the negotiated version through an
+// unexported method; no batch reaches the SDK here, so nothing is lost.
+type stdioConn struct {
+	in    chan jsonrpc.Message // the guard's messages, each taken by Read
+	out   *lineWriter
 	calls *calls
-	conn  *answerConn // made by Connect
+
+	eof       chan struct{} // closed at the end of input
+	eofOnce   sync.Once
+	closed    chan struct{} // closed by Close
+	closeOnce sync.Once
 }
 
-var _ mcp.Transport = (*stdioTransport)(nil)
+var _ mcp.Connection = (*stdioConn)(nil)
 
-func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.IOTransport.Connect(ctx)
-	if err != nil {
+func newStdioConn(out *lineWriter, calls *calls) *stdioConn {
+	return &stdioConn{in: make(chan jsonrpc.Message), out: out, calls: calls, eof: make(chan struct{}), closed: make(chan struct{})}
+}
+
+// deliver hands msg to the SDK's Read. It fails once the input has ended
+// or the connection is closed.
+func (c *stdioConn) deliver(msg jsonrpc.Message) error {
+	select {
+	case c.in <- msg:
+		// Let the SDK's reader, woken on this P, run now: the guard
+		// goes back to reading stdin, a system call that keeps the P
+		// until the runtime takes it back, which, while the start's
+		// work holds the other Ps, took 100 µs more per request.
+		runtime.Gosched()
+		return nil
+	case <-c.eof:
+		return errClosed
+	case <-c.closed:
+		return errClosed
+	}
+}
+
+// endInput makes Read report the end of input, once every message
+// delivered has been read.
+func (c *stdioConn) endInput() { c.eofOnce.Do(func() { close(c.eof) }) }
+
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	t.conn = &answerConn{Connection: conn, calls: t.calls}
-	return t.conn, nil
+	select {
+	case msg := <-c.in:
+		return msg, nil
+	case <-c.eof:
+		return nil, io.EOF
+	case <-c.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
-// answerConn ends a call when the SDK has written its answer, drops the
-// answer to a request the client cancelled when it only says so, and
-// gives a JSON-RPC code to the errors the SDK makes before the receiving
-// middleware runs (see sdkError). Wrapping hides the SDK connection's batch
-// bookkeeping, which learns the negotiated version through an unexported
-// method; no batch reaches the SDK here, so nothing is lost.
-type answerConn struct {
-	mcp.Connection
-	calls *calls
+// Close ends the session's input and output: the guard's next message and
+// every line not yet on out fail.
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.out.Close()
+	})
+	return nil
 }
 
-var _ mcp.Connection = (*answerConn)(nil)
+func (c *stdioConn) SessionID() string { return "" }
 
-func (c *answerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
-		return c.Connection.Write(ctx, msg)
+		return c.writeLine(msg)
 	}
 	method, cancelled, owed := c.calls.answering(resp.ID)
 	if cancelled && errors.Is(resp.Error, context.Canceled) {
@@ -647,11 +706,60 @@ func (c *answerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		coded.Error = sdkError(method, resp.Error)
 		msg = &coded
 	}
-	err := c.Connection.Write(ctx, msg)
+	err := c.writeLine(msg)
 	if owed {
 		c.calls.written(resp.ID)
 	}
 	return err
+}
+
+// writeLine writes msg as one line.
+func (c *stdioConn) writeLine(msg jsonrpc.Message) error {
+	line, ok := resultLine(msg)
+	if !ok {
+		data, err := jsonrpc.EncodeMessage(msg)
+		if err != nil {
+			return fmt.Errorf("encoding a message: %w", err)
+		}
+		line = append(data, '\n')
+	}
+	_, err := c.out.Write(line)
+	return err
+}
+
+// resultLine writes a result the SDK has encoded already into a line
+// byte for byte as jsonrpc.EncodeMessage would, without the encoder's pass
+// over the result, which would only check and copy it again: the answer
+// to a skill call is most of a SKILL.md. It reports false for every other
+// message, and for a result that is not one line (the SDK encodes results
+// with encoding/json, so none is).
+func resultLine(msg jsonrpc.Message) ([]byte, bool) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || bytes.IndexByte(resp.Result, '\n') >= 0 {
+		return nil, false
+	}
+	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
+	var id []byte
+	switch v := resp.ID.Raw().(type) {
+	case int64:
+		id = strconv.AppendInt(make([]byte, 0, 20), v, 10)
+	case string:
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // as EncodeMessage
+		if enc.Encode(v) != nil {
+			return nil, false
+		}
+		id = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	default:
+		return nil, false
+	}
+	line := make([]byte, 0, len(head)+len(id)+len(mid)+len(resp.Result)+2)
+	line = append(line, head...)
+	line = append(line, id...)
+	line = append(line, mid...)
+	line = append(line, resp.Result...)
+	return append(line, '}', '\n'), true
 }
 
 // errClosed fails the work of a session that is shutting down: its writes
