@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"io/fs"
+	"sync"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -14,11 +15,12 @@ const minReadBudget = 32 << 20
 
 // readBudget bounds the bytes of file content that the handlers returning
 // it (resources/read of a file or a collection, the skill and
-// skill_resource tools) hold at once across the process. A read costs
-// several times its file's size before its answer is out (the bytes read,
-// the text made of them, the SDK's encodings of the result), and the 64
-// requests a session may have in flight would otherwise all hold one:
-// reads of large files wait their turn instead. A read takes its whole
+// skill_resource tools) hold at once across the process, from the read
+// until the answer is written. A read costs several times its file's size
+// before its answer is out (the bytes read, the text made of them, the
+// SDK's encodings of the result, the line written), and the 64 requests a
+// session may have in flight would otherwise all hold one: reads of large
+// files wait their turn instead. A read takes its whole
 // weight at once, never piecemeal, so two reads cannot each hold part and
 // wait for the rest; a weight larger than the budget is cut to it, so
 // every read can run alone.
@@ -33,13 +35,22 @@ func newReadBudget(maxFileSize int64) *readBudget {
 }
 
 // acquire waits until n bytes of the budget are free, or ctx is done, and
-// returns the function that gives them back.
-func (b *readBudget) acquire(ctx context.Context, n int64) (release func(), err error) {
+// holds them until the request's answer is out: the SDK ends a request's
+// context once it has written the answer, so the share covers the
+// answer's encodings and its wait for the client to read it, not only the
+// handler's work. The handler defers the returned function, which gives
+// the share back at once only for a context that never ends.
+func (b *readBudget) acquire(ctx context.Context, n int64) (handled func(), err error) {
 	n = min(max(n, 1), b.size)
 	if err := b.sem.Acquire(ctx, n); err != nil {
 		return nil, err
 	}
-	return func() { b.sem.Release(n) }, nil
+	release := sync.OnceFunc(func() { b.sem.Release(n) })
+	if ctx.Done() == nil {
+		return release, nil
+	}
+	context.AfterFunc(ctx, release)
+	return func() {}, nil
 }
 
 // sizeOf is the size of the file name of fsys, for the weight of its read:

@@ -263,11 +263,11 @@ func (s *Server) readFile(ctx context.Context, a resolver.Address, uri string) (
 	if sk.Files == nil {
 		return nil, fs.ErrNotExist
 	}
-	release, err := s.reads.acquire(ctx, min(sizeOf(sk.Files, a.File), s.maxFileSize))
+	handled, err := s.reads.acquire(ctx, min(sizeOf(sk.Files, a.File), s.maxFileSize))
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer handled()
 	data, err := sources.ReadFileLimit(sk.Files, a.File, s.maxFileSize)
 	if err != nil {
 		return nil, sources.Confine(a.File, err)
@@ -328,11 +328,11 @@ func (s *Server) readFiles(ctx context.Context, a resolver.Address, uri string) 
 	if total > maxCollectionBytes {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s holds %d bytes, more than the %d one read returns: read its files one by one", clipURI(uri), total, maxCollectionBytes)}
 	}
-	release, err := s.reads.acquire(ctx, total)
+	handled, err := s.reads.acquire(ctx, total)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer handled()
 	out := make([]*mcp.ResourceContents, 0, len(files))
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -368,11 +368,11 @@ func (s *Server) readEntries(ctx context.Context, snap *resolver.Snapshot, prefi
 			weight += min(sources.EntrySize(sk), s.maxFileSize)
 		}
 	}
-	release, err := s.reads.acquire(ctx, min(weight, maxCollectionBytes))
+	handled, err := s.reads.acquire(ctx, min(weight, maxCollectionBytes))
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer handled()
 	out := make([]*mcp.ResourceContents, 0, len(items))
 	var total int64
 	for _, a := range items {

@@ -72,11 +72,11 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return errorResult(err.Error(), note), nil
 	}
-	release, err := s.reads.acquire(ctx, min(sources.EntrySize(m.Skill), MaxSkillFileSize))
+	handled, err := s.reads.acquire(ctx, min(sources.EntrySize(m.Skill), MaxSkillFileSize))
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer handled()
 	blocks, err := RenderSkill(m, s.allowDirs)
 	if entryGone(m.Skill, err) {
 		s.logger.Debug("skill gone before the catalog's refresh", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)

@@ -107,11 +107,11 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	if err == nil {
 		size = min(info.Size(), s.maxFileSize)
 	}
-	release, err := s.reads.acquire(ctx, size)
+	handled, err := s.reads.acquire(ctx, size)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer handled()
 	data, err := sources.ReadFileLimit(sk.Files, rel, s.maxFileSize)
 	var pe *sources.PathError
 	switch err = sources.Confine(rel, err); {

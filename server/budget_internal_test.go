@@ -1,0 +1,107 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestReadBudgetHeldUntilContextEnds checks that a read's share of the
+// budget outlives its handler until the request's context ends, and that
+// a context that never ends does not keep it.
+func TestReadBudgetHeldUntilContextEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newReadBudget(0)
+		ctx, cancel := context.WithCancel(context.Background())
+		handled, err := b.acquire(ctx, b.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		handled()
+		synctest.Wait()
+		if b.sem.TryAcquire(1) {
+			t.Fatal("the share was given back when the handler returned, before the answer was out")
+		}
+		cancel()
+		synctest.Wait()
+		if !b.sem.TryAcquire(b.size) {
+			t.Fatal("the share was not given back when the request's context ended")
+		}
+		b.sem.Release(b.size)
+
+		handled, err = b.acquire(context.Background(), b.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		handled()
+		if !b.sem.TryAcquire(b.size) {
+			t.Fatal("a context that never ends kept the share after the handler returned")
+		}
+	})
+}
+
+// TestRequestContextEndsOnceAnswered checks what readBudget relies on: the
+// SDK ends a request's context only once its answer is written, so a
+// share held until then covers the answer's encoding and its wait for a
+// client that reads slowly.
+func TestRequestContextEndsOnceAnswered(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	ctxs := make(chan context.Context, 1)
+	srv.AddTool(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctxs <- ctx
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 1<<20)}}}, nil
+	})
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	w := newLineWriter(pw)
+	conn := newStdioConn(w, newCalls())
+	ss, err := srv.Connect(t.Context(), stdioTransport{conn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	out := bufio.NewReader(pr)
+	send := func(line string) {
+		t.Helper()
+		msg, err := jsonrpc.DecodeMessage([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+			conn.calls.add(req.ID, req.Method)
+		}
+		if err := conn.deliver(msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	if _, err := out.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
+	ctx := <-ctxs
+
+	// The answer cannot be written while nobody reads it.
+	select {
+	case <-ctx.Done():
+		t.Fatal("the request's context ended before its answer was written")
+	case <-time.After(100 * time.Millisecond):
+	}
+	line, err := out.ReadBytes('\n')
+	if err != nil || !strings.Contains(string(line), `"id":2,"result"`) {
+		t.Fatalf("answer %.100q, %v", line, err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request's context did not end once its answer was written")
+	}
+}
