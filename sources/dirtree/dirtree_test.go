@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -391,5 +392,34 @@ func TestUnenterableSkillFolderIsReported(t *testing.T) {
 		if len(l.Problems) != 1 || l.Problems[0].Path != filepath.Join(noxdir, "SKILL.md") || !strings.Contains(l.Problems[0].Message, "permission denied") {
 			t.Errorf("deep %v: problems = %v; want one that %s/SKILL.md cannot be read", deep, l.Problems, noxdir)
 		}
+	}
+}
+
+// TestUnenterableFolderInSkillIsReported checks that a folder inside a
+// skill that can be listed but not entered is reported, and that its
+// files, which no read could reach, are not in the skill's file list.
+func TestUnenterableFolderInSkillIsReported(t *testing.T) {
+	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
+		t.Skip("needs a user that permissions bind")
+	}
+	root := tree(t, map[string]string{
+		"pdf/SKILL.md":       skillMD("pdf"),
+		"pdf/notes.md":       "notes",
+		"pdf/refs/a.md":      "a",
+		"pdf/refs/deep/b.md": "b",
+	})
+	refs := filepath.Join(root, "pdf", "refs")
+	must(t, os.Chmod(refs, 0o644))
+	t.Cleanup(func() { os.Chmod(refs, 0o755) })
+	l := list(t, root, nil)
+	if len(l.Skills) != 1 {
+		t.Fatalf("skills = %v; want pdf", l.Skills)
+	}
+	if files, want := l.Skills[0].FileList, []string{"notes.md"}; !slices.Equal(files, want) {
+		t.Errorf("files = %q; want %q", files, want)
+	}
+	if len(l.Problems) != 1 || l.Problems[0].Path != refs || l.Problems[0].Severity != sources.Warning ||
+		!strings.Contains(l.Problems[0].Message, "listed but not entered") {
+		t.Errorf("problems = %v; want one warning that %s cannot be entered", l.Problems, refs)
 	}
 }

@@ -119,6 +119,13 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
 		return
 	}
+	if owner != nil && len(entries) > 0 && !enterable(dir, entries) {
+		// Its names are listed, but none of its files can be read:
+		// offered, each would fail to load.
+		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read",
+			Message: "its files are not served: the folder can be listed but not entered; give it the x permission (chmod +x)"})
+		return
+	}
 	skillHere := false // the probe found this folder's SKILL.md
 	if w.deep && slices.ContainsFunc(entries, isSkillFile) {
 		if e := w.probe(dir, real, linked); e != nil {
@@ -180,6 +187,14 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			w.load(full, filepath.Join(real, name), linked, sources.KindLearned)
 		}
 	}
+}
+
+// enterable reports whether the files of the folder dir, listed as
+// entries, can be reached: a folder with read but no execute permission
+// can be listed and not entered. It costs one lstat.
+func enterable(dir string, entries []sources.DirEntry) bool {
+	_, err := os.Lstat(join(dir, entries[0].Name))
+	return !errors.Is(err, fs.ErrPermission)
 }
 
 // followLink stats what the symlink at path leads to. Inside the skill of
