@@ -123,6 +123,7 @@ type Source struct {
 	restarts     int
 	pid          int
 	flooded      time.Time // the last time the plugin flooded events
+	events       int       // watch events read, flood or not
 }
 
 type phase int
@@ -516,7 +517,8 @@ const (
 	// events cause.
 	minRefreshGap = 100 * time.Millisecond
 	// floodPerSecond is how many events a second make a flood, which is
-	// logged and reported.
+	// logged and reported, and which is read no further until the second
+	// is over.
 	floodPerSecond = 50
 )
 
@@ -569,6 +571,9 @@ func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()
 			window, count = time.Now(), 0
 		}
 		count++
+		s.mu.Lock()
+		s.events++
+		s.mu.Unlock()
 		if count == floodPerSecond+1 {
 			s.mu.Lock()
 			first := time.Since(s.flooded) >= time.Minute
@@ -588,6 +593,20 @@ func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()
 		select {
 		case kick <- struct{}{}:
 		default:
+		}
+		if count > floodPerSecond {
+			// A refresh is asked for already: stop reading until the
+			// second is over. The plugin's sends then wait on the
+			// stream's flow control, and neither process spends a core
+			// on events that change nothing; those sent meanwhile are
+			// read after, and ask for one more refresh.
+			t := time.NewTimer(time.Second - time.Since(window))
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return
+			}
 		}
 	}
 }
