@@ -26,6 +26,8 @@
 //   - SKILLMUX_BENCH_OUT: a file to write the markdown report to.
 //   - SKILLMUX_REQUIRE_CORPUS=1: fail, instead of skipping the real-shaped
 //     catalogs, when the shared corpus is absent.
+//   - GOGC, GOMEMLIMIT: passed on to the servers, which get no other
+//     variable of the test's environment.
 package e2ebench
 
 import (

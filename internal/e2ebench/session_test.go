@@ -51,6 +51,12 @@ func start(t *testing.T, bin string, c *catalog) *session {
 		"XDG_CACHE_HOME=" + c.cache,
 		"PATH=" + os.Getenv("PATH"),
 	}
+	// The collector's settings reach the server, to measure their effect.
+	for _, k := range []string{"GOGC", "GOMEMLIMIT"} {
+		if v, ok := os.LookupEnv(k); ok {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
 	logf, err := os.CreateTemp(t.TempDir(), "stderr")
 	if err != nil {
 		t.Fatal(err)
