@@ -394,7 +394,7 @@ func (s *Source) listed(l *sources.Listing) *sources.Listing {
 	if time.Since(s.flooded) < time.Minute {
 		out := *l
 		out.Problems = append(slices.Clip(l.Problems), sources.Diagnostic{Severity: sources.Warning, Path: s.remote.address(""), Rule: "plugin-event-flood",
-			Message: fmt.Sprintf("the plugin sends more than %d change events a second; skillmux coalesces them and refreshes at most %d times a second", floodPerSecond, int(time.Second/minRefreshGap))})
+			Message: fmt.Sprintf("the plugin sends more than %d change events a second; skillmux reads %d a second and refreshes once or twice", floodPerSecond, floodPerSecond)})
 		return &out
 	}
 	return l
@@ -580,7 +580,7 @@ func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()
 			s.flooded = time.Now()
 			s.mu.Unlock()
 			if first {
-				s.logger.Warn("source plugin floods change events; they are coalesced", "events_per_second_over", floodPerSecond)
+				s.logger.Warn("source plugin floods change events; they are read and coalesced at a bounded pace", "events_per_second_over", floodPerSecond)
 			}
 		}
 		if len(ev.SkillIds) > 0 && s.logger.Enabled(ctx, slog.LevelDebug) {
