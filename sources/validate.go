@@ -2,6 +2,7 @@ package sources
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,7 +31,31 @@ func Validate(path string) []Diagnostic {
 	dir, file := path, filepath.Join(path, SkillFile)
 	if !st.IsDir() {
 		dir, file = filepath.Dir(path), path
+		if name := filepath.Base(file); name != SkillFile && !sameFile(st, filepath.Join(dir, SkillFile)) {
+			// Its text is checked as a SKILL.md's, but it makes no
+			// folder a skill.
+			d := MisnamedDiagnostic(Error, file)
+			if !MisnamedSkillFile(name) {
+				d = Diagnostic{Severity: Warning, Path: file, Rule: "skill-file-name",
+					Message: fmt.Sprintf("checked as a %s, but only a file named %s makes its folder a skill", SkillFile, SkillFile)}
+			}
+			return append([]Diagnostic{d}, validateEntry(path, dir, file, st)...)
+		}
 	}
+	return validateEntry(path, dir, file, st)
+}
+
+// sameFile reports whether the file at path is the one st describes: a
+// name in other letter cases that a case-insensitive file system takes to
+// the SKILL.md.
+func sameFile(st fs.FileInfo, path string) bool {
+	other, err := os.Stat(path)
+	return err == nil && os.SameFile(st, other)
+}
+
+// validateEntry is Validate of the entry file file in the skill folder
+// dir; path and st are the path given and its stat.
+func validateEntry(path, dir, file string, st fs.FileInfo) []Diagnostic {
 	f, err := openEntry(dir, filepath.Base(file))
 	if err != nil {
 		if why, ok := linkProblem(file); ok {

@@ -475,3 +475,37 @@ func (s *syncBuffer) waitFor(want string, timeout time.Duration) bool {
 		}
 	}
 }
+
+// TestValidateFileNotNamedSkillMD checks that validating a file by a name
+// that makes no folder a skill says so: skill.md is the error serving
+// would make of it, another name a warning beside the checks of its text.
+func TestValidateFileNotNamedSkillMD(t *testing.T) {
+	dir := t.TempDir()
+	lower := filepath.Join(dir, "lower", "skill.md")
+	writeFile(t, lower, "---\nname: lower\ndescription: x\n---\n")
+	readme := filepath.Join(dir, "README.md")
+	writeFile(t, readme, "# Read me\n")
+	for _, tt := range []struct {
+		path string
+		want []string
+	}{
+		{lower, []string{lower + ": error: found skill.md; the file must be named SKILL.md", "1 skill checked: 1 error, 0 warnings"}},
+		{readme, []string{readme + ": warning: checked as a SKILL.md, but only a file named SKILL.md makes its folder a skill", readme + ":1: error: no front matter", "1 skill checked: 1 error, 1 warning"}},
+	} {
+		out, _, err := runCLI(t, "", "validate", tt.path)
+		var ex *exitError
+		if !errors.As(err, &ex) || ex.code != 1 {
+			t.Errorf("%s: err = %v, want exit status 1", tt.path, err)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: output lacks %q:\n%s", tt.path, want, out)
+			}
+		}
+	}
+	good := filepath.Join(dir, "good", "SKILL.md")
+	writeFile(t, good, "---\nname: good\ndescription: x\n---\n")
+	if out, _, err := runCLI(t, "", "validate", good); err != nil || !strings.Contains(out, "0 errors, 0 warnings") {
+		t.Errorf("a SKILL.md given by its path: %v\n%s", err, out)
+	}
+}
