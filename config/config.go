@@ -497,12 +497,15 @@ func lookup(env []string, key string) string {
 }
 
 // Origin returns where the value of a dotted key ("catalog.budget",
-// "sources[1].path") came from.
+// "sources[1].path") came from. A value not set where it is comes with
+// the value above it ("sources[1].paths[0]" with "sources[1].paths"),
+// except a field of a list's item: one that its item leaves out, such as a
+// plugin's timeout, is a default.
 func (c *Config) Origin(key string) Origin {
 	if o, ok := c.origins[key]; ok {
 		return o
 	}
-	if i := strings.LastIndexAny(key, ".["); i > 0 {
+	if i := strings.LastIndexAny(key, ".["); i > 0 && !(key[i] == '.' && strings.HasSuffix(key[:i], "]")) {
 		return c.Origin(key[:i])
 	}
 	return Origin{Layer: "default"}

@@ -98,6 +98,8 @@ func TestLayers(t *testing.T) {
 		"sources[0]":       "workspace file " + ws + ":4",
 		"sources[1].type":  "workspace file " + ws + ":7",
 		"defaults.builtin": "default",
+		// Left out of its item: the item's line does not set it.
+		"sources[0].namespace": "default",
 	}
 	for key, want := range origins {
 		if got := c.Origin(key).String(); got != want {
