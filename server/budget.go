@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -35,22 +36,29 @@ func newReadBudget(maxFileSize int64) *readBudget {
 }
 
 // acquire waits until n bytes of the budget are free, or ctx is done, and
-// holds them until the request's answer is out: the SDK ends a request's
-// context once it has written the answer, so the share covers the
-// answer's encodings and its wait for the client to read it, not only the
-// handler's work. The handler defers the returned function, which gives
-// the share back at once only for a context that never ends.
+// holds them until both the handler has returned, which calls the
+// returned function, and the request's context has ended: the SDK ends it
+// once the answer is written, so the share covers the answer's encodings
+// and its wait for the client to read it; and a client that cancels the
+// request, or stops sending, ends it while the handler may still be
+// reading. A context that never ends leaves the share to the handler.
 func (b *readBudget) acquire(ctx context.Context, n int64) (handled func(), err error) {
 	n = min(max(n, 1), b.size)
 	if err := b.sem.Acquire(ctx, n); err != nil {
 		return nil, err
 	}
-	release := sync.OnceFunc(func() { b.sem.Release(n) })
 	if ctx.Done() == nil {
-		return release, nil
+		return sync.OnceFunc(func() { b.sem.Release(n) }), nil
 	}
-	context.AfterFunc(ctx, release)
-	return func() {}, nil
+	var holders atomic.Int32 // the handler and the context
+	holders.Store(2)
+	let := func() {
+		if holders.Add(-1) == 0 {
+			b.sem.Release(n)
+		}
+	}
+	context.AfterFunc(ctx, let)
+	return sync.OnceFunc(let), nil
 }
 
 // sizeOf is the size of the file name of fsys, for the weight of its read:

@@ -105,3 +105,27 @@ func TestRequestContextEndsOnceAnswered(t *testing.T) {
 		t.Fatal("the request's context did not end once its answer was written")
 	}
 }
+
+// TestReadBudgetHeldWhileHandlerRuns checks that a request cancelled while
+// its handler still reads keeps its share until the handler returns: the
+// bytes are held until then.
+func TestReadBudgetHeldWhileHandlerRuns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newReadBudget(0)
+		ctx, cancel := context.WithCancel(context.Background())
+		handled, err := b.acquire(ctx, b.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		synctest.Wait()
+		if b.sem.TryAcquire(1) {
+			t.Fatal("the share was given back when the request was cancelled, while its handler still ran")
+		}
+		handled()
+		synctest.Wait()
+		if !b.sem.TryAcquire(b.size) {
+			t.Fatal("the share was not given back once the handler returned")
+		}
+	})
+}
