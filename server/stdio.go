@@ -687,30 +687,33 @@ func (c *stdioConn) Close() error {
 func (c *stdioConn) SessionID() string { return "" }
 
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		return c.writeLine(msg)
 	}
+	// The call ends here, written or not.
 	method, cancelled, owed := c.calls.answering(resp.ID)
+	if owed {
+		defer c.calls.written(resp.ID)
+	}
 	if cancelled && errors.Is(resp.Error, context.Canceled) {
 		// The error of the client's own cancellation, which MCP asks
 		// not to send: the client has given up on this id. A result
 		// made before the cancellation took effect still goes out.
 		return nil
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if resp.Error != nil {
 		coded := *resp
 		coded.Error = sdkError(method, resp.Error)
 		msg = &coded
 	}
-	err := c.writeLine(msg)
-	if owed {
-		c.calls.written(resp.ID)
-	}
-	return err
+	return c.writeLine(msg)
 }
 
 // writeLine writes msg as one line.
@@ -730,9 +733,11 @@ func (c *stdioConn) writeLine(msg jsonrpc.Message) error {
 // resultLine writes a result the SDK has encoded already into a line
 // byte for byte as jsonrpc.EncodeMessage would, without the encoder's pass
 // over the result, which would only check and copy it again: the answer
-// to a skill call is most of a SKILL.md. It reports false for every other
-// message, and for a result that is not one line (the SDK encodes results
-// with encoding/json, so none is).
+// to a skill call is most of a SKILL.md. It relies on the result being
+// compact, valid JSON, as the SDK makes every result (jsonrpc2.NewResponse
+// encodes it with encoding/json); a result with a line break, which would
+// break the framing, is left to the encoder all the same. It reports false
+// for every other message.
 func resultLine(msg jsonrpc.Message) ([]byte, bool) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || resp.Error != nil || len(resp.Result) == 0 || bytes.IndexByte(resp.Result, '\n') >= 0 {
