@@ -49,6 +49,7 @@ func TestMain(m *testing.M) {
 //	v2     prints the handshake of protocol version 2
 //	exit   exits at once with status 3
 //	flood  serves one skill and sends change events without pause
+//	burst  flood, for the first second of the process only
 //	env    serves one skill that describes its environment and stdin
 //	noisy  writes to stdout and stderr around its handshake
 //	mute   prints no handshake, and waits (after writing its pid to
@@ -103,6 +104,8 @@ func testPlugin(mode string) int {
 		panic("panicking on purpose")
 	case "flood":
 		src = &flood{Fake: sourcetest.Fake{SourceName: "flood", Skills: []sourcetest.FakeSkill{{Name: "f", Description: "F."}}}}
+	case "burst":
+		src = &flood{Fake: sourcetest.Fake{SourceName: "burst", Skills: []sourcetest.FakeSkill{{Name: "f", Description: "F."}}}, until: time.Now().Add(time.Second)}
 	case "env":
 		n, _ := os.Stdin.Read(make([]byte, 1))
 		desc := fmt.Sprintf("HOME=%q SECRET=%q GIVEN=%q STDIN=%d", os.Getenv("HOME"), os.Getenv("SKILLMUX_TEST_SECRET"), os.Getenv("GIVEN"), n)
@@ -146,13 +149,20 @@ func (h *thenHang) List(ctx context.Context) (*sources.Listing, error) {
 	return h.Source.List(ctx)
 }
 
-type flood struct{ sourcetest.Fake }
+// flood sends change events without pause, until the time until when it
+// is set (a burst, as of a large checkout: whichever of its watches runs
+// then), for ever otherwise.
+type flood struct {
+	sourcetest.Fake
+	until time.Time
+}
 
 func (f *flood) Watch(ctx context.Context, changed func()) error {
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && (f.until.IsZero() || time.Now().Before(f.until)) {
 		changed()
 		time.Sleep(100 * time.Microsecond)
 	}
+	<-ctx.Done()
 	return nil
 }
 

@@ -394,7 +394,7 @@ func (s *Source) listed(l *sources.Listing) *sources.Listing {
 	if time.Since(s.flooded) < time.Minute {
 		out := *l
 		out.Problems = append(slices.Clip(l.Problems), sources.Diagnostic{Severity: sources.Warning, Path: s.remote.address(""), Rule: "plugin-event-flood",
-			Message: fmt.Sprintf("the plugin sends more than %d change events a second; skillmux reads %d a second and refreshes once or twice", floodPerSecond, floodPerSecond)})
+			Message: fmt.Sprintf("the plugin sends more than %d change events a second; skillmux closes its watch for the rest of each such second, and refreshes once or twice a second", floodPerSecond)})
 		return &out
 	}
 	return l
@@ -517,13 +517,21 @@ const (
 	// events cause.
 	minRefreshGap = 100 * time.Millisecond
 	// floodPerSecond is how many events a second make a flood, which is
-	// logged and reported, and which is read no further until the second
-	// is over.
+	// logged and reported, and which ends the stream until the second is
+	// over (see watchStream).
 	floodPerSecond = 50
 )
 
 // watchStream follows the plugin's watch stream until it ends or ctx is
 // done.
+//
+// A plugin that sends more than floodPerSecond events in a second has its
+// stream closed until the second is over, then opened again, with one
+// refresh for whatever changed meanwhile. Reading a flood would keep a
+// core busy in each process, and merely pausing the reads would not do:
+// the stream's flow control lets the plugin queue thousands of events,
+// which would be read, and refresh the catalog, for many seconds after
+// the plugin has gone quiet. Closing the stream drops them.
 func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	kick := make(chan struct{}, 1)
@@ -532,11 +540,6 @@ func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()
 		cancel()
 		wg.Wait()
 	}()
-	stream, err := inst.rpc.Watch(ctx, &pluginpb.WatchRequest{}, grpc.MaxCallRecvMsgSize(64<<10))
-	if err != nil {
-		s.logger.Warn("source plugin watch failed; periodic rescans keep it current", "err", err)
-		return
-	}
 	wg.Go(func() {
 		var last time.Time
 		for {
@@ -558,6 +561,37 @@ func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()
 			changed()
 		}
 	})
+	for {
+		resume, flooded := s.followStream(ctx, inst, kick)
+		if !flooded {
+			return
+		}
+		t := time.NewTimer(time.Until(resume))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// followStream opens the plugin's watch stream and reads it, asking for a
+// refresh at each event through kick, until the stream ends, ctx is done,
+// or the plugin floods it: it then closes the stream and says when to open
+// it again.
+func (s *Source) followStream(ctx context.Context, inst *instance, kick chan<- struct{}) (resume time.Time, flooded bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := inst.rpc.Watch(ctx, &pluginpb.WatchRequest{}, grpc.MaxCallRecvMsgSize(64<<10))
+	if err != nil {
+		s.logger.Warn("source plugin watch failed; periodic rescans keep it current", "err", err)
+		return time.Time{}, false
+	}
 	window, count := time.Now(), 0
 	for {
 		ev, err := stream.Recv()
@@ -565,7 +599,7 @@ func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()
 			if ctx.Err() == nil && !isGone(err) {
 				s.logger.Warn("source plugin watch ended; periodic rescans keep it current", "err", err)
 			}
-			return
+			return time.Time{}, false
 		}
 		if time.Since(window) >= time.Second {
 			window, count = time.Now(), 0
@@ -574,15 +608,6 @@ func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()
 		s.mu.Lock()
 		s.events++
 		s.mu.Unlock()
-		if count == floodPerSecond+1 {
-			s.mu.Lock()
-			first := time.Since(s.flooded) >= time.Minute
-			s.flooded = time.Now()
-			s.mu.Unlock()
-			if first {
-				s.logger.Warn("source plugin floods change events; they are read and coalesced at a bounded pace", "events_per_second_over", floodPerSecond)
-			}
-		}
 		if len(ev.SkillIds) > 0 && s.logger.Enabled(ctx, slog.LevelDebug) {
 			ids := ev.SkillIds[:min(len(ev.SkillIds), 5)]
 			for i, id := range ids {
@@ -595,18 +620,14 @@ func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()
 		default:
 		}
 		if count > floodPerSecond {
-			// A refresh is asked for already: stop reading until the
-			// second is over. The plugin's sends then wait on the
-			// stream's flow control, and neither process spends a core
-			// on events that change nothing; those sent meanwhile are
-			// read after, and ask for one more refresh.
-			t := time.NewTimer(time.Second - time.Since(window))
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return
+			s.mu.Lock()
+			first := time.Since(s.flooded) >= time.Minute
+			s.flooded = time.Now()
+			s.mu.Unlock()
+			if first {
+				s.logger.Warn("source plugin floods change events; its watch is closed for the rest of each second it floods", "events_per_second_over", floodPerSecond)
 			}
+			return window.Add(time.Second), true
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -428,7 +429,7 @@ func TestEventFloodIsCoalesced(t *testing.T) {
 		t.Errorf("%d refreshes in %v of flood; want one or two a second", got, flood)
 	}
 	// The plugin would send thousands a second; past floodPerSecond the
-	// stream is not read until the second is over.
+	// stream is closed until the second is over.
 	src.mu.Lock()
 	events := src.events
 	src.mu.Unlock()
@@ -445,6 +446,34 @@ func TestEventFloodIsCoalesced(t *testing.T) {
 	}
 	if !found || !strings.Contains(logs.String(), "floods change events") {
 		t.Errorf("the flood is not reported: %+v\n%s", l.Problems, logs)
+	}
+}
+
+// TestEventBurstEndsSoon checks that the refreshes of a flood end soon
+// after it does: the events a plugin queued on the stream while it was
+// not read are dropped with it, not read and refreshed for for many
+// seconds more.
+func TestEventBurstEndsSoon(t *testing.T) {
+	src, _ := newTestSource(t, "bu", "burst", nil)
+	if _, err := src.List(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Second)
+	defer cancel()
+	start := time.Now()
+	var mu sync.Mutex
+	var at []time.Duration
+	src.Watch(ctx, func() {
+		mu.Lock()
+		at = append(at, time.Since(start))
+		mu.Unlock()
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	// The burst is the plugin's first second; the stream closed in its
+	// last second opens again at most a second later, for one refresh.
+	if len(at) == 0 || at[len(at)-1] > 3500*time.Millisecond {
+		t.Errorf("refreshes at %v; want some, none more than about two seconds after the burst", at)
 	}
 }
 
