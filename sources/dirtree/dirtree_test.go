@@ -2,6 +2,7 @@ package dirtree_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -403,14 +404,18 @@ func TestUnenterableFolderInSkillIsReported(t *testing.T) {
 		t.Skip("needs a user that permissions bind")
 	}
 	root := tree(t, map[string]string{
-		"pdf/SKILL.md":       skillMD("pdf"),
-		"pdf/notes.md":       "notes",
-		"pdf/refs/a.md":      "a",
-		"pdf/refs/deep/b.md": "b",
+		"pdf/SKILL.md":        skillMD("pdf"),
+		"pdf/notes.md":        "notes",
+		"pdf/refs/a.md":       "a",
+		"pdf/refs/deep/b.md":  "b",
+		"pdf/nested/SKILL.md": skillMD("nested"),
+		"pdf/nested/x.md":     "x",
 	})
-	refs := filepath.Join(root, "pdf", "refs")
-	must(t, os.Chmod(refs, 0o644))
-	t.Cleanup(func() { os.Chmod(refs, 0o755) })
+	refs, nested := filepath.Join(root, "pdf", "refs"), filepath.Join(root, "pdf", "nested")
+	for _, dir := range []string{refs, nested} {
+		must(t, os.Chmod(dir, 0o644))
+		t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	}
 	l := list(t, root, nil)
 	if len(l.Skills) != 1 {
 		t.Fatalf("skills = %v; want pdf", l.Skills)
@@ -418,8 +423,17 @@ func TestUnenterableFolderInSkillIsReported(t *testing.T) {
 	if files, want := l.Skills[0].FileList, []string{"notes.md"}; !slices.Equal(files, want) {
 		t.Errorf("files = %q; want %q", files, want)
 	}
-	if len(l.Problems) != 1 || l.Problems[0].Path != refs || l.Problems[0].Severity != sources.Warning ||
-		!strings.Contains(l.Problems[0].Message, "listed but not entered") {
-		t.Errorf("problems = %v; want one warning that %s cannot be entered", l.Problems, refs)
+	// A nested skill that cannot be entered is an error, as any skill's.
+	var got []string
+	for _, d := range l.Problems {
+		got = append(got, fmt.Sprintf("%s %s: %s", d.Severity, d.Path, d.Message))
+	}
+	slices.Sort(got)
+	want := []string{
+		"error " + filepath.Join(nested, "SKILL.md") + ": cannot read: permission denied: its folder can be listed but not entered; give the folder the x permission (chmod +x)",
+		"warning " + refs + ": its files are not served: the folder can be listed but not entered; give it the x permission (chmod +x)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 }

@@ -121,9 +121,14 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 	}
 	if owner != nil && len(entries) > 0 && !enterable(dir, entries) {
 		// Its names are listed, but none of its files can be read:
-		// offered, each would fail to load.
-		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read",
-			Message: "its files are not served: the folder can be listed but not entered; give it the x permission (chmod +x)"})
+		// offered, each would fail to load. A nested skill's is the
+		// error of its SKILL.md, as for any skill folder.
+		d := sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read",
+			Message: "its files are not served: the folder can be listed but not entered; give it the x permission (chmod +x)"}
+		if slices.ContainsFunc(entries, isSkillFile) {
+			d = sources.Diagnostic{Severity: sources.Error, Path: join(dir, sources.SkillFile), Rule: "read", Message: unenterableSkill}
+		}
+		w.problem(d)
 		return
 	}
 	skillHere := false // the probe found this folder's SKILL.md
@@ -170,8 +175,7 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 				break
 			}
 			if _, err := os.Lstat(full); errors.Is(err, fs.ErrPermission) {
-				w.problem(sources.Diagnostic{Severity: sources.Error, Path: full, Rule: "read",
-					Message: "cannot read: permission denied: its folder can be listed but not entered; give the folder the x permission (chmod +x)"})
+				w.problem(sources.Diagnostic{Severity: sources.Error, Path: full, Rule: "read", Message: unenterableSkill})
 			}
 		case sources.MisnamedSkillFile(name) && !slices.ContainsFunc(entries, isSkillFile):
 			// The probe for SKILL.md missed it; the listing, read
@@ -188,6 +192,10 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		}
 	}
 }
+
+// unenterableSkill is the problem of a SKILL.md in a folder that can be
+// listed but not entered.
+const unenterableSkill = "cannot read: permission denied: its folder can be listed but not entered; give the folder the x permission (chmod +x)"
 
 // enterable reports whether the files of the folder dir, listed as
 // entries, can be reached: a folder with read but no execute permission
