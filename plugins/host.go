@@ -394,7 +394,7 @@ func (s *Source) listed(l *sources.Listing) *sources.Listing {
 	if time.Since(s.flooded) < time.Minute {
 		out := *l
 		out.Problems = append(slices.Clip(l.Problems), sources.Diagnostic{Severity: sources.Warning, Path: s.remote.address(""), Rule: "plugin-event-flood",
-			Message: fmt.Sprintf("the plugin sends more than %d change events a second; skillmux closes its watch for the rest of each such second, and refreshes once or twice a second", floodPerSecond)})
+			Message: fmt.Sprintf("the plugin sends more than %d change events a second; skillmux closes its watch for the rest of each such second, and refreshes once a second", floodPerSecond)})
 		return &out
 	}
 	return l
@@ -548,7 +548,13 @@ func (s *Source) watchStream(ctx context.Context, inst *instance, changed func()
 				return
 			case <-kick:
 			}
-			if wait := minRefreshGap - time.Since(last); wait > 0 {
+			gap := minRefreshGap
+			s.mu.Lock()
+			if time.Since(s.flooded) < 2*time.Second {
+				gap = time.Second // one refresh a second while it floods
+			}
+			s.mu.Unlock()
+			if wait := gap - time.Since(last); wait > 0 {
 				t := time.NewTimer(wait)
 				select {
 				case <-t.C:

@@ -458,7 +458,7 @@ func TestEventBurstEndsSoon(t *testing.T) {
 	if _, err := src.List(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 7*time.Second)
 	defer cancel()
 	start := time.Now()
 	var mu sync.Mutex
@@ -471,8 +471,9 @@ func TestEventBurstEndsSoon(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	// The burst is the plugin's first second; the stream closed in its
-	// last second opens again at most a second later, for one refresh.
-	if len(at) == 0 || at[len(at)-1] > 3500*time.Millisecond {
+	// last second opens again at most a second later, for one refresh, at
+	// most a second after the one before.
+	if len(at) == 0 || at[len(at)-1] > 4500*time.Millisecond {
 		t.Errorf("refreshes at %v; want some, none more than about two seconds after the burst", at)
 	}
 }
