@@ -145,7 +145,7 @@ func (s *Server) servePrompts(next mcp.MethodHandler) mcp.MethodHandler {
 			if !ok {
 				break
 			}
-			return s.getPrompt(r)
+			return s.getPrompt(ctx, r)
 		}
 		return next(ctx, method, req)
 	}
@@ -179,7 +179,7 @@ func (s *Server) listPrompts(req *mcp.ListPromptsRequest) (*mcp.ListPromptsResul
 	return res, nil
 }
 
-func (s *Server) getPrompt(req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	if req.Params == nil || strings.TrimSpace(req.Params.Name) == "" {
 		return nil, invalidParams(`missing the prompt's "name"`)
 	}
@@ -209,6 +209,11 @@ func (s *Server) getPrompt(req *mcp.GetPromptRequest) (*mcp.GetPromptResult, err
 	if !m.Skill.UserInvocable {
 		return nil, invalidParams(fmt.Sprintf("skill %s is not a prompt: its front matter says user-invocable: false (the model loads it with the skill tool)", m.Ref))
 	}
+	handled, err := s.reads.acquire(ctx, min(sources.EntrySize(m.Skill)+int64(len(args[ArgumentsName])), maxPromptSize))
+	if err != nil {
+		return nil, err
+	}
+	defer handled()
 	body, err := readBody(m.Skill)
 	if err != nil {
 		if errors.Is(err, sources.ErrTooLarge) {

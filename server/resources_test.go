@@ -439,6 +439,10 @@ func TestReadsWaitForBudget(t *testing.T) {
 			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "skill_resource", Arguments: map[string]any{"skill": "one", "path": "a.md"}})
 			return err
 		},
+		"prompts/get": func(ctx context.Context) error {
+			_, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "one"})
+			return err
+		},
 	}
 	for name, read := range reads {
 		t.Run(name, func(t *testing.T) {
