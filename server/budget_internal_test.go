@@ -129,3 +129,26 @@ func TestReadBudgetHeldWhileHandlerRuns(t *testing.T) {
 		}
 	})
 }
+
+// TestReadWeighsItsAnswer checks that a read weighs what its answer holds,
+// readCost times its file's size: a quarter of the budget in files fills
+// it, and a file larger than the budget still runs alone.
+func TestReadWeighsItsAnswer(t *testing.T) {
+	b := newReadBudget(0)
+	handled, err := b.acquire(context.Background(), b.size/readCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.sem.TryAcquire(1) {
+		t.Error("a read of a quarter of the budget left room")
+	}
+	handled()
+	handled, err = b.acquire(context.Background(), 10*b.size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handled()
+	if !b.sem.TryAcquire(b.size) {
+		t.Error("a read larger than the budget did not give it all back")
+	}
+}
