@@ -413,9 +413,10 @@ func exactID(id json.RawMessage) bool {
 
 // replyID is the id an error reply carries: the bytes the client sent when
 // its id is a string or a number, null when there is none to tell, as
-// JSON-RPC asks.
+// JSON-RPC asks; null too for a string that is not UTF-8, which would make
+// the reply a line that strict JSON readers refuse whole.
 func replyID(id json.RawMessage) json.RawMessage {
-	if len(id) > 0 && (id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9') {
+	if len(id) > 0 && (id[0] == '"' && utf8.Valid(id) || id[0] == '-' || '0' <= id[0] && id[0] <= '9') {
 		return id
 	}
 	return nil
