@@ -482,9 +482,10 @@ func (c *calls) add(id jsonrpc.ID, method string) bool {
 }
 
 // cancel notes that the client gave up on a request. The SDK (v1.8.0)
-// still answers it; were it not to, the call would stay pending forever.
-// So a cancelled call stops holding a slot or the drain at once and keeps
-// only its id, which MCP forbids a client to use again anyway.
+// still hands over an answer, which is dropped; were it not to, the call
+// would stay pending forever. So a cancelled call stops holding a slot or
+// the drain at once and keeps only its id until then, which MCP forbids
+// a client to use again anyway.
 func (c *calls) cancel(id jsonrpc.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -615,8 +616,8 @@ func (t stdioTransport) Connect(context.Context) (mcp.Connection, error) { retur
 // lines through the session's lineWriter.
 //
 // On the way out, it ends a call when the SDK has written its answer,
-// drops the answer to a request the client cancelled when it only says
-// so, and gives a JSON-RPC code to the errors the SDK makes before the
+// drops the answer to a request the client cancelled, and gives a
+// JSON-RPC code to the errors the SDK makes before the
 // receiving middleware runs (see sdkError). It does not take part in the
 // SDK's batch bookkeeping, which learns the negotiated version through an
 // unexported method; no batch reaches the SDK here, so nothing is lost.
@@ -700,10 +701,11 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if owed {
 		defer c.calls.written(resp.ID)
 	}
-	if cancelled && errors.Is(resp.Error, context.Canceled) {
-		// The error of the client's own cancellation, which MCP asks
-		// not to send: the client has given up on this id. A result
-		// made before the cancellation took effect still goes out.
+	if cancelled {
+		// MCP asks a server not to answer a request the client has
+		// cancelled: the client has given up on this id, and a result
+		// made all the same (a handler that finished its read) would
+		// only cost the writing and the reading of it.
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
