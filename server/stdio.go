@@ -42,9 +42,10 @@ const (
 
 const (
 	// drainTimeout bounds how long the end of input waits while out takes
-	// one line: a client that has stopped reading would otherwise hold the
-	// server for ever.
-	drainTimeout = 700 * time.Millisecond
+	// nothing: a client that has stopped reading would otherwise hold the
+	// server for ever. A client reading slowly, or a while after it closed
+	// its end, keeps the wait going.
+	drainTimeout = 2 * time.Second
 	// workTimeout bounds how long the end of input waits for requests
 	// already read that are still running. It is above the longest a
 	// handler waits by itself: a search for its index (DefaultSearchWait,
@@ -52,8 +53,13 @@ const (
 	// source plugin for its answer (10 s unless configured).
 	workTimeout = DefaultSearchWait + 5*time.Second
 	// closeTimeout bounds how long ServeStdio then waits for the SDK's
-	// session and the writer to finish.
+	// session and the writer to finish; a line that out keeps taking, a
+	// chunk at least every closeTimeout, is waited for (up to workTimeout),
+	// so that out is left with whole lines.
 	closeTimeout = 300 * time.Millisecond
+	// writeChunk is the most the writer hands out at once, so that it
+	// sees a slow reader's progress through a long line.
+	writeChunk = 64 << 10
 )
 
 // maxExactID is the largest integer id the SDK echoes exactly: it decodes
@@ -74,14 +80,16 @@ const maxExactID = 1<<53 - 1
 // decoded them (see stdioConn). The SDK and the guard share one writer
 // that emits whole lines, so replies never interleave.
 //
-// ServeStdio returns within about a second of ctx, whatever the client
-// does. At the end of in it first answers the requests already read (a
-// client may write its requests and close at once): it waits for them
-// up to workTimeout, but no more than drainTimeout once out has been
-// taking one line that long; with nothing in flight it returns at once. Then
-// writing stops: a line out has not taken by then is abandoned with the
-// goroutine writing it, and the read of in, which cannot be interrupted,
-// is left blocked; both end with the process, or when out or in unblock.
+// ServeStdio returns within about a second of ctx, or a few seconds while
+// the client is still reading a long answer. At the end of in it first
+// answers the requests already read (a client may write its requests and
+// close at once): it waits for them up to workTimeout, but no more than
+// drainTimeout once out has taken nothing that long; with nothing in
+// flight it returns at once. Then writing stops: a line that out is
+// taking is finished while out keeps taking it, and one out has not taken
+// by then is abandoned with the goroutine writing it; the read of in,
+// which cannot be interrupted, is left blocked; both end with the
+// process, or when out or in unblock.
 // Requests left unanswered are logged, with their ids. The end of in is
 // seen when the guard reads it: behind MaxInFlight unanswered requests,
 // only as their answers are read.
@@ -128,13 +136,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	conn.endInput()
 	timeout := time.NewTimer(closeTimeout)
 	defer timeout.Stop()
-	for _, done := range []<-chan struct{}{ended, w.done} {
-		select {
-		case <-done:
-		case <-timeout.C:
-			return readErr
-		}
+	select {
+	case <-ended:
+	case <-timeout.C:
 	}
+	w.finish(closeTimeout, workTimeout)
 	return readErr
 }
 
@@ -812,23 +818,57 @@ func (w *lineWriter) run(out io.Writer) {
 				return
 			default:
 			}
-			w.busy.Store(time.Now().UnixNano())
-			_, err := out.Write(l.data)
-			w.busy.Store(0)
-			l.written <- err
+			l.written <- w.write(out, l.data)
 		case <-w.closed:
 			return
 		}
 	}
 }
 
-// blocked says how long out has been taking the current line, 0 between
-// lines.
+// write writes one line, in chunks, noting the time of each one's
+// progress. A line begun is written whole, Close or not: out is never
+// left with half a line by the server's choice.
+func (w *lineWriter) write(out io.Writer, data []byte) error {
+	defer w.busy.Store(0)
+	for len(data) > 0 {
+		w.busy.Store(time.Now().UnixNano())
+		n, err := out.Write(data[:min(len(data), writeChunk)])
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// blocked says how long out has taken nothing of the current line, 0
+// between lines.
 func (w *lineWriter) blocked() time.Duration {
 	if since := w.busy.Load(); since != 0 {
 		return time.Since(time.Unix(0, since))
 	}
 	return 0
+}
+
+// finish waits, after Close, for the goroutine to end: up to wait, and
+// longer, up to most in all, while out keeps taking the line being
+// written, a chunk at least every wait.
+func (w *lineWriter) finish(wait, most time.Duration) {
+	deadline := time.Now().Add(most)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case <-w.done:
+			return
+		case <-timer.C:
+		}
+		blocked := w.blocked()
+		if blocked == 0 || blocked >= wait || time.Now().After(deadline) {
+			return
+		}
+		timer.Reset(wait - blocked)
+	}
 }
 
 // Write writes p, whole lines, to out. An abandoned line keeps p; the SDK

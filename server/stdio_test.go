@@ -956,3 +956,101 @@ func methods(lines []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// rawStdio runs srv.ServeStdio on pipes that the test reads and writes
+// itself, at its own pace. Closing out after ServeStdio returns shows the
+// reader where the server stopped writing.
+func rawStdio(t *testing.T, ctx context.Context, srv *server.Server) (in *io.PipeWriter, out *bufio.Reader, done <-chan error) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ch := make(chan error, 1)
+	go func() {
+		err := srv.ServeStdio(ctx, inR, outW)
+		outW.Close()
+		ch <- err
+	}()
+	t.Cleanup(func() { inW.Close(); outR.Close() })
+	return inW, bufio.NewReaderSize(outR, 4<<10), ch
+}
+
+// slowRead reads lines from out at size bytes every pause, until out ends.
+func slowRead(out *bufio.Reader, size int, pause time.Duration) (lines []string) {
+	var cur []byte
+	buf := make([]byte, size)
+	for {
+		n, err := out.Read(buf)
+		for _, b := range buf[:n] {
+			if b == '\n' {
+				lines = append(lines, string(cur))
+				cur = nil
+				continue
+			}
+			cur = append(cur, b)
+		}
+		if err != nil {
+			if len(cur) > 0 {
+				lines = append(lines, string(cur)) // a line cut short
+			}
+			return lines
+		}
+		time.Sleep(pause)
+	}
+}
+
+// addBigTool adds a tool whose answer is a line of about size bytes.
+func addBigTool(srv *server.Server, size int) {
+	server.AddRawTool(srv, &mcp.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", size)}}}, nil
+	})
+}
+
+// A signal while a client is reading a long answer slowly lets the answer
+// finish: out is left with whole lines.
+func TestStdioSignalFinishesTheLineBeingRead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStdioServer(t)
+		addBigTool(srv, 1<<20)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		in, out, done := rawStdio(t, ctx, srv)
+		io.WriteString(in, initLine+"\n")
+		if _, err := out.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`+"\n")
+		read := make(chan []string)
+		go func() { read <- slowRead(out, 4<<10, 5*time.Millisecond) }() // 1 MiB in 1.3 s
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+		<-done
+		lines := <-read
+		if len(lines) != 1 || !json.Valid([]byte(lines[0])) || !strings.HasPrefix(lines[0], `{"jsonrpc":"2.0","id":2,"result":`) {
+			t.Errorf("out holds %d lines, the last %d bytes long, a whole answer: %v", len(lines), len(lines[len(lines)-1]), len(lines) == 1 && json.Valid([]byte(lines[0])))
+		}
+	})
+}
+
+// At the end of input, a client that starts reading a while after it
+// closed its end still gets every answer.
+func TestStdioEndOfInputWaitsForALateReader(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStdioServer(t)
+		in, out, done := rawStdio(t, context.Background(), srv)
+		io.WriteString(in, initLine+"\n")
+		if _, err := out.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		const n = 10
+		for i := range n {
+			io.WriteString(in, ping(fmt.Sprint(i+2))+"\n")
+		}
+		in.Close()
+		time.Sleep(time.Second) // reading nothing meanwhile
+		lines := slowRead(out, 4<<10, 0)
+		<-done
+		if len(lines) != n {
+			t.Errorf("%d answers of %d: %q", len(lines), n, lines)
+		}
+	})
+}
