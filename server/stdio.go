@@ -53,9 +53,9 @@ const (
 	// source plugin for its answer (10 s unless configured).
 	workTimeout = DefaultSearchWait + 5*time.Second
 	// closeTimeout bounds how long ServeStdio then waits for the SDK's
-	// session and the writer to finish; a line that out keeps taking, a
-	// chunk at least every closeTimeout, is waited for (up to workTimeout),
-	// so that out is left with whole lines.
+	// session and the writer to finish; a line that out has begun to take
+	// is waited for while out takes some of it every drainTimeout (up to
+	// workTimeout), so that out is left with whole lines.
 	closeTimeout = 300 * time.Millisecond
 	// writeChunk is the most the writer hands out at once, so that it
 	// sees a slow reader's progress through a long line.
@@ -140,7 +140,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	case <-ended:
 	case <-timeout.C:
 	}
-	w.finish(closeTimeout, workTimeout)
+	w.finish(closeTimeout, drainTimeout, workTimeout)
 	return readErr
 }
 
@@ -786,7 +786,8 @@ var errClosed = errors.New("stdio session closed")
 // blocked on a client that does not read; a line out is still taking is
 // abandoned with the goroutine.
 type lineWriter struct {
-	busy      atomic.Int64 // when the line out is taking was handed to it, in Unix ns; 0 between lines
+	busy      atomic.Int64 // when out last took part of the current line (or was handed it), in Unix ns; 0 between lines
+	begun     atomic.Bool  // out has taken part of the current line
 	lines     chan line
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -830,9 +831,13 @@ func (w *lineWriter) run(out io.Writer) {
 // left with half a line by the server's choice.
 func (w *lineWriter) write(out io.Writer, data []byte) error {
 	defer w.busy.Store(0)
+	w.begun.Store(false)
 	for len(data) > 0 {
 		w.busy.Store(time.Now().UnixNano())
 		n, err := out.Write(data[:min(len(data), writeChunk)])
+		if n > 0 {
+			w.begun.Store(true)
+		}
 		if err != nil {
 			return err
 		}
@@ -850,10 +855,11 @@ func (w *lineWriter) blocked() time.Duration {
 	return 0
 }
 
-// finish waits, after Close, for the goroutine to end: up to wait, and
-// longer, up to most in all, while out keeps taking the line being
-// written, a chunk at least every wait.
-func (w *lineWriter) finish(wait, most time.Duration) {
+// finish waits, after Close, for the goroutine to end: up to wait; and,
+// when out has taken part of the line being written, which abandoning it
+// would leave cut short, until out has taken nothing for stall, up to
+// most in all.
+func (w *lineWriter) finish(wait, stall, most time.Duration) {
 	deadline := time.Now().Add(most)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -863,11 +869,15 @@ func (w *lineWriter) finish(wait, most time.Duration) {
 			return
 		case <-timer.C:
 		}
+		limit := wait
+		if w.begun.Load() {
+			limit = stall
+		}
 		blocked := w.blocked()
-		if blocked == 0 || blocked >= wait || time.Now().After(deadline) {
+		if blocked == 0 || blocked >= limit || time.Now().After(deadline) {
 			return
 		}
-		timer.Reset(wait - blocked)
+		timer.Reset(min(limit-blocked, wait))
 	}
 }
 

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -1027,6 +1028,37 @@ func TestStdioSignalFinishesTheLineBeingRead(t *testing.T) {
 		lines := <-read
 		if len(lines) != 1 || !json.Valid([]byte(lines[0])) || !strings.HasPrefix(lines[0], `{"jsonrpc":"2.0","id":2,"result":`) {
 			t.Errorf("out holds %d lines, the last %d bytes long, a whole answer: %v", len(lines), len(lines[len(lines)-1]), len(lines) == 1 && json.Valid([]byte(lines[0])))
+		}
+	})
+}
+
+// A signal while a client pauses in the middle of a long answer lets the
+// answer finish once the client reads on: half a line would be lost to
+// it, and spoil what it reads next.
+func TestStdioSignalWaitsForAPausedReader(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStdioServer(t)
+		addBigTool(srv, 1<<20)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		in, out, done := rawStdio(t, ctx, srv)
+		io.WriteString(in, initLine+"\n")
+		if _, err := out.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`+"\n")
+		head := make([]byte, 200<<10)
+		if _, err := io.ReadFull(out, head); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		time.Sleep(time.Second) // reading nothing meanwhile
+		rest, _ := io.ReadAll(out)
+		<-done
+		whole := append(head, rest...)
+		if line, ok := bytes.CutSuffix(whole, []byte("\n")); !ok || bytes.Contains(line, []byte("\n")) || !json.Valid(line) {
+			t.Errorf("out holds %d bytes, not one whole answer", len(whole))
 		}
 	})
 }
