@@ -382,8 +382,10 @@ func TestUnenterableSkillFolderIsReported(t *testing.T) {
 		t.Skip("needs a user that permissions bind")
 	}
 	root := tree(t, map[string]string{
-		"good/SKILL.md":   skillMD("good"),
-		"noxdir/SKILL.md": skillMD("noxdir"),
+		"good/SKILL.md":          skillMD("good"),
+		"noxdir/SKILL.md":        skillMD("noxdir"),
+		"noxdir/references/a.md": "a",
+		"noxdir/scripts/run.sh":  "run",
 	})
 	noxdir := filepath.Join(root, "noxdir")
 	must(t, os.Chmod(noxdir, 0o644))

@@ -137,6 +137,16 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			owner, skillHere = e, true
 		}
 	}
+	if !skillHere && slices.ContainsFunc(entries, isSkillFile) {
+		// The probe found no SKILL.md to read, or refused it with a
+		// reason it gave; or the folder can be listed but not entered,
+		// which it cannot tell from no file. Then nothing in the folder
+		// can be read: its SKILL.md is the problem, not each sub-folder.
+		if _, err := os.Lstat(join(dir, sources.SkillFile)); errors.Is(err, fs.ErrPermission) {
+			w.problem(sources.Diagnostic{Severity: sources.Error, Path: join(dir, sources.SkillFile), Rule: "read", Message: unenterableSkill})
+			return
+		}
+	}
 	if owner == nil {
 		w.plain(dir)
 		if record && err == nil {
@@ -168,15 +178,7 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		case typ.IsDir():
 			w.folder(dir, real, full, name, depth, linked, isLink, owner)
 		case name == sources.SkillFile:
-			// Probed above: the folder is a skill, or its SKILL.md was
-			// refused with a reason; or the folder can be listed but
-			// not entered, which the probe cannot tell from no file.
-			if skillHere {
-				break
-			}
-			if _, err := os.Lstat(full); errors.Is(err, fs.ErrPermission) {
-				w.problem(sources.Diagnostic{Severity: sources.Error, Path: full, Rule: "read", Message: unenterableSkill})
-			}
+			// Probed above.
 		case sources.MisnamedSkillFile(name) && !slices.ContainsFunc(entries, isSkillFile):
 			// The probe for SKILL.md missed it; the listing, read
 			// anyway, shows what was meant.
