@@ -526,6 +526,11 @@ func (s *Server) readError(req mcp.Request, uri string, a resolver.Address, err 
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: %v", clipURI(uri), unwrapPathError(err))}
 	case errors.Is(err, fs.ErrNotExist):
 		return s.notFound(req, uri)
+	case errors.Is(err, fs.ErrPermission):
+		// The user's files, not the server, are at fault: the file, or
+		// a folder on its way, is closed to the user skillmux runs as.
+		s.logger.Warn("reading a resource: permission denied", "uri", uri, "err", err)
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: permission denied (the file, or a folder on its path, cannot be read by the user skillmux runs as)", clipURI(uri))}
 	}
 	s.logger.Error("reading a resource failed", "uri", uri, "err", err)
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("cannot read %s: %v", clipURI(uri), unwrapPathError(err))}
