@@ -13,38 +13,46 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestReadBudgetHeldUntilContextEnds checks that a read's share of the
-// budget outlives its handler until the request's context ends, and that
-// a context that never ends does not keep it.
-func TestReadBudgetHeldUntilContextEnds(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		b := newReadBudget(0)
-		ctx, cancel := context.WithCancel(context.Background())
-		handled, err := b.acquire(ctx, b.size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		handled()
-		synctest.Wait()
-		if b.sem.TryAcquire(1) {
-			t.Fatal("the share was given back when the handler returned, before the answer was out")
-		}
-		cancel()
-		synctest.Wait()
-		if !b.sem.TryAcquire(b.size) {
-			t.Fatal("the share was not given back when the request's context ended")
-		}
-		b.sem.Release(b.size)
+// TestReadBudgetHeldUntilAnswered checks that a read's share of the budget
+// is given back once both its handler has returned and its request's
+// context has ended (the SDK ends it once the answer is written; a
+// cancellation ends it while the handler may still read), in either
+// order; and at once by the handler when the context never ends.
+func TestReadBudgetHeldUntilAnswered(t *testing.T) {
+	for _, contextFirst := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			b := newReadBudget(0)
+			ctx, cancel := context.WithCancel(context.Background())
+			handled, err := b.acquire(ctx, b.size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, second := handled, cancel
+			if contextFirst {
+				first, second = cancel, handled
+			}
+			first()
+			synctest.Wait()
+			if b.sem.TryAcquire(1) {
+				t.Fatalf("context ended first %v: the share was given back before both were done", contextFirst)
+			}
+			second()
+			synctest.Wait()
+			if !b.sem.TryAcquire(b.size) {
+				t.Fatalf("context ended first %v: the share was not given back once both were done", contextFirst)
+			}
+		})
+	}
 
-		handled, err = b.acquire(context.Background(), b.size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		handled()
-		if !b.sem.TryAcquire(b.size) {
-			t.Fatal("a context that never ends kept the share after the handler returned")
-		}
-	})
+	b := newReadBudget(0)
+	handled, err := b.acquire(context.Background(), b.size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handled()
+	if !b.sem.TryAcquire(b.size) {
+		t.Fatal("a context that never ends kept the share after the handler returned")
+	}
 }
 
 // TestRequestContextEndsOnceAnswered checks what readBudget relies on: the
@@ -104,30 +112,6 @@ func TestRequestContextEndsOnceAnswered(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the request's context did not end once its answer was written")
 	}
-}
-
-// TestReadBudgetHeldWhileHandlerRuns checks that a request cancelled while
-// its handler still reads keeps its share until the handler returns: the
-// bytes are held until then.
-func TestReadBudgetHeldWhileHandlerRuns(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		b := newReadBudget(0)
-		ctx, cancel := context.WithCancel(context.Background())
-		handled, err := b.acquire(ctx, b.size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cancel()
-		synctest.Wait()
-		if b.sem.TryAcquire(1) {
-			t.Fatal("the share was given back when the request was cancelled, while its handler still ran")
-		}
-		handled()
-		synctest.Wait()
-		if !b.sem.TryAcquire(b.size) {
-			t.Fatal("the share was not given back once the handler returned")
-		}
-	})
 }
 
 // TestReadWeighsItsAnswer checks that a read weighs what its answer holds,

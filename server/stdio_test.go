@@ -974,60 +974,59 @@ func rawStdio(t *testing.T, ctx context.Context, srv *server.Server) (in *io.Pip
 	return inW, bufio.NewReaderSize(outR, 4<<10), ch
 }
 
-// slowRead reads lines from out at size bytes every pause, until out ends.
-func slowRead(out *bufio.Reader, size int, pause time.Duration) (lines []string) {
-	var cur []byte
+// bigAnswerAsked serves, on raw pipes, a server with a tool whose answer
+// is a line of 1 MiB, and asks for it once initialized. The answer is
+// then to be read from out.
+func bigAnswerAsked(t *testing.T, ctx context.Context) (out *bufio.Reader, done <-chan error) {
+	t.Helper()
+	srv := newStdioServer(t)
+	server.AddRawTool(srv, &mcp.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 1<<20)}}}, nil
+	})
+	in, out, done := rawStdio(t, ctx, srv)
+	io.WriteString(in, initLine+"\n")
+	if _, err := out.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`+"\n")
+	return out, done
+}
+
+// slowRead reads out to its end, size bytes every pause.
+func slowRead(out io.Reader, size int, pause time.Duration) []byte {
+	var all []byte
 	buf := make([]byte, size)
 	for {
 		n, err := out.Read(buf)
-		for _, b := range buf[:n] {
-			if b == '\n' {
-				lines = append(lines, string(cur))
-				cur = nil
-				continue
-			}
-			cur = append(cur, b)
-		}
+		all = append(all, buf[:n]...)
 		if err != nil {
-			if len(cur) > 0 {
-				lines = append(lines, string(cur)) // a line cut short
-			}
-			return lines
+			return all
 		}
 		time.Sleep(pause)
 	}
 }
 
-// addBigTool adds a tool whose answer is a line of about size bytes.
-func addBigTool(srv *server.Server, size int) {
-	server.AddRawTool(srv, &mcp.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", size)}}}, nil
-	})
+// oneWholeLine reports whether b is one line of valid JSON, not cut short.
+func oneWholeLine(b []byte) bool {
+	line, ok := bytes.CutSuffix(b, []byte("\n"))
+	return ok && !bytes.Contains(line, []byte("\n")) && json.Valid(line)
 }
 
 // A signal while a client is reading a long answer slowly lets the answer
 // finish: out is left with whole lines.
 func TestStdioSignalFinishesTheLineBeingRead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newStdioServer(t)
-		addBigTool(srv, 1<<20)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		in, out, done := rawStdio(t, ctx, srv)
-		io.WriteString(in, initLine+"\n")
-		if _, err := out.ReadString('\n'); err != nil {
-			t.Fatal(err)
-		}
-		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-		io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`+"\n")
-		read := make(chan []string)
+		out, done := bigAnswerAsked(t, ctx)
+		read := make(chan []byte)
 		go func() { read <- slowRead(out, 4<<10, 5*time.Millisecond) }() // 1 MiB in 1.3 s
 		time.Sleep(100 * time.Millisecond)
 		cancel()
 		<-done
-		lines := <-read
-		if len(lines) != 1 || !json.Valid([]byte(lines[0])) || !strings.HasPrefix(lines[0], `{"jsonrpc":"2.0","id":2,"result":`) {
-			t.Errorf("out holds %d lines, the last %d bytes long, a whole answer: %v", len(lines), len(lines[len(lines)-1]), len(lines) == 1 && json.Valid([]byte(lines[0])))
+		if got := <-read; !oneWholeLine(got) {
+			t.Errorf("out holds %d bytes, not one whole answer", len(got))
 		}
 	})
 }
@@ -1037,17 +1036,9 @@ func TestStdioSignalFinishesTheLineBeingRead(t *testing.T) {
 // it, and spoil what it reads next.
 func TestStdioSignalWaitsForAPausedReader(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newStdioServer(t)
-		addBigTool(srv, 1<<20)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		in, out, done := rawStdio(t, ctx, srv)
-		io.WriteString(in, initLine+"\n")
-		if _, err := out.ReadString('\n'); err != nil {
-			t.Fatal(err)
-		}
-		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-		io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`+"\n")
+		out, done := bigAnswerAsked(t, ctx)
 		head := make([]byte, 200<<10)
 		if _, err := io.ReadFull(out, head); err != nil {
 			t.Fatal(err)
@@ -1056,9 +1047,8 @@ func TestStdioSignalWaitsForAPausedReader(t *testing.T) {
 		time.Sleep(time.Second) // reading nothing meanwhile
 		rest, _ := io.ReadAll(out)
 		<-done
-		whole := append(head, rest...)
-		if line, ok := bytes.CutSuffix(whole, []byte("\n")); !ok || bytes.Contains(line, []byte("\n")) || !json.Valid(line) {
-			t.Errorf("out holds %d bytes, not one whole answer", len(whole))
+		if got := append(head, rest...); !oneWholeLine(got) {
+			t.Errorf("out holds %d bytes, not one whole answer", len(got))
 		}
 	})
 }
@@ -1079,9 +1069,9 @@ func TestStdioEndOfInputWaitsForALateReader(t *testing.T) {
 		}
 		in.Close()
 		time.Sleep(time.Second) // reading nothing meanwhile
-		lines := slowRead(out, 4<<10, 0)
+		all, _ := io.ReadAll(out)
 		<-done
-		if len(lines) != n {
+		if lines := strings.Split(strings.TrimSuffix(string(all), "\n"), "\n"); len(lines) != n {
 			t.Errorf("%d answers of %d: %q", len(lines), n, lines)
 		}
 	})
