@@ -79,8 +79,10 @@ type SkillSourceClient interface {
 	ReadFile(ctx context.Context, in *ReadFileRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[FileChunk], error)
 	// Watch streams a message each time the listing may have changed;
 	// skillmux then calls List again. The stream lasts until skillmux
-	// cancels it. A plugin without the watch capability answers
-	// UNIMPLEMENTED (or leaves the capability unset, and is not asked).
+	// cancels it, which it also does to a plugin sending more than 50
+	// events in a second, calling Watch again once the second is over.
+	// A plugin without the watch capability answers UNIMPLEMENTED (or
+	// leaves the capability unset, and is not asked).
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchEvent], error)
 }
 
@@ -183,8 +185,10 @@ type SkillSourceServer interface {
 	ReadFile(*ReadFileRequest, grpc.ServerStreamingServer[FileChunk]) error
 	// Watch streams a message each time the listing may have changed;
 	// skillmux then calls List again. The stream lasts until skillmux
-	// cancels it. A plugin without the watch capability answers
-	// UNIMPLEMENTED (or leaves the capability unset, and is not asked).
+	// cancels it, which it also does to a plugin sending more than 50
+	// events in a second, calling Watch again once the second is over.
+	// A plugin without the watch capability answers UNIMPLEMENTED (or
+	// leaves the capability unset, and is not asked).
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchEvent]) error
 	mustEmbedUnimplementedSkillSourceServer()
 }
