@@ -83,7 +83,8 @@ const maxExactID = 1<<53 - 1
 // ServeStdio returns within about a second of ctx, or a few seconds while
 // the client is still reading a long answer. At the end of in it first
 // answers the requests already read (a client may write its requests and
-// close at once): it waits for them up to workTimeout, but no more than
+// close at once): it waits up to workTimeout for their handlers, and for
+// the answers made as long as out takes them, but no more than
 // drainTimeout once out has taken nothing that long; with nothing in
 // flight it returns at once. Then writing stops: a line that out is
 // taking is finished while out keeps taking it, and one out has not taken
@@ -570,20 +571,25 @@ func (c *calls) waitRoom() bool {
 	}
 }
 
-// drain waits until no answer is owed, at most work in all, and no more
-// than grace once out has been taking a line that long: only a client
+// drain waits until no answer is owed: for handlers still running, at
+// most work in all; for answers made, as long as out takes them; and no
+// more than grace once out has taken nothing that long: only a client
 // that stopped reading holds a line so long, and every answer still to
 // come would wait behind it.
 func (c *calls) drain(ctx context.Context, w *lineWriter, grace, work time.Duration) {
 	deadline := time.Now().Add(work)
 	for {
 		c.mu.Lock()
-		idle, changed := c.owed == 0 || c.stopped, c.changed
+		idle, changed, writing := c.owed == 0 || c.stopped, c.changed, len(c.writing) > 0
 		c.mu.Unlock()
 		if idle {
 			return
 		}
-		wait := min(time.Until(deadline), grace-w.blocked())
+		left := time.Until(deadline)
+		if left <= 0 && writing {
+			left = grace // a client reading slowly gets what is made
+		}
+		wait := min(left, grace-w.blocked())
 		if wait <= 0 {
 			return
 		}

@@ -1076,3 +1076,30 @@ func TestStdioEndOfInputWaitsForALateReader(t *testing.T) {
 		}
 	})
 }
+
+// At the end of input, answers already made are written as long as the
+// client takes them, past the bound on handlers still running.
+func TestStdioEndOfInputWritesToASlowReader(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newStdioServer(t)
+		server.AddRawTool(srv, &mcp.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 1<<20)}}}, nil
+		})
+		in, out, done := rawStdio(t, context.Background(), srv)
+		io.WriteString(in, initLine+"\n")
+		if _, err := out.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		const n = 20
+		for i := range n {
+			io.WriteString(in, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"big","arguments":{}}}`+"\n", i+2))
+		}
+		in.Close()
+		all := slowRead(out, 64<<10, 100*time.Millisecond) // 20 MiB in 33 s
+		<-done
+		if lines := strings.Split(strings.TrimSuffix(string(all), "\n"), "\n"); len(lines) != n || !oneWholeLine([]byte(lines[n-1]+"\n")) {
+			t.Errorf("%d whole answers of %d", len(lines), n)
+		}
+	})
+}
