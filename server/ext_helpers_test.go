@@ -164,7 +164,7 @@ func newResourceTree(t *testing.T) *resourceTree {
 	base := t.TempDir()
 	rt := &resourceTree{root: filepath.Join(base, "skills"), outside: filepath.Join(base, "outside")}
 	rt.secret = filepath.Join(rt.outside, "secret.txt")
-	for p, c := range map[string]string{
+	sourcetest.WriteFiles(t, rt.root, map[string]string{
 		"pdf/SKILL.md":                 "---\nname: pdf\ndescription: Fill and read PDF forms.\nmetadata:\n  version: 014\n  released: 2024-01-01\nallowed-tools: [Read, Bash]\n---\n# PDF\n\nSee forms.md.\r\n",
 		"pdf/forms.md":                 "# Forms\n\nunicode: é 😀\n",
 		"pdf/references/guide.md":      "# Guide\n",
@@ -183,9 +183,7 @@ func newResourceTree(t *testing.T) *resourceTree {
 		"../outside/inner/key.txt":     secretText,
 		"../outside/SKILL.md":          secretText,
 		"../outside/scripts/run.sh":    secretText,
-	} {
-		sourcetest.WriteFile(t, filepath.Join(rt.root, filepath.FromSlash(p)), c)
-	}
+	})
 	for link, target := range map[string]string{
 		"pdf/link-in.md":      "forms.md",
 		"pdf/link-out.txt":    rt.secret,

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -467,27 +466,12 @@ func TestReadsWaitForBudget(t *testing.T) {
 // runs as is refused as not served, with the reason, not as the server's
 // own failure.
 func TestReadPermissionDenied(t *testing.T) {
-	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
-		t.Skip("needs a user that permissions bind")
-	}
 	root := t.TempDir()
-	for name, body := range map[string]string{
+	sourcetest.WriteFiles(t, root, map[string]string{
 		"pdf/SKILL.md":           "---\nname: pdf\ndescription: PDF.\n---\nbody\n",
 		"pdf/references/shut.md": "shut",
-	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	shut := filepath.Join(root, "pdf", "references", "shut.md")
-	if err := os.Chmod(shut, 0); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Chmod(shut, 0o644) })
+	})
+	sourcetest.Chmod(t, filepath.Join(root, "pdf", "references", "shut.md"), 0)
 	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "2025-11-25", nil)
 	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://pdf/references/shut.md"})
 	var je *jsonrpc.Error

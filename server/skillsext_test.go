@@ -225,7 +225,7 @@ func TestSkillsListLimits(t *testing.T) {
 // reader accepts. They are still served otherwise.
 func TestSkillsListLeavesOutUnverifiable(t *testing.T) {
 	dir := t.TempDir()
-	for name, content := range map[string]string{
+	sourcetest.WriteFiles(t, dir, map[string]string{
 		"good/SKILL.md":       "---\nname: good\ndescription: Fine.\n---\n",
 		"Upper/SKILL.md":      "---\nname: Upper\ndescription: Not an Agent Skills name.\n---\n",
 		"colon/SKILL.md":      "---\nname: colon\ndescription: Use when: you need it\n---\n",
@@ -237,9 +237,7 @@ func TestSkillsListLeavesOutUnverifiable(t *testing.T) {
 		"différent/SKILL.md":  "---\nname: différent\ndescription: Not ASCII.\n---\n",
 		"percent%/SKILL.md":   "---\nname: percent%\ndescription: A percent sign.\n---\n",
 		"other-name/SKILL.md": "---\nname: good-too\ndescription: Named otherwise than its folder.\n---\n",
-	} {
-		sourcetest.WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
-	}
+	})
 	srv := server.New(newResolver(t, dirtree.New(dir, &dirtree.Options{Learned: true})), nil)
 	cs := extClient(t, srv, "2025-11-25", nil)
 	entries, _ := allSkills(t, cs)
@@ -277,15 +275,13 @@ func TestSkillsListLeavesOutUnverifiable(t *testing.T) {
 // skills/get refuses the skill, not said to be missing.
 func TestSkillsGetSaysWhyNotAString(t *testing.T) {
 	dir := t.TempDir()
-	for name, content := range map[string]string{
+	sourcetest.WriteFiles(t, dir, map[string]string{
 		"numdesc/SKILL.md":  "---\nname: numdesc\ndescription: 2.10\n---\n",
 		"booldesc/SKILL.md": "---\nname: booldesc\ndescription: true\n---\n",
 		"numname/SKILL.md":  "---\nname: 12345\ndescription: A number as the name.\n---\n",
 		"listname/SKILL.md": "---\nname: [a, b]\ndescription: A list as the name.\n---\n",
 		"noname/SKILL.md":   "---\ndescription: No name.\n---\n",
-	} {
-		sourcetest.WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
-	}
+	})
 	logs := &logBuffer{}
 	srv := server.New(newResolver(t, dirtree.New(dir, nil)), &server.Options{Logger: logs.logger()})
 	cs := extClient(t, srv, "2025-11-25", nil)

@@ -339,6 +339,24 @@ func TestMalformedSettingsNameTheLine(t *testing.T) {
 
 // watch runs src's Watch until the test ends, and returns the channel its
 // reports arrive on (at most one waiting).
+// listsAfterChange waits, up to timeout, for a change reported on changed
+// after which src lists want; it fails the test, saying what was awaited,
+// when none comes.
+func listsAfterChange(t *testing.T, src sources.Source, changed <-chan struct{}, timeout time.Duration, what string, want []string) {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("%s: no change reported after which the listing is %v; it is %v", what, want, names(list(t, src)))
+		}
+		if cmp.Equal(want, names(list(t, src))) {
+			return
+		}
+	}
+}
+
 func watch(t *testing.T, src *claudeplugins.Source) <-chan struct{} {
 	t.Helper()
 	changed := make(chan struct{}, 1)
@@ -371,26 +389,12 @@ func TestWatch(t *testing.T) {
 	src := claudeplugins.Installed(h.home, &claudeplugins.Options{Debounce: 20 * time.Millisecond})
 	list(t, src)
 	changed := watch(t, src)
-	until := func(what string, want []string) {
-		t.Helper()
-		deadline := time.After(10 * time.Second)
-		for {
-			select {
-			case <-changed:
-			case <-deadline:
-				t.Fatalf("%s: no change reported; listing %v", what, names(list(t, src)))
-			}
-			if cmp.Equal(want, names(list(t, src))) {
-				return
-			}
-		}
-	}
 	// The watch starts in the background: make changes until one shows.
 	skill(t, filepath.Join(dir, "skills", "c"), "c")
-	until("a new skill in a plugin", []string{"one:a", "one:c"})
+	listsAfterChange(t, src, changed, 10*time.Second, "a new skill in a plugin", []string{"one:a", "one:c"})
 	h.userEnabled["two@m"] = true
 	h.save()
-	until("a plugin enabled in the settings", []string{"one:a", "one:c", "two:b"})
+	listsAfterChange(t, src, changed, 10*time.Second, "a plugin enabled in the settings", []string{"one:a", "one:c", "two:b"})
 }
 
 // An install, and each enable or disable, is reported by the watch of
@@ -403,27 +407,13 @@ func TestWatchRecordsPromptly(t *testing.T) {
 	list(t, src)
 	changed := watch(t, src)
 	<-changed // the watches are set
-	within := func(what string, want []string) {
-		t.Helper()
-		deadline := time.After(15 * time.Second)
-		for {
-			select {
-			case <-changed:
-			case <-deadline:
-				t.Fatalf("%s: not reported; listing %v", what, names(list(t, src)))
-			}
-			if cmp.Equal(want, names(list(t, src))) {
-				return
-			}
-		}
-	}
 	h.plugin("one@m", "one", true, nil, "a")
 	h.save()
-	within("an install in a fresh home", []string{"one:a"})
+	listsAfterChange(t, src, changed, 15*time.Second, "an install in a fresh home", []string{"one:a"})
 	for i, want := range [][]string{nil, {"one:a"}, nil} {
 		h.userEnabled["one@m"] = want != nil
 		h.save()
-		within(fmt.Sprintf("change %d of the settings", i+1), want)
+		listsAfterChange(t, src, changed, 15*time.Second, fmt.Sprintf("change %d of the settings", i+1), want)
 	}
 }
 

@@ -26,15 +26,7 @@ func skillMD(name string) string {
 func tree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sourcetest.WriteFiles(t, root, files)
 	return root
 }
 
@@ -355,16 +347,12 @@ func TestMissedSkillFilesAreReported(t *testing.T) {
 // be read is reported as the folder, whichever walk meets it first, and
 // never as a SKILL.md inside it that may not exist.
 func TestUnreadableFolderIsTheFoldersProblem(t *testing.T) {
-	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
-		t.Skip("needs a user that permissions bind")
-	}
 	root := tree(t, map[string]string{
 		"good/SKILL.md":         skillMD("good"),
 		"locked/child/SKILL.md": skillMD("child"),
 	})
 	locked := filepath.Join(root, "locked")
-	must(t, os.Chmod(locked, 0))
-	t.Cleanup(func() { os.Chmod(locked, 0o755) })
+	sourcetest.Chmod(t, locked, 0)
 	for _, deep := range []bool{false, true} {
 		l := list(t, root, &dirtree.Options{Defer: !deep})
 		if len(l.Problems) != 1 || l.Problems[0].Path != locked || l.Problems[0].Severity != sources.Warning ||
@@ -378,9 +366,6 @@ func TestUnreadableFolderIsTheFoldersProblem(t *testing.T) {
 // without x) is reported as its SKILL.md that cannot be read, not passed
 // over as a folder without one.
 func TestUnenterableSkillFolderIsReported(t *testing.T) {
-	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
-		t.Skip("needs a user that permissions bind")
-	}
 	root := tree(t, map[string]string{
 		"good/SKILL.md":          skillMD("good"),
 		"noxdir/SKILL.md":        skillMD("noxdir"),
@@ -388,8 +373,7 @@ func TestUnenterableSkillFolderIsReported(t *testing.T) {
 		"noxdir/scripts/run.sh":  "run",
 	})
 	noxdir := filepath.Join(root, "noxdir")
-	must(t, os.Chmod(noxdir, 0o644))
-	t.Cleanup(func() { os.Chmod(noxdir, 0o755) })
+	sourcetest.Chmod(t, noxdir, 0o644)
 	for _, deep := range []bool{false, true} {
 		l := list(t, root, &dirtree.Options{Defer: !deep})
 		if len(l.Problems) != 1 || l.Problems[0].Path != filepath.Join(noxdir, "SKILL.md") || !strings.Contains(l.Problems[0].Message, "permission denied") {
@@ -402,9 +386,6 @@ func TestUnenterableSkillFolderIsReported(t *testing.T) {
 // skill that can be listed but not entered is reported, and that its
 // files, which no read could reach, are not in the skill's file list.
 func TestUnenterableFolderInSkillIsReported(t *testing.T) {
-	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
-		t.Skip("needs a user that permissions bind")
-	}
 	root := tree(t, map[string]string{
 		"pdf/SKILL.md":        skillMD("pdf"),
 		"pdf/notes.md":        "notes",
@@ -414,10 +395,8 @@ func TestUnenterableFolderInSkillIsReported(t *testing.T) {
 		"pdf/nested/x.md":     "x",
 	})
 	refs, nested := filepath.Join(root, "pdf", "refs"), filepath.Join(root, "pdf", "nested")
-	for _, dir := range []string{refs, nested} {
-		must(t, os.Chmod(dir, 0o644))
-		t.Cleanup(func() { os.Chmod(dir, 0o755) })
-	}
+	sourcetest.Chmod(t, refs, 0o644)
+	sourcetest.Chmod(t, nested, 0o644)
 	l := list(t, root, nil)
 	if len(l.Skills) != 1 {
 		t.Fatalf("skills = %v; want pdf", l.Skills)
