@@ -36,7 +36,7 @@ func (s *Server) codedErrors(next mcp.MethodHandler) mcp.MethodHandler {
 			// The SDK's plain error here refuses a second initialize.
 			code = jsonrpc.CodeInvalidRequest
 		}
-		return nil, &codedError{coded: &jsonrpc.Error{Code: code, Message: err.Error()}, err: err}
+		return nil, &jsonrpc.Error{Code: code, Message: err.Error()}
 	}
 }
 
@@ -68,17 +68,6 @@ func (s *Server) unknownTool(err error) error {
 	}
 	return invalidParams(msg)
 }
-
-// codedError is a handler's plain error with the code codedErrors gives
-// it. It unwraps to both: the SDK sends the code, and the stdio transport
-// can still tell the error of a cancellation (see stdioConn).
-type codedError struct {
-	coded *jsonrpc.Error
-	err   error
-}
-
-func (e *codedError) Error() string   { return e.coded.Message }
-func (e *codedError) Unwrap() []error { return []error{e.coded, e.err} }
 
 // sdkError gives a code to a plain error the SDK answers a request with
 // before the middleware runs. In v1.8.0 there are three: a request other

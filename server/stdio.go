@@ -47,15 +47,16 @@ const (
 	// its end, keeps the wait going.
 	drainTimeout = 2 * time.Second
 	// workTimeout bounds how long the end of input waits for requests
-	// already read that are still running. It is above the longest a
-	// handler waits by itself: a search for its index (DefaultSearchWait,
-	// or Options.SearchWait when longer, which then takes its place), a
-	// source plugin for its answer (10 s unless configured).
+	// already read that are still running (Server.workTimeout: longer
+	// with an Options.SearchWait above DefaultSearchWait). It is above the
+	// longest a handler waits by itself by default: a search for its
+	// index, a source plugin for its answer (10 s unless configured; a
+	// plugin configured to take longer is cut short).
 	workTimeout = DefaultSearchWait + 5*time.Second
-	// closeTimeout bounds how long ServeStdio then waits for the SDK's
-	// session and the writer to finish; a line that out has begun to take
-	// is waited for while out takes some of it every drainTimeout (up to
-	// workTimeout), so that out is left with whole lines.
+	// closeTimeout bounds each of the two waits of ServeStdio's end: for
+	// the SDK's session, then for the writer; a line that out has begun
+	// to take is waited for while out takes some of it every drainTimeout
+	// (up to Server.workTimeout), so that out is left with whole lines.
 	closeTimeout = 300 * time.Millisecond
 	// writeChunk is the most the writer hands out at once, so that it
 	// sees a slow reader's progress through a long line.
@@ -120,7 +121,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	case readErr = <-read:
 		// End of input. The SDK drops the answers to requests still
 		// running once it sees the end, so wait for them first.
-		calls.drain(ctx, w, drainTimeout, max(workTimeout, s.index.wait+drainTimeout))
+		calls.drain(ctx, w, drainTimeout, s.workTimeout())
 	case <-ctx.Done():
 	case <-ended:
 		// The SDK ended the session: writing to out failed.
@@ -141,8 +142,15 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	case <-ended:
 	case <-timeout.C:
 	}
-	w.finish(closeTimeout, drainTimeout, workTimeout)
+	w.finish(closeTimeout, drainTimeout, s.workTimeout())
 	return readErr
+}
+
+// workTimeout is how long the end of input waits for handlers still
+// running: workTimeout, or more when searches may wait longer for their
+// index.
+func (s *Server) workTimeout() time.Duration {
+	return max(workTimeout, s.index.wait+drainTimeout)
 }
 
 // guard checks each input line before the SDK sees it. Only the pump
@@ -223,7 +231,7 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 	// for a request.
 	var request, answer bool
 	if err != nil || msg.req == nil {
-		m := members(line)
+		m := msg.members
 		request, answer = m["method"] != nil, m["result"] != nil || m["error"] != nil
 	}
 	switch {
@@ -242,7 +250,7 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 	case err != nil:
 		g.logger.Warn("invalid JSON-RPC message on stdin; answered with -32600", "err", err, "line", preview(line))
 		why := "invalid request: " + preview(err.Error())
-		if shape := messageShape(line); shape != "" {
+		if shape := messageShape(line, msg.members); shape != "" {
 			why = shape
 		}
 		return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, why))
@@ -324,9 +332,10 @@ func (g *guard) reply(v any) error {
 
 // inbound is one message as the guard sees it.
 type inbound struct {
-	msg jsonrpc.Message  // as the SDK reads it
-	req *jsonrpc.Request // msg when it is a request; nil for an answer to a server request
-	id  json.RawMessage  // the "id" member as sent, nil if absent
+	msg     jsonrpc.Message            // as the SDK reads it
+	req     *jsonrpc.Request           // msg when it is a request; nil for an answer to a server request
+	members map[string]json.RawMessage // the members as sent, read once for all the guard asks
+	id      json.RawMessage            // the "id" member as sent, nil if absent
 }
 
 // decode reads a message with the SDK's own decoder, as its stdio
@@ -334,7 +343,8 @@ type inbound struct {
 // the SDK is handed what it reads. The id comes back as sent, even when
 // the message is refused.
 func decode(raw []byte) (inbound, error) {
-	msg := inbound{id: member(raw, "id")}
+	ms := members(raw)
+	msg := inbound{members: ms, id: ms["id"]}
 	m, err := jsonrpc.DecodeMessage(raw)
 	if err != nil {
 		return msg, err
@@ -351,16 +361,16 @@ const maxNesting = 1000
 var tooDeep = fmt.Sprintf("invalid request: the message is nested more than %d levels deep, the most that is read", maxNesting)
 
 // messageShape says, in the protocol's terms, what is wrong with a
-// request the SDK cannot decode, when it is one of the usual mistakes;
-// "" otherwise.
-func messageShape(line []byte) string {
+// request the SDK cannot decode (line, whose members are given), when it
+// is one of the usual mistakes; "" otherwise.
+func messageShape(line []byte, members map[string]json.RawMessage) string {
 	if nestingDepth(line) > maxNesting {
 		return tooDeep
 	}
-	if m := member(line, "method"); m != nil && m[0] != '"' {
+	if m := members["method"]; m != nil && m[0] != '"' {
 		return fmt.Sprintf(`invalid request: "method" must be a string, such as "ping"; it is %s`, jsonKind(m))
 	}
-	if id := member(line, "id"); id != nil && (id[0] == '{' || id[0] == '[' || id[0] == 't' || id[0] == 'f') {
+	if id := members["id"]; id != nil && (id[0] == '{' || id[0] == '[' || id[0] == 't' || id[0] == 'f') {
 		return fmt.Sprintf("invalid request: the id must be a string or an integer; it is %s", jsonKind(id))
 	}
 	return ""
