@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -123,7 +124,8 @@ type Source struct {
 	restarts     int
 	pid          int
 	flooded      time.Time // the last time the plugin flooded events
-	events       int       // watch events read, flood or not
+
+	events atomic.Int64 // watch events read, flood or not: what a flood costs
 }
 
 type phase int
@@ -611,9 +613,7 @@ func (s *Source) followStream(ctx context.Context, inst *instance, kick chan<- s
 			window, count = time.Now(), 0
 		}
 		count++
-		s.mu.Lock()
-		s.events++
-		s.mu.Unlock()
+		s.events.Add(1)
 		if len(ev.SkillIds) > 0 && s.logger.Enabled(ctx, slog.LevelDebug) {
 			ids := ev.SkillIds[:min(len(ev.SkillIds), 5)]
 			for i, id := range ids {

@@ -45,7 +45,7 @@ type SourceError struct {
 // Snapshot is the catalog at one moment. It is immutable: build a new one
 // to change anything.
 type Snapshot struct {
-	inputs   []Input          // what it was built from, for Excluding
+	inputs   []Input          // what it was built from: its sources' names and warnings
 	skills   []*sources.Skill // served skills, sorted by qualified name
 	keys     []string         // their keys (Ref.Key), in the same order
 	marks    []uint64         // their marks (markOf), in the same order
@@ -300,17 +300,7 @@ func (s *Snapshot) Excluding(conventions []string) *Snapshot {
 	// reached: a root that is a link to ~/.claude/skills is Claude Code's
 	// folder too.
 	native := map[string]bool{}
-	for _, sk := range s.skills {
-		if drop[sk.Convention] {
-			native[sk.Identity()] = true
-		}
-	}
-	for _, sh := range s.shadowed {
-		if drop[sh.Skill.Convention] {
-			native[sh.Skill.Identity()] = true
-		}
-	}
-	for _, sk := range s.again {
+	for _, sk := range slices.Concat(s.IndexedSkills(), s.again) {
 		if drop[sk.Convention] {
 			native[sk.Identity()] = true
 		}

@@ -42,8 +42,8 @@ const maxWalkDirs = 4096
 
 // WalkFiles returns every regular file of a skill, sorted by path: its
 // entry file, the other files, and the files of skills nested in its
-// folder, which are part of it too. Unlike ListFiles it stats each file,
-// for its size and FileKey. fsys is the skill's Files (see Pin for a
+// folder, which are part of it too, each with its size and FileKey (see
+// ListFiles for the other files alone). fsys is the skill's Files (see Pin for a
 // burst of reads); for a learned note it is the note alone.
 //
 // Folders that SkipDir names (.git, node_modules) are left out, and so are

@@ -1,7 +1,6 @@
 package sources
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -146,11 +145,10 @@ func ReadFileLimit(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	}
 	// One buffer of the size the file has, and a byte more to see it
 	// grow: io.ReadAll alone would make and drop a dozen as it went.
-	buf := bytes.NewBuffer(make([]byte, 0, min(ef.Size(), limit)+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(ef, limit+1)); err != nil {
+	data, err := readAllInto(io.LimitReader(ef, limit+1), make([]byte, 0, min(ef.Size(), limit)+1))
+	if err != nil {
 		return nil, err
 	}
-	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: it grew past %d bytes while being read", ErrTooLarge, limit)}
 	}
