@@ -238,7 +238,7 @@ func (s *Snapshot) Search(ix *search.Index, q SearchQuery, vis *Visibility) Sear
 	slices.SortStableFunc(order[:exact], func(a, b int) int {
 		return cmp.Compare(aliased(matches[a]), aliased(matches[b]))
 	})
-	asked := strings.ToLower(strings.TrimSpace(q.Text))
+	asked := sources.NameKey(strings.TrimSpace(q.Text))
 	if i := slices.IndexFunc(order, func(j int) bool { return aliased(matches[j]) == 1 && matches[j].Ref.Key() == asked }); i > 0 {
 		j := order[i]
 		copy(order[1:i+1], order[:i])

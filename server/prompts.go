@@ -293,7 +293,7 @@ func (s *Server) completePrompt(req *mcp.CompleteRequest) (*mcp.CompleteResult, 
 // skillNames returns the names of the user-invocable skills of v that
 // match typed, without regard to case.
 func (s *Server) skillNames(v *view, typed string) []string {
-	typed = strings.ToLower(strings.TrimSpace(typed))
+	typed = sources.NameKey(strings.TrimSpace(typed))
 	var prefix, within []string
 	for _, sk := range v.snap.Skills() {
 		if !sk.UserInvocable || s.catalogOpts.Visibility.Of(sk.Ref) == resolver.ShownOff {
@@ -301,7 +301,7 @@ func (s *Server) skillNames(v *view, typed string) []string {
 		}
 		key := sk.Ref.Key()
 		switch {
-		case strings.HasPrefix(key, typed) || strings.HasPrefix(strings.ToLower(sk.Ref.Name), typed):
+		case strings.HasPrefix(key, typed) || strings.HasPrefix(sources.NameKey(sk.Ref.Name), typed):
 			prefix = append(prefix, sk.Ref.String())
 		case strings.Contains(key, typed):
 			within = append(within, sk.Ref.String())

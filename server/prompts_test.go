@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -289,5 +290,19 @@ func TestSkillNamedSkillIsNoPrompt(t *testing.T) {
 	res, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "skill", Arguments: map[string]string{"name": "skill"}})
 	if err != nil || !strings.Contains(res.Messages[0].Content.(*mcp.TextContent).Text, "The body of skill.") {
 		t.Errorf("the loader with name skill: %v %+v", err, res)
+	}
+}
+
+// Completion matches a name typed in either Unicode form: combining
+// accents complete the name the skill writes precomposed.
+func TestCompletionAnyUnicodeForm(t *testing.T) {
+	f := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "r\u00e9sum\u00e9", Description: "A CV."}, {Name: "other", Description: "O."}}}
+	cs := connect(t, server.New(newResolver(t, f), nil), "", nil)
+	res, err := cs.Complete(context.Background(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "skill"},
+		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "RE\u0301S"},
+	})
+	if err != nil || !slices.Equal(res.Completion.Values, []string{"r\u00e9sum\u00e9"}) {
+		t.Errorf("%v %+v", err, res)
 	}
 }

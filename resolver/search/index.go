@@ -8,7 +8,6 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -413,7 +412,7 @@ func (ix *Index) trim() {
 
 // nameKeys are the names under which a query finds a skill exactly.
 func nameKeys(sk *sources.Skill) []string {
-	short, key := strings.ToLower(sk.Ref.Name), sk.Ref.Key()
+	short, key := sources.NameKey(sk.Ref.Name), sk.Ref.Key()
 	if short == key {
 		return []string{key}
 	}

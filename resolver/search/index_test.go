@@ -354,3 +354,21 @@ func TestManyEditsKeepTheRanking(t *testing.T) {
 		t.Errorf("score %.3f after 200 edits, %.3f before", after, before)
 	}
 }
+
+// TestSearchNameAnyUnicodeForm checks that a query naming a skill finds it
+// exactly whichever Unicode form either is written in: a name typed with
+// combining accents is the name the skill writes precomposed, as for the
+// skill tool's lookup.
+func TestSearchNameAnyUnicodeForm(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "r\u00e9sum\u00e9", "Write a CV.", "Nothing.")
+	writeSkill(t, root, "resume-parser", "Parse a resume, then a r\u00e9sum\u00e9 again.", "resume resume resume")
+	ix := search.NewIndex()
+	update(t, ix, list(t, dirtree.New(root, nil)))
+	for _, q := range []string{"r\u00e9sum\u00e9", "re\u0301sume\u0301", "RE\u0301SUME\u0301"} {
+		hits := ix.Search(q, 10, nil)
+		if len(hits) == 0 || hits[0].Skill.Ref.Name != "r\u00e9sum\u00e9" || !hits[0].Exact {
+			t.Errorf("%+q: %v, first exact %v", q, names(hits), len(hits) > 0 && hits[0].Exact)
+		}
+	}
+}

@@ -258,7 +258,7 @@ func better(a, b Hit) bool {
 // normalizeName is the query as a skill name would be written: lower
 // case, trimmed, with runs of spaces and underscores as one hyphen.
 func normalizeName(q string) string {
-	q = strings.ToLower(strings.TrimSpace(q))
+	q = sources.NameKey(strings.TrimSpace(q))
 	if q == "" {
 		return ""
 	}

@@ -297,7 +297,7 @@ func (s *Source) listPlugins(plugins []plugin, pkgs []sources.Package) *sources.
 	l := &sources.Listing{}
 	first := map[string]int{} // the package of the first plugin of each name
 	for _, p := range plugins {
-		key := strings.ToLower(p.namespace)
+		key := sources.NameKey(p.namespace)
 		if j, ok := first[key]; !ok {
 			first[key] = p.pkg
 		} else if j != p.pkg {
