@@ -119,25 +119,26 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
 		return
 	}
+	holdsSkillFile := slices.ContainsFunc(entries, isSkillFile)
 	if owner != nil && len(entries) > 0 && !enterable(dir, entries) {
 		// Its names are listed, but none of its files can be read:
 		// offered, each would fail to load. A nested skill's is the
 		// error of its SKILL.md, as for any skill folder.
 		d := sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read",
 			Message: "its files are not served: the folder can be listed but not entered; give it the x permission (chmod +x)"}
-		if slices.ContainsFunc(entries, isSkillFile) {
+		if holdsSkillFile {
 			d = sources.Diagnostic{Severity: sources.Error, Path: join(dir, sources.SkillFile), Rule: "read", Message: unenterableSkill}
 		}
 		w.problem(d)
 		return
 	}
 	skillHere := false // the probe found this folder's SKILL.md
-	if w.deep && slices.ContainsFunc(entries, isSkillFile) {
+	if w.deep && holdsSkillFile {
 		if e := w.probe(dir, real, linked); e != nil {
 			owner, skillHere = e, true
 		}
 	}
-	if !skillHere && slices.ContainsFunc(entries, isSkillFile) {
+	if !skillHere && holdsSkillFile {
 		// The probe found no SKILL.md to read, or refused it with a
 		// reason it gave; or the folder can be listed but not entered,
 		// which it cannot tell from no file. Then nothing in the folder
@@ -179,7 +180,7 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			w.folder(dir, real, full, name, depth, linked, isLink, owner)
 		case name == sources.SkillFile:
 			// Probed above.
-		case sources.MisnamedSkillFile(name) && !slices.ContainsFunc(entries, isSkillFile):
+		case sources.MisnamedSkillFile(name) && !holdsSkillFile:
 			// The probe for SKILL.md missed it; the listing, read
 			// anyway, shows what was meant.
 			w.problem(sources.MisnamedDiagnostic(sources.Warning, full))
