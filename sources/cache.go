@@ -94,11 +94,13 @@ func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, false, nil
 		}
-		if _, lerr := os.Lstat(path); errors.Is(err, fs.ErrPermission) && errors.Is(lerr, fs.ErrPermission) {
-			// The folder cannot be searched, so there is no telling
-			// whether it holds a SKILL.md: that is the folder's
-			// problem, which a listing of it reports, not a file's.
-			return nil, false, nil
+		if errors.Is(err, fs.ErrPermission) {
+			if _, lerr := os.Lstat(path); errors.Is(lerr, fs.ErrPermission) {
+				// The folder cannot be searched, so there is no telling
+				// whether it holds a SKILL.md: that is the folder's
+				// problem, which a listing of it reports, not a file's.
+				return nil, false, nil
+			}
 		}
 		return nil, true, Diagnostic{Severity: Error, Path: path, Rule: "read", Message: "cannot read: " + unwrapPath(err)}
 	}
