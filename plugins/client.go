@@ -108,13 +108,7 @@ type builder struct {
 // left out.
 func (b *builder) page(p *pluginpb.ListResponse) bool {
 	for _, d := range p.Problems {
-		dd := diagnosticIn(d, b.r.address(""))
-		if !strings.HasPrefix(dd.Path, b.r.address("")) {
-			// A path of the plugin's own (a bundle, a file it read)
-			// would not say which of several plugins reports it.
-			dd.Path = b.r.address(strings.TrimPrefix(dd.Path, "/"))
-		}
-		b.problem(dd)
+		b.problem(b.r.diagnosticIn(d, b.r.address("")))
 	}
 	for _, ps := range p.Skills {
 		if b.skills == MaxSkills {
@@ -234,7 +228,7 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 			warn("plugin-problems", "%d more diagnostics from the plugin were left out", len(ps.Diagnostics)-i)
 			break
 		}
-		dd := diagnosticIn(d, entry)
+		dd := r.diagnosticIn(d, entry)
 		if !own[dd.Rule+"\x00"+dd.Field+"\x00"+dd.Message] { // the plugin judged the front matter too
 			diags = append(diags, dd)
 		}
@@ -276,15 +270,21 @@ func contentKey(files map[string]fileMeta) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-// diagnosticIn is a diagnostic a plugin sent, made safe to show.
-func diagnosticIn(d *pluginpb.Diagnostic, where string) sources.Diagnostic {
+// diagnosticIn is a diagnostic the plugin sent, made safe to show, about
+// where when it names no path. A path of the plugin's own (a bundle, a
+// file it read) is placed under the plugin's address: alone, it would not
+// say which of several plugins reports it.
+func (r *remote) diagnosticIn(d *pluginpb.Diagnostic, where string) sources.Diagnostic {
 	out := sources.Diagnostic{Severity: sources.Warning, Path: clean(d.Path, false), Line: int(max(d.Line, 0)),
 		Field: clean(d.Field, false), Rule: clean(d.Rule, false), Message: clean(d.Message, true)}
 	if d.Severity == pluginpb.Diagnostic_ERROR {
 		out.Severity = sources.Error
 	}
-	if out.Path == "" {
+	switch base := r.address(""); {
+	case out.Path == "":
 		out.Path = where
+	case !strings.HasPrefix(out.Path, base):
+		out.Path = r.address(strings.TrimPrefix(out.Path, "/"))
 	}
 	if out.Message == "" {
 		out.Message = "(the plugin gave no message)"

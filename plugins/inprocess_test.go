@@ -200,7 +200,7 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 			&pluginpb.FileInfo{Path: "nodigest.md", Size: 1},
 			&pluginpb.FileInfo{Path: "lies.md", Size: 5, Sha256: digestOf("hello")},
 			&pluginpb.FileInfo{Path: "wrong.md", Size: 5, Sha256: digestOf("hello")},
-		), Diagnostics: []*pluginpb.Diagnostic{{Message: "from the plugin"}}},
+		), Diagnostics: []*pluginpb.Diagnostic{{Message: "from the plugin"}, {Path: "/srv/bundles/good.zip", Message: "repacked"}}},
 		{Id: "good", FrontMatter: []byte(good), Files: entry(good)},
 		{Id: "../escape", FrontMatter: []byte(good), Files: entry(good)},
 		{Id: "", FrontMatter: []byte(good), Files: entry(good)},
@@ -248,6 +248,14 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 		t.Errorf("the plugin's own problem does not name the plugin: %v", l.Problems)
 	}
 	good0 := l.Skills[0]
+	// So does a skill's diagnostic about a path of the plugin's own.
+	var ownSkill bool
+	for _, d := range good0.Diagnostics {
+		ownSkill = ownSkill || d.Path == "plugin://junk/srv/bundles/good.zip" && d.Message == "repacked"
+	}
+	if !ownSkill {
+		t.Errorf("a skill's diagnostic about the plugin's own path does not name the plugin: %v", good0.Diagnostics)
+	}
 	srules := map[string]int{}
 	for _, d := range good0.Diagnostics {
 		srules[d.Rule]++
