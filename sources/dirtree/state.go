@@ -43,6 +43,7 @@ type entry struct {
 	truncated bool
 	inside    bool           // files is known
 	served    *sources.Skill // skill with its file list, made once
+	listedAs  *sources.Skill // what withFiles returned last
 	gone      bool           // forgotten or replaced; still in state.order until the next listing
 }
 
@@ -308,11 +309,15 @@ func (s *state) sortOrder() {
 // does by entry.real.
 func (e *entry) withFiles(cache *sources.Cache) *sources.Skill {
 	sk := e.listed(cache)
+	if sk == e.listedAs {
+		return sk // every unchanged skill, at every listing
+	}
 	real := e.real
 	if sk.Kind != sources.KindLearned {
 		real = filepath.Join(real, sources.SkillFile)
 	}
 	if real == sk.Path || real == sk.RealPath {
+		e.listedAs = sk
 		return sk
 	}
 	c := *sk
@@ -324,6 +329,7 @@ func (e *entry) withFiles(cache *sources.Cache) *sources.Skill {
 	if e.served == sk {
 		e.served = &c
 	}
+	e.listedAs = &c
 	return &c
 }
 
