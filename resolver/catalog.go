@@ -580,6 +580,14 @@ func cleanCut(s string, limit int) (cut string, ok bool) {
 // text from a skill can start a line of its own in the catalog (and pass
 // for an entry) or show in another order than it reads.
 func oneLine(s string) string {
+	if plainLine(s) {
+		return s // most descriptions, at every catalog built
+	}
+	return collapseLine(s)
+}
+
+// collapseLine is oneLine for any text.
+func collapseLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if strings.IndexFunc(s, dropped) < 0 {
 		return s
@@ -590,6 +598,36 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// plainLine reports whether oneLine would return s unchanged, answering
+// for the common case only: no white space but one space between words,
+// and no character oneLine drops. Other text goes the long way, whatever
+// its answer.
+func plainLine(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return s == ""
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ':
+			if s[i+1] == ' ' { // s does not end with a space
+				return false
+			}
+		case c < ' ' || c == 0x7f:
+			return false
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) || dropped(r) {
+				return false
+			}
+			i += n
+			continue
+		}
+		i++
+	}
+	return true
 }
 
 func dropped(r rune) bool { return unicode.IsControl(r) || sources.IsBidiControl(r) }

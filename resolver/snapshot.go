@@ -132,18 +132,25 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 		s.keys = append(s.keys, k.key)
 		s.marks = append(s.marks, k.mark)
 	}
-	var kept []keyed // prev's skills still served, in prev's order
-	if prev != nil {
-		for i, sk := range prev.skills {
-			if k := prev.keys[i]; s.byKey[k] == sk {
-				kept = append(kept, keyed{k, sk, prev.marks[i]})
+	// Merge prev's skills still served, in prev's order, with the fresh
+	// ones.
+	var kept keyed
+	i, more := 0, true
+	next := func() { // the next of prev's skills still served, into kept
+		more = false
+		for prev != nil && i < len(prev.skills) {
+			k, sk, mark := prev.keys[i], prev.skills[i], prev.marks[i]
+			i++
+			if s.byKey[k] == sk {
+				kept, more = keyed{k, sk, mark}, true
+				return
 			}
 		}
 	}
-	for len(kept) > 0 || len(fresh) > 0 {
-		if len(fresh) == 0 || len(kept) > 0 && kept[0].key < fresh[0].key {
-			add(kept[0])
-			kept = kept[1:]
+	for next(); more || len(fresh) > 0; {
+		if len(fresh) == 0 || more && kept.key < fresh[0].key {
+			add(kept)
+			next()
 		} else {
 			add(fresh[0])
 			fresh = fresh[1:]
