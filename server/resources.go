@@ -622,7 +622,7 @@ func (s *Server) cacheFieldsByVersion(next mcp.MethodHandler) mcp.MethodHandler 
 		}
 		switch r := res.(type) {
 		case *mcp.ReadResourceResult:
-			return &readResultBefore2026{ReadResourceResult: r}, nil
+			return &readResultBefore2026{ResultBase: mcp.ResultBase{Meta: r.Meta}, Contents: r.Contents}, nil
 		case *mcp.ListToolsResult, *mcp.ListPromptsResult, *mcp.ListResourcesResult, *mcp.ListResourceTemplatesResult:
 			return &withoutCacheFields{Result: res}, nil
 		}
@@ -648,13 +648,9 @@ func (r *withoutCacheFields) MarshalJSON() ([]byte, error) {
 }
 
 // readResultBefore2026 is a read's result as versions before 2026-07-28
-// define it. It is encoded field by field, not decoded and encoded again:
-// a read may be megabytes.
-type readResultBefore2026 struct{ *mcp.ReadResourceResult }
-
-func (r *readResultBefore2026) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Meta     mcp.Meta                `json:"_meta,omitempty"`
-		Contents []*mcp.ResourceContents `json:"contents"`
-	}{r.Meta, r.Contents})
+// define it: a plain struct, encoded once (see plainResults), not decoded
+// and encoded again: a read may be megabytes.
+type readResultBefore2026 struct {
+	mcp.ResultBase
+	Contents []*mcp.ResourceContents `json:"contents"`
 }

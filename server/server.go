@@ -170,8 +170,9 @@ func New(c Catalog, opts *Options) *Server {
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = cacheScope },
 	})
 	// recoverPanics covers every handler after it, the resource
-	// methods included.
-	s.mcp.AddReceivingMiddleware(s.codedErrors, s.cacheFieldsByVersion, s.recoverPanics, requiredParams, s.sessionViews, s.servePrompts, s.resourceMethods)
+	// methods included; plainResults sees every result as the others
+	// leave it.
+	s.mcp.AddReceivingMiddleware(s.plainResults, s.codedErrors, s.cacheFieldsByVersion, s.recoverPanics, requiredParams, s.sessionViews, s.servePrompts, s.resourceMethods)
 	s.mcp.AddSendingMiddleware(s.filterListChanged, s.filterResourceNotes)
 	s.reportTools(s.tools)
 	makers := toolMakers()
