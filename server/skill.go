@@ -72,12 +72,21 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return errorResult(err.Error(), note), nil
 	}
-	handled, err := s.reads.acquire(ctx, min(sources.EntrySize(m.Skill), MaxSkillFileSize))
-	if err != nil {
-		return nil, err
+	// The file is opened before its share of the read budget is taken,
+	// to weigh it by the size it has open rather than by a stat before.
+	entry, err := sources.OpenEntry(m.Skill)
+	if err == nil {
+		handled, berr := s.reads.acquire(ctx, min(entry.Size(), MaxSkillFileSize))
+		if berr != nil {
+			entry.Close()
+			return nil, berr
+		}
+		defer handled()
 	}
-	defer handled()
-	blocks, err := RenderSkill(m, s.allowDirs)
+	var blocks []string
+	if err == nil {
+		blocks, err = renderEntry(m, entry, s.allowDirs)
+	}
 	if entryGone(m.Skill, err) {
 		s.logger.Debug("skill gone before the catalog's refresh", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
 		return errorResult(goneMessage(m), note), nil
@@ -170,8 +179,19 @@ const MaxSkillFileSize = 8 << 20
 // configuration's resources.allow_dirs: what the server serves). `skillmux
 // show` prints the same.
 func RenderSkill(m resolver.Match, allowDirs []string) ([]string, error) {
+	entry, err := sources.OpenEntry(m.Skill)
+	if err != nil {
+		return nil, err
+	}
+	return renderEntry(m, entry, allowDirs)
+}
+
+// renderEntry is RenderSkill with the skill's entry file open; it closes
+// it.
+func renderEntry(m resolver.Match, entry *sources.Entry, allowDirs []string) ([]string, error) {
 	sk := m.Skill
-	body, err := sources.ReadEntry(sk, MaxSkillFileSize)
+	body, err := entry.ReadInto(MaxSkillFileSize, nil)
+	entry.Close()
 	if errors.Is(err, sources.ErrTooLarge) {
 		return nil, fmt.Errorf("%s is over %d MiB; skills that large are not loaded", sk.EntryFile(), MaxSkillFileSize>>20)
 	}

@@ -126,6 +126,17 @@ func fileType(m fs.FileMode) string {
 // and the read itself is bounded, so a file swapped or grown between a
 // listing and the read cannot make it block or read without end.
 func ReadFileLimit(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	f, err := openRegular(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimit(f, name, limit, nil)
+}
+
+// openRegular opens the file name of fsys, and keeps it open only when
+// it is a regular file.
+func openRegular(fsys fs.FS, name string) (entryFile, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		// A socket cannot be opened at all (ENXIO on Unix): say what it is,
@@ -139,13 +150,23 @@ func ReadFileLimit(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
-	defer ef.Close()
-	if ef.Size() > limit {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %d bytes; the limit is %d", ErrTooLarge, ef.Size(), limit)}
+	return ef, nil
+}
+
+// readLimit reads the open file f (named name in errors) whole, into
+// buf's memory when it is large enough: one buffer of the size the file
+// has, and a byte more to see it grow (io.ReadAll alone would make and
+// drop a dozen as it went). It refuses a file over limit bytes, by its
+// size or by what it held when read.
+func readLimit(f entryFile, name string, limit int64, buf []byte) ([]byte, error) {
+	if f.Size() > limit {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %d bytes; the limit is %d", ErrTooLarge, f.Size(), limit)}
 	}
-	// One buffer of the size the file has, and a byte more to see it
-	// grow: io.ReadAll alone would make and drop a dozen as it went.
-	data, err := readAllInto(io.LimitReader(ef, limit+1), make([]byte, 0, min(ef.Size(), limit)+1))
+	data := buf[:0]
+	if int64(cap(data)) < f.Size()+1 {
+		data = make([]byte, 0, f.Size()+1)
+	}
+	data, err := readAllInto(io.LimitReader(f, limit+1), data)
 	if err != nil {
 		return nil, err
 	}
@@ -213,34 +234,53 @@ func entryDir(sk *Skill) string {
 // enough, for a caller that reads many entries one after another and
 // keeps none: the result is only good until buf is used again.
 func ReadEntryInto(sk *Skill, limit int64, buf []byte) ([]byte, error) {
-	dir := entryDir(sk)
-	if dir == "" {
-		if sk.Files == nil {
-			return nil, fmt.Errorf("skill %s has no readable files", sk.Ref)
-		}
-		return ReadFileLimit(sk.Files, sk.EntryFile(), limit)
-	}
-	f, err := openEntry(dir, sk.EntryFile())
+	e, err := OpenEntry(sk)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if f.Size() > limit {
-		return nil, &fs.PathError{Op: "read", Path: sk.EntryFile(), Err: fmt.Errorf("%w: %d bytes; the limit is %d", ErrTooLarge, f.Size(), limit)}
-	}
-	data := buf[:0]
-	if int64(cap(data)) < f.Size()+1 {
-		data = make([]byte, 0, f.Size()+1)
-	}
-	data, err = readAllInto(io.LimitReader(f, limit+1), data)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, &fs.PathError{Op: "read", Path: sk.EntryFile(), Err: fmt.Errorf("%w: it grew past %d bytes while being read", ErrTooLarge, limit)}
-	}
-	return data, nil
+	defer e.Close()
+	return e.ReadInto(limit, buf)
 }
+
+// Entry is a skill's entry file, opened as ReadEntry opens it. Its size
+// is known before a byte is read, so that a reader can make room for it
+// first, without asking the file system twice.
+type Entry struct {
+	f    entryFile
+	name string
+}
+
+// OpenEntry opens the skill's entry file for reading, with the checks of
+// ReadEntry. The caller closes it.
+func OpenEntry(sk *Skill) (*Entry, error) {
+	name := sk.EntryFile()
+	if dir := entryDir(sk); dir != "" {
+		f, err := openEntry(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		return &Entry{f: f, name: name}, nil
+	}
+	if sk.Files == nil {
+		return nil, fmt.Errorf("skill %s has no readable files", sk.Ref)
+	}
+	f, err := openRegular(sk.Files, name)
+	if err != nil {
+		return nil, err
+	}
+	return &Entry{f: f, name: name}, nil
+}
+
+// Size is the file's size when it was opened.
+func (e *Entry) Size() int64 { return e.f.Size() }
+
+// ReadInto reads the file whole, as ReadEntryInto does.
+func (e *Entry) ReadInto(limit int64, buf []byte) ([]byte, error) {
+	return readLimit(e.f, e.name, limit, buf)
+}
+
+// Close closes the file.
+func (e *Entry) Close() error { return e.f.Close() }
 
 // readAllInto reads r to its end, appending to buf, whose capacity is the
 // size expected: one read for a file that did not change.
