@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"io/fs"
 	"sync"
 	"sync/atomic"
 
@@ -34,6 +33,9 @@ const readCost = 4
 type readBudget struct {
 	sem  *semaphore.Weighted
 	size int64
+	// taken, when set (by tests), is told the size of each read, before
+	// its weight is taken.
+	taken func(n int64)
 }
 
 func newReadBudget(maxFileSize int64) *readBudget {
@@ -50,6 +52,9 @@ func newReadBudget(maxFileSize int64) *readBudget {
 // the handler may still be reading. A context that never ends leaves the
 // share to the handler.
 func (b *readBudget) acquire(ctx context.Context, n int64) (handled func(), err error) {
+	if b.taken != nil {
+		b.taken(n)
+	}
 	n = min(max(n, 1), b.size/readCost) * readCost
 	if err := b.sem.Acquire(ctx, n); err != nil {
 		return nil, err
@@ -66,14 +71,4 @@ func (b *readBudget) acquire(ctx context.Context, n int64) (handled func(), err 
 	}
 	context.AfterFunc(ctx, let)
 	return sync.OnceFunc(let), nil
-}
-
-// sizeOf is the size of the file name of fsys, for the weight of its read:
-// 0 when it cannot be told, and the read then says why.
-func sizeOf(fsys fs.FS, name string) int64 {
-	info, err := fs.Stat(fsys, name)
-	if err != nil {
-		return 0
-	}
-	return info.Size()
 }

@@ -28,6 +28,10 @@ const (
 // read (0, 0 before its first build starts).
 func (s *Server) IndexProgress() (done, todo int) { return s.index.live.Progress() }
 
+// OnRead has f told the size of each read that takes its share of the
+// budget of file content reads; f must be safe for concurrent use.
+func (s *Server) OnRead(f func(n int64)) { s.reads.taken = f }
+
 // HoldReads takes the whole budget of file content reads, as reads of
 // large files in flight would; the function returned gives it back.
 func (s *Server) HoldReads() func() {

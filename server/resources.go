@@ -263,12 +263,20 @@ func (s *Server) readFile(ctx context.Context, a resolver.Address, uri string) (
 	if sk.Files == nil {
 		return nil, fs.ErrNotExist
 	}
-	handled, err := s.reads.acquire(ctx, min(sizeOf(sk.Files, a.File), s.maxFileSize))
+	// Opened before its share of the budget is taken, the file is
+	// weighed by its size once open, without a stat before; a session has
+	// at most MaxInFlight requests, and so files, waiting.
+	f, err := sources.OpenFile(sk.Files, a.File)
+	if err != nil {
+		return nil, sources.Confine(a.File, err)
+	}
+	defer f.Close()
+	handled, err := s.reads.acquire(ctx, min(f.Size(), s.maxFileSize))
 	if err != nil {
 		return nil, err
 	}
 	defer handled()
-	data, err := sources.ReadFileLimit(sk.Files, a.File, s.maxFileSize)
+	data, err := f.ReadInto(s.maxFileSize, nil)
 	if err != nil {
 		return nil, sources.Confine(a.File, err)
 	}

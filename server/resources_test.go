@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -457,6 +458,66 @@ func TestReadsWaitForBudget(t *testing.T) {
 			}
 			if err := read(context.Background()); err != nil {
 				t.Errorf("once the budget is free: %v", err)
+			}
+		})
+	}
+}
+
+// TestReadsWeighTheirFiles checks that each read takes its share of the
+// budget by the size of the file it reads, on disk and from a source
+// plugin's files alike.
+func TestReadsWeighTheirFiles(t *testing.T) {
+	const entrySize, fileSize = 200_000, 300_000
+	body := "---\nname: big\ndescription: Big.\n---\n" + strings.Repeat("b", entrySize)
+	file := strings.Repeat("f", fileSize)
+	root := t.TempDir()
+	sourcetest.WriteFiles(t, root, map[string]string{"big/SKILL.md": body, "big/a.md": file})
+	srcs := map[string]sources.Source{
+		"folder": dirtree.New(root, nil),
+		"plugin": &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{
+			{Name: "big", Description: "Big.", Body: strings.Repeat("b", entrySize), Files: map[string]string{"a.md": file}},
+		}},
+	}
+	for kind, src := range srcs {
+		t.Run(kind, func(t *testing.T) {
+			srv := server.New(newResolver(t, src), nil)
+			var mu sync.Mutex
+			var sizes []int64
+			srv.OnRead(func(n int64) {
+				mu.Lock()
+				defer mu.Unlock()
+				sizes = append(sizes, n)
+			})
+			cs := connect(t, srv, "2025-11-25", nil)
+			ctx := context.Background()
+			for name, tc := range map[string]struct {
+				read func() error
+				size int64
+			}{
+				"skill": {func() error {
+					_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "skill", Arguments: map[string]any{"name": "big"}})
+					return err
+				}, entrySize},
+				"resources/read of a file": {func() error {
+					_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://big/a.md"})
+					return err
+				}, fileSize},
+				"skill_resource": {func() error {
+					_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "skill_resource", Arguments: map[string]any{"skill": "big", "path": "a.md"}})
+					return err
+				}, fileSize},
+			} {
+				mu.Lock()
+				sizes = nil
+				mu.Unlock()
+				if err := tc.read(); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				mu.Lock()
+				if len(sizes) != 1 || sizes[0] < tc.size {
+					t.Errorf("%s took its share for %v bytes; want one share for at least %d", name, sizes, tc.size)
+				}
+				mu.Unlock()
 			}
 		})
 	}

@@ -188,7 +188,7 @@ func RenderSkill(m resolver.Match, allowDirs []string) ([]string, error) {
 
 // renderEntry is RenderSkill with the skill's entry file open; it closes
 // it.
-func renderEntry(m resolver.Match, entry *sources.Entry, allowDirs []string) ([]string, error) {
+func renderEntry(m resolver.Match, entry *sources.File, allowDirs []string) ([]string, error) {
 	sk := m.Skill
 	body, err := entry.ReadInto(MaxSkillFileSize, nil)
 	entry.Close()

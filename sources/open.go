@@ -126,12 +126,12 @@ func fileType(m fs.FileMode) string {
 // and the read itself is bounded, so a file swapped or grown between a
 // listing and the read cannot make it block or read without end.
 func ReadFileLimit(fsys fs.FS, name string, limit int64) ([]byte, error) {
-	f, err := openRegular(fsys, name)
+	f, err := OpenFile(fsys, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readLimit(f, name, limit, nil)
+	return f.ReadInto(limit, nil)
 }
 
 // openRegular opens the file name of fsys, and keeps it open only when
@@ -242,45 +242,53 @@ func ReadEntryInto(sk *Skill, limit int64, buf []byte) ([]byte, error) {
 	return e.ReadInto(limit, buf)
 }
 
-// Entry is a skill's entry file, opened as ReadEntry opens it. Its size
-// is known before a byte is read, so that a reader can make room for it
-// first, without asking the file system twice.
-type Entry struct {
+// File is a file opened for a bounded read, by OpenEntry or OpenFile,
+// and checked to be a regular file. Its size is known before a byte is
+// read, so that a reader can make room for it first without asking the
+// file system twice.
+type File struct {
 	f    entryFile
 	name string
 }
 
 // OpenEntry opens the skill's entry file for reading, with the checks of
 // ReadEntry. The caller closes it.
-func OpenEntry(sk *Skill) (*Entry, error) {
+func OpenEntry(sk *Skill) (*File, error) {
 	name := sk.EntryFile()
 	if dir := entryDir(sk); dir != "" {
 		f, err := openEntry(dir, name)
 		if err != nil {
 			return nil, err
 		}
-		return &Entry{f: f, name: name}, nil
+		return &File{f: f, name: name}, nil
 	}
 	if sk.Files == nil {
 		return nil, fmt.Errorf("skill %s has no readable files", sk.Ref)
 	}
-	f, err := openRegular(sk.Files, name)
+	return OpenFile(sk.Files, name)
+}
+
+// OpenFile opens the file name of fsys for reading, with the checks of
+// ReadFileLimit. The caller closes it.
+func OpenFile(fsys fs.FS, name string) (*File, error) {
+	f, err := openRegular(fsys, name)
 	if err != nil {
 		return nil, err
 	}
-	return &Entry{f: f, name: name}, nil
+	return &File{f: f, name: name}, nil
 }
 
 // Size is the file's size when it was opened.
-func (e *Entry) Size() int64 { return e.f.Size() }
+func (f *File) Size() int64 { return f.f.Size() }
 
-// ReadInto reads the file whole, as ReadEntryInto does.
-func (e *Entry) ReadInto(limit int64, buf []byte) ([]byte, error) {
-	return readLimit(e.f, e.name, limit, buf)
+// ReadInto reads the file whole, refusing more than limit bytes as
+// ReadFileLimit does, into buf's memory when it is large enough.
+func (f *File) ReadInto(limit int64, buf []byte) ([]byte, error) {
+	return readLimit(f.f, f.name, limit, buf)
 }
 
 // Close closes the file.
-func (e *Entry) Close() error { return e.f.Close() }
+func (f *File) Close() error { return f.f.Close() }
 
 // readAllInto reads r to its end, appending to buf, whose capacity is the
 // size expected: one read for a file that did not change.
