@@ -19,7 +19,9 @@ import (
 //
 // A result holding anything the plain forms do not (structured content,
 // content other than text, annotations, a request for input) is passed on
-// as it is.
+// as it is. The SDK's own middleware, which marks a result complete for
+// the clients of protocol 2026-07-28, runs inside this one and sees its
+// own types.
 func (s *Server) plainResults(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -29,10 +31,12 @@ func (s *Server) plainResults(next mcp.MethodHandler) mcp.MethodHandler {
 		switch r := res.(type) {
 		case *mcp.CallToolResult:
 			if p := plainCall(r); p != nil {
+				p.ResultType = resultTypeOf(req.GetSession())
 				return p, nil
 			}
 		case *mcp.ReadResourceResult:
 			if p := plainRead(r); p != nil {
+				p.ResultType = resultTypeOf(req.GetSession())
 				return p, nil
 			}
 		}
@@ -40,11 +44,28 @@ func (s *Server) plainResults(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// resultTypeOf is the resultType the SDK gives a complete tool call or
+// read for the session ss, which it keeps in a field of its own result
+// types that the plain forms cannot see: "complete" for a client of
+// protocol 2026-07-28 or later (a session without a handshake is taken to
+// be one, as the SDK does), nothing for an earlier one.
+func resultTypeOf(ss mcp.Session) string {
+	sss, ok := ss.(*mcp.ServerSession)
+	if !ok {
+		return ""
+	}
+	if p := sss.InitializeParams(); p != nil && p.ProtocolVersion < "2026-07-28" {
+		return ""
+	}
+	return "complete"
+}
+
 // plainCallResult is a CallToolResult whose content is text alone.
 type plainCallResult struct {
 	mcp.ResultBase
-	Content []plainText `json:"content"`
-	IsError bool        `json:"isError,omitempty"`
+	Content    []plainText `json:"content"`
+	IsError    bool        `json:"isError,omitempty"`
+	ResultType string      `json:"resultType,omitempty"`
 }
 
 // plainText is a TextContent without annotations or metadata.
@@ -65,7 +86,7 @@ func plainCall(r *mcp.CallToolResult) *plainCallResult {
 	}
 	for i, c := range r.Content {
 		t, ok := c.(*mcp.TextContent)
-		if !ok || t.Meta != nil || t.Annotations != nil {
+		if !ok || t == nil || t.Meta != nil || t.Annotations != nil {
 			return nil
 		}
 		p.Content[i] = plainText{Type: "text", Text: t.Text}
@@ -78,7 +99,8 @@ func plainCall(r *mcp.CallToolResult) *plainCallResult {
 type plainReadResult struct {
 	mcp.ResultBase
 	mcp.Cacheable
-	Contents []*mcp.ResourceContents `json:"contents"`
+	Contents   []*mcp.ResourceContents `json:"contents"`
+	ResultType string                  `json:"resultType,omitempty"`
 }
 
 // plainRead returns r in plain form, or nil when r asks for input.

@@ -56,6 +56,7 @@ func TestPlainCallLeavesRicherResults(t *testing.T) {
 		"annotated":     {Content: []mcp.Content{&mcp.TextContent{Text: "a", Annotations: &mcp.Annotations{Priority: 1}}}},
 		"text metadata": {Content: []mcp.Content{&mcp.TextContent{Text: "a", Meta: mcp.Meta{"k": "v"}}}},
 		"input":         {RequestState: "s"},
+		"nil text":      {Content: []mcp.Content{(*mcp.TextContent)(nil)}},
 	} {
 		if p := plainCall(r); p != nil {
 			t.Errorf("%s: a plain form, which would lose part of it: %+v", name, p)

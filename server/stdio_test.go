@@ -495,6 +495,41 @@ func TestStdioCacheScope(t *testing.T) {
 	}
 }
 
+// A client of protocol 2026-07-28 is told that a tool call's or a read's
+// result is complete (resultType), as of every other result; an earlier
+// one is not.
+func TestStdioResultType(t *testing.T) {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	requests := map[string]string{
+		"tools/call":     `"name":"skill","arguments":{"name":"pdf"}`,
+		"resources/read": `"uri":"skill://pdf/SKILL.md"`,
+	}
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		w := startStdio(t)
+		params := func(p string) string { return p + "," + meta }
+		if version != "2026-07-28" {
+			w.handshake()
+			params = func(p string) string { return p }
+		}
+		id := 10
+		for method, p := range requests {
+			id++
+			w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s}}`, id, method, params(p)))
+			res, _ := w.recv()["result"].(map[string]any)
+			if res == nil {
+				t.Fatalf("%s, %s: no result", version, method)
+			}
+			want := any("complete")
+			if version != "2026-07-28" {
+				want = nil
+			}
+			if res["resultType"] != want {
+				t.Errorf("%s, %s: resultType %v, want %v", version, method, res["resultType"], want)
+			}
+		}
+	}
+}
+
 // ttlMs and cacheScope come with protocol 2026-07-28: a session that
 // speaks an earlier version does not get them.
 func TestStdioNoCacheFieldsBefore2026(t *testing.T) {
