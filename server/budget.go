@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/semaphore"
+
+	"github.com/skillmux/skillmux/sources"
 )
 
 // minReadBudget is the least memory that the answers of reads may hold
@@ -71,4 +73,32 @@ func (b *readBudget) acquire(ctx context.Context, n int64) (handled func(), err 
 	}
 	context.AfterFunc(ctx, let)
 	return sync.OnceFunc(let), nil
+}
+
+// openRead opens a file of the skill sk, with open, for a read that holds
+// its share of the budget, for at most limit bytes, until handled is
+// called and the request's context has ended (see acquire). A file in a
+// local folder is opened first and weighed by its size once open, without
+// a stat before; a session has at most MaxInFlight requests, and so
+// files, waiting. Another source's file (a plugin's, read as it is
+// opened) is weighed by size, a stat, and opened once its share is taken.
+//
+// handled is nil when the share was not taken: the open failed first, or
+// ctx ended while the read waited, and err says which.
+func (b *readBudget) openRead(ctx context.Context, sk *sources.Skill, limit int64, open func() (*sources.File, error), size func() int64) (f *sources.File, handled func(), err error) {
+	if !sources.LocalFiles(sk) {
+		if handled, err = b.acquire(ctx, min(size(), limit)); err != nil {
+			return nil, nil, err
+		}
+		f, err = open()
+		return f, handled, err
+	}
+	if f, err = open(); err != nil {
+		return nil, nil, err
+	}
+	if handled, err = b.acquire(ctx, min(f.Size(), limit)); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, handled, nil
 }

@@ -263,19 +263,25 @@ func (s *Server) readFile(ctx context.Context, a resolver.Address, uri string) (
 	if sk.Files == nil {
 		return nil, fs.ErrNotExist
 	}
-	// Opened before its share of the budget is taken, the file is
-	// weighed by its size once open, without a stat before; a session has
-	// at most MaxInFlight requests, and so files, waiting.
-	f, err := sources.OpenFile(sk.Files, a.File)
+	f, handled, err := s.reads.openRead(ctx, sk, s.maxFileSize,
+		func() (*sources.File, error) { return sources.OpenFile(sk.Files, a.File) },
+		func() int64 {
+			info, err := fs.Stat(sk.Files, a.File)
+			if err != nil {
+				return 0 // the open says why
+			}
+			return info.Size()
+		})
+	if handled != nil {
+		defer handled()
+	}
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && handled == nil {
+			return nil, cerr // the request ended while the read waited
+		}
 		return nil, sources.Confine(a.File, err)
 	}
 	defer f.Close()
-	handled, err := s.reads.acquire(ctx, min(f.Size(), s.maxFileSize))
-	if err != nil {
-		return nil, err
-	}
-	defer handled()
 	data, err := f.ReadInto(s.maxFileSize, nil)
 	if err != nil {
 		return nil, sources.Confine(a.File, err)

@@ -5,10 +5,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -518,6 +520,90 @@ func TestReadsWeighTheirFiles(t *testing.T) {
 					t.Errorf("%s took its share for %v bytes; want one share for at least %d", name, sizes, tc.size)
 				}
 				mu.Unlock()
+			}
+		})
+	}
+}
+
+// readCounted is a source whose skills' files are read as they are
+// opened, as a source plugin's are, and counts those reads.
+type readCounted struct {
+	sources.Source
+	reads atomic.Int64
+}
+
+func (r *readCounted) List(ctx context.Context) (*sources.Listing, error) {
+	l, err := r.Source.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i, sk := range l.Skills {
+		c := *sk
+		sizes := map[string]int64{}
+		fs.WalkDir(sk.Files, ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				info, _ := d.Info()
+				sizes[p] = info.Size()
+			}
+			return nil
+		})
+		files := sk.Files
+		c.Files = sources.ListedFS(sizes, time.Time{}, func(name string) ([]byte, error) {
+			r.reads.Add(1)
+			return fs.ReadFile(files, name)
+		})
+		l.Skills[i] = &c
+	}
+	return l, nil
+}
+
+// TestPluginReadsWaitForBudgetUnread checks that a read of a skill whose
+// files are read as they are opened (a source plugin's) reads nothing
+// before its share of the budget is taken.
+func TestPluginReadsWaitForBudgetUnread(t *testing.T) {
+	src := &readCounted{Source: &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{
+		{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a"}},
+	}}}
+	srv := server.New(newResolver(t, src), nil)
+	cs := connect(t, srv, "2025-11-25", nil)
+	// The search index reads every SKILL.md once, after the handshake.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if done, todo := srv.IndexProgress(); todo > 0 && done == todo {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the search index was not built within 10 s")
+		}
+	}
+	reads := map[string]func(context.Context) error{
+		"skill": func(ctx context.Context) error {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "skill", Arguments: map[string]any{"name": "one"}})
+			return err
+		},
+		"resources/read of a file": func(ctx context.Context) error {
+			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://one/a.md"})
+			return err
+		},
+	}
+	for name, read := range reads {
+		t.Run(name, func(t *testing.T) {
+			src.reads.Store(0)
+			release := srv.HoldReads()
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			err := read(ctx)
+			cancel()
+			release()
+			if err == nil {
+				t.Errorf("answered while the budget was held")
+			}
+			if n := src.reads.Load(); n != 0 {
+				t.Errorf("%d files read while the budget was held", n)
+			}
+			if err := read(context.Background()); err != nil {
+				t.Errorf("once the budget is free: %v", err)
+			}
+			if src.reads.Load() == 0 {
+				t.Errorf("nothing read once the budget was free")
 			}
 		})
 	}

@@ -72,19 +72,17 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return errorResult(err.Error(), note), nil
 	}
-	// The file is opened before its share of the read budget is taken,
-	// to weigh it by the size it has open rather than by a stat before.
-	entry, err := sources.OpenEntry(m.Skill)
-	if err == nil {
-		handled, berr := s.reads.acquire(ctx, min(entry.Size(), MaxSkillFileSize))
-		if berr != nil {
-			entry.Close()
-			return nil, berr
-		}
+	entry, handled, err := s.reads.openRead(ctx, m.Skill, MaxSkillFileSize,
+		func() (*sources.File, error) { return sources.OpenEntry(m.Skill) },
+		func() int64 { return sources.EntrySize(m.Skill) })
+	if handled != nil {
 		defer handled()
 	}
+	if cerr := ctx.Err(); cerr != nil && handled == nil {
+		return nil, cerr // the request ended while the read waited
+	}
 	var blocks []string
-	if err == nil {
+	if entry != nil {
 		blocks, err = renderEntry(m, entry, s.allowDirs)
 	}
 	if entryGone(m.Skill, err) {

@@ -216,6 +216,11 @@ func EntrySize(sk *Skill) int64 {
 	return info.Size()
 }
 
+// LocalFiles reports whether the skill's files are a folder on this
+// machine, where opening a file reads nothing yet; a source plugin's
+// files are read as they are opened.
+func LocalFiles(sk *Skill) bool { return entryDir(sk) != "" }
+
 // entryDir is the local folder of a skill's entry file, "" when its files
 // are not a local folder.
 func entryDir(sk *Skill) string {
