@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -379,5 +380,41 @@ func TestOneFolderTwoPaths(t *testing.T) {
 	view = snap.Excluding([]string{sources.ConventionAgentsUser})
 	if view.Len() != 0 {
 		t.Errorf("Codex is served again what it loads: %v", view.Skills())
+	}
+}
+
+// Learned notes edited while the server runs each stay in the catalog:
+// a note rescanned alone has the real path a full scan gives it, so two
+// of them are not taken for one folder reached twice.
+func TestEditedLearnedNotesStayApart(t *testing.T) {
+	dir := t.TempDir()
+	notes := []string{filepath.Join(dir, "alpha.md"), filepath.Join(dir, "beta.md")}
+	write := func(text string) {
+		for _, p := range notes {
+			if err := os.WriteFile(p, []byte("---\ndescription: "+text+"\n---\nbody\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write("First.")
+	tree := dirtree.New(dir, &dirtree.Options{Name: "notes", Learned: true})
+	r := resolver.New([]sources.Source{tree}, nil)
+	ctx := context.Background()
+	if _, err := r.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write("Edited.")
+	tree.Changed(notes...)
+	r.MarkChanged(tree)
+	snap, err := r.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sk := range snap.Skills() {
+		got = append(got, sk.Ref.String()+": "+sk.Description)
+	}
+	if want := []string{"alpha: Edited.", "beta: Edited."}; !slices.Equal(got, want) {
+		t.Errorf("after both notes were edited: %q, want %q", got, want)
 	}
 }

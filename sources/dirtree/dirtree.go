@@ -422,7 +422,9 @@ func (t *Tree) rescanOne(ctx context.Context, st *state, path string, gen uint64
 	}
 	if !fi.IsDir() {
 		w := newWalk(ctx, t, st, true, gen)
-		w.load(path, filepath.Dir(path), false, sources.KindLearned)
+		// A note lies in the root: its real path is the root's, joined
+		// with its name, as a full scan has it.
+		w.load(path, filepath.Join(st.rootReal, rel), false, sources.KindLearned)
 		return w.wait()
 	}
 	real, err := filepath.EvalSymlinks(path)

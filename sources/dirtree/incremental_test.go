@@ -294,7 +294,7 @@ func within(p, dir string) bool {
 func summary(l *sources.Listing) []string {
 	var out []string
 	for _, sk := range l.Skills {
-		out = append(out, sk.Ref.String()+" "+sk.Path+" "+sk.Description+" files="+strings.Join(sk.FileList, ","))
+		out = append(out, sk.Ref.String()+" "+sk.Path+" real="+sk.RealPath+" "+sk.Description+" files="+strings.Join(sk.FileList, ","))
 	}
 	for _, d := range l.Problems {
 		out = append(out, "problem "+d.Path+" "+d.Rule)
