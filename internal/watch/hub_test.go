@@ -17,9 +17,16 @@ func TestWatchersShareOneInstance(t *testing.T) {
 	if before < 0 {
 		t.Skip("needs inotify")
 	}
+	// The roots are made before the first Watcher starts: that one
+	// watches the folder above its root, and a root made there after it
+	// would reach the next Watcher as its own creation, a Rescan rather
+	// than the path the test waits for.
+	roots := make([]string, 12)
+	for i := range roots {
+		roots[i] = t.TempDir()
+	}
 	var hs []*harness
-	for range 12 {
-		root := t.TempDir()
+	for _, root := range roots {
 		hs = append(hs, start(t, nil, root, filepath.Join(root, "missing", "skills")))
 	}
 	if n := inotifyInstances(t); n != before+1 {
