@@ -422,7 +422,27 @@ func TestReadsWaitForBudget(t *testing.T) {
 	}}
 	srv := server.New(newResolver(t, src), nil)
 	cs := connect(t, srv, "2025-11-25", nil)
-	reads := map[string]func(context.Context) error{
+	for name, read := range contentReads(cs) {
+		t.Run(name, func(t *testing.T) {
+			release := srv.HoldReads()
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			err := read(ctx)
+			cancel()
+			release()
+			if err == nil {
+				t.Errorf("answered while the budget was held")
+			}
+			if err := read(context.Background()); err != nil {
+				t.Errorf("once the budget is free: %v", err)
+			}
+		})
+	}
+}
+
+// contentReads are the requests that return file content, of a skill
+// "one" with a file "a.md", by name.
+func contentReads(cs *mcp.ClientSession) map[string]func(context.Context) error {
+	return map[string]func(context.Context) error{
 		"resources/read of a file": func(ctx context.Context) error {
 			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://one/a.md"})
 			return err
@@ -447,21 +467,6 @@ func TestReadsWaitForBudget(t *testing.T) {
 			_, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "one"})
 			return err
 		},
-	}
-	for name, read := range reads {
-		t.Run(name, func(t *testing.T) {
-			release := srv.HoldReads()
-			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-			err := read(ctx)
-			cancel()
-			release()
-			if err == nil {
-				t.Errorf("answered while the budget was held")
-			}
-			if err := read(context.Background()); err != nil {
-				t.Errorf("once the budget is free: %v", err)
-			}
-		})
 	}
 }
 
@@ -575,17 +580,7 @@ func TestPluginReadsWaitForBudgetUnread(t *testing.T) {
 			t.Fatal("the search index was not built within 10 s")
 		}
 	}
-	reads := map[string]func(context.Context) error{
-		"skill": func(ctx context.Context) error {
-			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "skill", Arguments: map[string]any{"name": "one"}})
-			return err
-		},
-		"resources/read of a file": func(ctx context.Context) error {
-			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://one/a.md"})
-			return err
-		},
-	}
-	for name, read := range reads {
+	for name, read := range contentReads(cs) {
 		t.Run(name, func(t *testing.T) {
 			src.reads.Store(0)
 			release := srv.HoldReads()
