@@ -47,8 +47,9 @@ func (s *Server) plainResults(next mcp.MethodHandler) mcp.MethodHandler {
 // resultTypeOf is the resultType the SDK gives a complete tool call or
 // read for the session ss, which it keeps in a field of its own result
 // types that the plain forms cannot see: "complete" for a client of
-// protocol 2026-07-28 or later (a session without a handshake is taken to
-// be one, as the SDK does), nothing for an earlier one.
+// protocol 2026-07-28 or later, nothing for an earlier one. As in the
+// SDK, the version is the one the client's initialize asked for, and a
+// session without a handshake is taken to be of the latest.
 func resultTypeOf(ss mcp.Session) string {
 	sss, ok := ss.(*mcp.ServerSession)
 	if !ok {
