@@ -116,6 +116,10 @@ type Tree struct {
 	mu      sync.Mutex
 	pending pending
 	watcher *watch.Watcher // while Watch runs
+
+	// completed, when set (by tests), runs as soon as the deferred scan's
+	// completion has marked the state current, before the cache is saved.
+	completed func()
 }
 
 // pending is what happened since the last List.

@@ -90,8 +90,15 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 			t.mu.Lock()
 			t.pending.full = true
 			t.mu.Unlock()
+			changed()
+		} else if t.currentPending() {
+			// The completed state awaits a List. A List since (for a change
+			// the watcher reported while the cache was saved) took the mark
+			// and showed that state already; asked for again, a List with
+			// nothing reported would be the periodic full rescan, which at
+			// 10,000 skills holds the tree for 400 ms.
+			changed()
 		}
-		changed()
 		settled()
 		completing <- nil
 	}()
@@ -231,6 +238,9 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 	st.bounds.dirs = st.bounds.dirs || w.bounds.dirs
 	t.scanning.Unlock()
 	t.markCurrent()
+	if t.completed != nil {
+		t.completed()
+	}
 	t.logDebug("deferred scan completed", "root", t.root, "skills", skills, "walk", walked.Round(time.Millisecond), "changed", len(changed), "took", time.Since(began).Round(time.Millisecond))
 	t.saveCache() // beside the Lists that follow: it copies what it writes
 	return true, nil
@@ -288,6 +298,14 @@ func (t *Tree) markCurrent() {
 	t.mu.Lock()
 	t.pending.current = true
 	t.mu.Unlock()
+}
+
+// currentPending reports whether the mark markCurrent made is still there
+// for the next List to take.
+func (t *Tree) currentPending() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.pending.current
 }
 
 // depthOf is how many folders deep below root dir is.
