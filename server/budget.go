@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io/fs"
 	"sync"
 	"sync/atomic"
 
@@ -75,19 +76,26 @@ func (b *readBudget) acquire(ctx context.Context, n int64) (handled func(), err 
 	return sync.OnceFunc(let), nil
 }
 
-// openRead opens a file of the skill sk, with open, for a read that holds
-// its share of the budget, for at most limit bytes, until handled is
+// openRead opens the file name of the skill sk, with open, for a read that
+// holds its share of the budget, for at most limit bytes, until handled is
 // called and the request's context has ended (see acquire). A file in a
 // local folder is opened first and weighed by its size once open, without
 // a stat before; a session has at most MaxInFlight requests, and so
 // files, waiting. Another source's file (a plugin's, read as it is
-// opened) is weighed by size, a stat, and opened once its share is taken.
+// opened) is weighed by a stat of sk.Files, and opened once its share is
+// taken.
 //
 // handled is nil when the share was not taken: the open failed first, or
 // ctx ended while the read waited, and err says which.
-func (b *readBudget) openRead(ctx context.Context, sk *sources.Skill, limit int64, open func() (*sources.File, error), size func() int64) (f *sources.File, handled func(), err error) {
+func (b *readBudget) openRead(ctx context.Context, sk *sources.Skill, name string, limit int64, open func() (*sources.File, error)) (f *sources.File, handled func(), err error) {
 	if !sources.LocalFiles(sk) {
-		if handled, err = b.acquire(ctx, min(size(), limit)); err != nil {
+		var size int64 // 0 when it cannot be told: the open says why
+		if sk.Files != nil {
+			if info, err := fs.Stat(sk.Files, name); err == nil {
+				size = info.Size()
+			}
+		}
+		if handled, err = b.acquire(ctx, min(size, limit)); err != nil {
 			return nil, nil, err
 		}
 		f, err = open()

@@ -263,15 +263,8 @@ func (s *Server) readFile(ctx context.Context, a resolver.Address, uri string) (
 	if sk.Files == nil {
 		return nil, fs.ErrNotExist
 	}
-	f, handled, err := s.reads.openRead(ctx, sk, s.maxFileSize,
-		func() (*sources.File, error) { return sources.OpenFile(sk.Files, a.File) },
-		func() int64 {
-			info, err := fs.Stat(sk.Files, a.File)
-			if err != nil {
-				return 0 // the open says why
-			}
-			return info.Size()
-		})
+	f, handled, err := s.reads.openRead(ctx, sk, a.File, s.maxFileSize,
+		func() (*sources.File, error) { return sources.OpenFile(sk.Files, a.File) })
 	if handled != nil {
 		defer handled()
 	}

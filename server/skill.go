@@ -72,9 +72,8 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return errorResult(err.Error(), note), nil
 	}
-	entry, handled, err := s.reads.openRead(ctx, m.Skill, MaxSkillFileSize,
-		func() (*sources.File, error) { return sources.OpenEntry(m.Skill) },
-		func() int64 { return sources.EntrySize(m.Skill) })
+	entry, handled, err := s.reads.openRead(ctx, m.Skill, m.Skill.EntryFile(), MaxSkillFileSize,
+		func() (*sources.File, error) { return sources.OpenEntry(m.Skill) })
 	if handled != nil {
 		defer handled()
 	}
