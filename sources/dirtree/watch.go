@@ -91,13 +91,11 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 			t.pending.full = true
 			t.mu.Unlock()
 			changed()
-		} else if t.currentPending() {
-			// The completed state awaits a List. A List since (for a change
-			// the watcher reported while the cache was saved) took the mark
-			// and showed that state already; asked for again, a List with
-			// nothing reported would be the periodic full rescan, which at
-			// 10,000 skills holds the tree for 400 ms.
-			changed()
+		} else {
+			// complete marked its state current before it saved the
+			// cache, which takes a while: a List for a change the watcher
+			// reported meanwhile may have shown that state already.
+			t.announceCurrent(changed)
 		}
 		settled()
 		completing <- nil
@@ -190,7 +188,7 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 	}
 	if len(changed) > 0 {
 		t.markCurrent()
-		notify()
+		t.announceCurrent(notify)
 	}
 
 	// The skill folders are walked in parts, each under the scanning
@@ -285,7 +283,7 @@ func (t *Tree) checkOutside(ctx context.Context, notify func()) {
 	t.scanning.Unlock()
 	if err == nil && len(changed) > 0 && ctx.Err() == nil {
 		t.markCurrent()
-		notify()
+		t.announceCurrent(notify)
 	}
 }
 
@@ -300,12 +298,17 @@ func (t *Tree) markCurrent() {
 	t.mu.Unlock()
 }
 
-// currentPending reports whether the mark markCurrent made is still there
-// for the next List to take.
-func (t *Tree) currentPending() bool {
+// announceCurrent asks for a List of the state that markCurrent marked
+// current, with notify, unless a List has taken the mark since and shown
+// that state already: asked for again, a List with nothing reported is the
+// periodic full rescan, which at 10,000 skills holds the tree for 400 ms.
+func (t *Tree) announceCurrent(notify func()) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.pending.current
+	due := t.pending.current
+	t.mu.Unlock()
+	if due {
+		notify()
+	}
 }
 
 // depthOf is how many folders deep below root dir is.
