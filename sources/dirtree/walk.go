@@ -127,7 +127,7 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		d := sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read",
 			Message: "its files are not served: the folder can be listed but not entered; give it the x permission (chmod +x)"}
 		if holdsSkillFile {
-			d = sources.Diagnostic{Severity: sources.Error, Path: join(dir, sources.SkillFile), Rule: "read", Message: unenterableSkill}
+			d = unenterableSkill(dir)
 		}
 		w.problem(d)
 		return
@@ -144,7 +144,7 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		// which it cannot tell from no file. Then nothing in the folder
 		// can be read: its SKILL.md is the problem, not each sub-folder.
 		if _, err := os.Lstat(join(dir, sources.SkillFile)); errors.Is(err, fs.ErrPermission) {
-			w.problem(sources.Diagnostic{Severity: sources.Error, Path: join(dir, sources.SkillFile), Rule: "read", Message: unenterableSkill})
+			w.problem(unenterableSkill(dir))
 			return
 		}
 	}
@@ -196,9 +196,12 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 	}
 }
 
-// unenterableSkill is the problem of a SKILL.md in a folder that can be
-// listed but not entered.
-const unenterableSkill = "cannot read: permission denied: its folder can be listed but not entered; give the folder the x permission (chmod +x)"
+// unenterableSkill is the problem of the SKILL.md of dir, a folder that
+// can be listed but not entered.
+func unenterableSkill(dir string) sources.Diagnostic {
+	return sources.Diagnostic{Severity: sources.Error, Path: join(dir, sources.SkillFile), Rule: "read",
+		Message: "cannot read: permission denied: its folder can be listed but not entered; give the folder the x permission (chmod +x)"}
+}
 
 // enterable reports whether the files of the folder dir, listed as
 // entries, can be reached: a folder with read but no execute permission
