@@ -449,7 +449,7 @@ func TestEventFloodIsCoalesced(t *testing.T) {
 
 // TestEventBurstEndsSoon checks that the refreshes of a flood end soon
 // after it does: the events a plugin queued on the stream while it was
-// not read are dropped with it, not read and refreshed for for many
+// not read are dropped with it, not read and refreshed for many
 // seconds more.
 func TestEventBurstEndsSoon(t *testing.T) {
 	src, _ := newTestSource(t, "bu", "burst", nil)

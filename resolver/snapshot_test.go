@@ -391,9 +391,7 @@ func TestEditedLearnedNotesStayApart(t *testing.T) {
 	notes := []string{filepath.Join(dir, "alpha.md"), filepath.Join(dir, "beta.md")}
 	write := func(text string) {
 		for _, p := range notes {
-			if err := os.WriteFile(p, []byte("---\ndescription: "+text+"\n---\nbody\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			sourcetest.WriteFile(t, p, "---\ndescription: "+text+"\n---\nbody\n")
 		}
 	}
 	write("First.")

@@ -414,31 +414,6 @@ func decode(t *testing.T, s string) []byte {
 	return b
 }
 
-// Reads that return file contents wait while others hold the budget of
-// content in memory, and give up when their request is cancelled.
-func TestReadsWaitForBudget(t *testing.T) {
-	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{
-		{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a"}},
-	}}
-	srv := server.New(newResolver(t, src), nil)
-	cs := connect(t, srv, "2025-11-25", nil)
-	for name, read := range contentReads(cs) {
-		t.Run(name, func(t *testing.T) {
-			release := srv.HoldReads()
-			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-			err := read(ctx)
-			cancel()
-			release()
-			if err == nil {
-				t.Errorf("answered while the budget was held")
-			}
-			if err := read(context.Background()); err != nil {
-				t.Errorf("once the budget is free: %v", err)
-			}
-		})
-	}
-}
-
 // contentReads are the requests that return file content, of a skill
 // "one" with a file "a.md", by name.
 func contentReads(cs *mcp.ClientSession) map[string]func(context.Context) error {
@@ -562,10 +537,11 @@ func (r *readCounted) List(ctx context.Context) (*sources.Listing, error) {
 	return l, nil
 }
 
-// TestPluginReadsWaitForBudgetUnread checks that a read of a skill whose
-// files are read as they are opened (a source plugin's) reads nothing
-// before its share of the budget is taken.
-func TestPluginReadsWaitForBudgetUnread(t *testing.T) {
+// Reads that return file contents wait while others hold the budget of
+// content in memory, and give up when their request is cancelled; a
+// read of a skill whose files are read as they are opened (a source
+// plugin's) reads nothing before its share of the budget is taken.
+func TestReadsWaitForBudget(t *testing.T) {
 	src := &readCounted{Source: &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{
 		{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a"}},
 	}}}

@@ -2,13 +2,13 @@ package dirtree
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/sourcetest"
 )
 
 // A List that comes between the deferred scan's completion and its
@@ -17,15 +17,10 @@ import (
 // which, with nothing reported, would rescan the whole tree.
 func TestCompletionListedByAnotherIsNotRescanned(t *testing.T) {
 	root := t.TempDir()
-	for _, f := range []string{"a/SKILL.md", "b/SKILL.md"} {
-		p := filepath.Join(root, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("---\nname: "+filepath.Base(filepath.Dir(p))+"\ndescription: D.\n---\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sourcetest.WriteFiles(t, root, map[string]string{
+		"a/SKILL.md": "---\nname: a\ndescription: D.\n---\n",
+		"b/SKILL.md": "---\nname: b\ndescription: D.\n---\n",
+	})
 	tr := New(root, &Options{Defer: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
