@@ -165,6 +165,8 @@ func TestURIRefusals(t *testing.T) {
 		"skill://pdf/./SKILL.md":          sources.RuleDot,
 		"skill://pdf/%zz":                 sources.RuleBadEncoding,
 		"skill://pdf/%2":                  sources.RuleBadEncoding,
+		"skill://pdf/0%80":                sources.RuleNotUTF8,
+		"skill://pdf/a/%C3":               sources.RuleNotUTF8,
 		"skill://pdf/" + longName(300):    sources.RuleTooLong,
 		"skill://pdf/" + longPath(5000):   sources.RuleTooLong,
 		"skill://pdf/a/" + longPath(1100): sources.RuleTooLong,

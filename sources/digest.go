@@ -10,6 +10,7 @@ import (
 	"path"
 	"sort"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/skillmux/skillmux/internal/leftover"
 )
@@ -118,7 +119,7 @@ func WalkFiles(fsys fs.FS, opts *WalkOptions) (files []WalkedFile, truncated boo
 					return false
 				}
 			case e.mode.IsRegular():
-				if leftover.Is(e.name) || !allow(p, false) {
+				if leftover.Is(e.name) || !utf8.ValidString(p) || !allow(p, false) {
 					continue
 				}
 				if len(files) == o.MaxFiles {

@@ -57,6 +57,8 @@ func TestWalkFiles(t *testing.T) {
 		"node_modules/m/i.js":  "x",
 		"scripts/run.sh":       "#!/bin/sh\n",
 		"scripts/data/big.bin": "\x00\x01\x02",
+		"latin1-\xe9.md":       "not UTF-8",
+		"dir-\xff/x.md":        "not UTF-8",
 	} {
 		mkfile(t, filepath.Join(dir, p), c)
 	}

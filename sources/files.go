@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/skillmux/skillmux/internal/leftover"
 )
@@ -201,7 +202,7 @@ func ListFiles(fsys fs.FS, entry string) (files []string, truncated bool, err er
 					return false
 				}
 			case e.mode.IsRegular():
-				if p == entry || leftover.Is(e.name) {
+				if p == entry || leftover.Is(e.name) || !utf8.ValidString(e.name) { // CheckPath refuses such a name
 					continue
 				}
 				if len(files) == MaxListedFiles {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"unicode/utf8"
 )
 
 // Paths inside a skill folder come from outside: a resource URI, a tool's
@@ -41,6 +42,7 @@ const (
 	RuleControl     PathRule = "control-character"    // in a URI: a raw control character
 	RuleRaw         PathRule = "raw-character"        // in a URI: a character RFC 3986 does not allow unencoded
 	RuleBadEncoding PathRule = "bad-percent-encoding" // in a URI: '%' not followed by two hex digits
+	RuleNotUTF8     PathRule = "not-utf8"             // a name is UTF-8 text
 )
 
 var ruleText = map[PathRule]string{
@@ -57,6 +59,7 @@ var ruleText = map[PathRule]string{
 	RuleControl:     "a URI may not hold a raw control character; percent-encode it",
 	RuleRaw:         "a URI holds only letters, digits, -._~ and the reserved characters of RFC 3986 as they are; percent-encode the others (a space is %20)",
 	RuleBadEncoding: "'%' must be followed by two hexadecimal digits",
+	RuleNotUTF8:     "a path is UTF-8 text (in a URI, each byte of a character percent-encoded); a file whose name is not UTF-8 is not served",
 }
 
 // ErrBadPath is matched (errors.Is) by every *PathError.
@@ -82,8 +85,8 @@ func quoteClipped(s string) string { return fmt.Sprintf("%q", clipValue(s)) }
 
 // CheckPath reports, as a *PathError, the first rule the slash-separated
 // path p breaks, or nil when p is a plain path below a skill folder: not
-// empty, relative, of names that are not "." or "..", with no NUL byte,
-// no backslash, within MaxPathBytes and MaxSegmentBytes. p is a file's
+// empty, relative, of names that are not "." or "..", UTF-8, with no NUL
+// byte, no backslash, within MaxPathBytes and MaxSegmentBytes. p is a file's
 // name as it is on disk: a URI's path is decoded once before it gets
 // here (resolver.ParseURI refuses an encoded separator or dot segment
 // there), and a '%' in p is the name's own, so that "x%2Fy.md" names the
@@ -99,6 +102,8 @@ func CheckPath(p string) error {
 		return fail(RuleNUL)
 	case strings.IndexByte(p, '\\') >= 0:
 		return fail(RuleBackslash)
+	case !utf8.ValidString(p):
+		return fail(RuleNotUTF8)
 	case p[0] == '/':
 		return fail(RuleAbsolute)
 	}

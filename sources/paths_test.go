@@ -26,6 +26,9 @@ func TestCheckPath(t *testing.T) {
 		`a\b`:                           sources.RuleBackslash,
 		`..\..\x`:                       sources.RuleBackslash,
 		"a\x00b":                        sources.RuleNUL,
+		"0\x80":                         sources.RuleNotUTF8,
+		"ok/\xff\xfe.md":                sources.RuleNotUTF8,
+		"café/naïve.md":                 "",
 		"%2e%2e/x":                      "", // names on disk: a URI was decoded once before
 		"%2E%2E":                        "",
 		"x%2Fy.md":                      "",

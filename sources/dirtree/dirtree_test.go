@@ -216,13 +216,16 @@ func TestSpecialFilesAreSkipped(t *testing.T) {
 }
 
 // A skill's file list offers what a read of the skill's files can give:
-// no FIFO, and no link that leads out of the skill folder.
+// no FIFO, no link that leads out of the skill folder, and no name that
+// is not UTF-8.
 func TestFileListHasWhatCanBeRead(t *testing.T) {
 	root := tree(t, map[string]string{
 		"s/SKILL.md":           skillMD("s"),
 		"s/refs/guide.md":      "g",
 		"s/SKILL.md~":          "an editor's backup",
 		"s/refs/.guide.md.swp": "vim's swap file",
+		"s/latin1-\xe9.md":     "a name no path can reach",
+		"s/dir-\xff/x.md":      "nor one in such a folder",
 		"outside/secret.txt":   "s",
 		"outside/more/x.md":    "x",
 	})

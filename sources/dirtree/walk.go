@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/skillmux/skillmux/internal/leftover"
 	"github.com/skillmux/skillmux/internal/pseudofs"
@@ -307,8 +308,8 @@ func (w *walk) add(key string, e *entry) bool {
 // file adds the file at path to the file list of the skill owner.
 func (w *walk) file(owner *entry, path string) {
 	rel, err := filepath.Rel(filepath.Dir(owner.path), path)
-	if err != nil {
-		return
+	if err != nil || !utf8.ValidString(rel) {
+		return // a name that is not UTF-8 cannot be read (sources.CheckPath)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
