@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,7 +35,29 @@ type copyCache struct {
 	// that two loads of one skill make one copy.
 	mu       sync.Mutex
 	inflight map[string]*flight
+
+	// usage guards the fields below, and makes evictions one at a time.
+	usage sync.Mutex
+	// keys are the key folders under root, with their sizes and when
+	// they were last used: as the last look at the folder found them, and
+	// as this process made and used them since. Other processes sharing
+	// the folder are seen at the next look, at most rescanEvery after the
+	// last.
+	keys    map[string]*keyUse
+	scanned time.Time // of the last look; zero before the first
+	scans   int       // looks taken, for tests
 }
+
+// keyUse is a key folder's size and last use.
+type keyUse struct {
+	size int64
+	used time.Time
+}
+
+// rescanEvery is how often at most the cache folder is walked whole to
+// learn what other processes copied or removed: a walk reads every copy,
+// and a catalog of thousands of plugin skills makes thousands of copies.
+const rescanEvery = time.Minute
 
 type flight struct {
 	done chan struct{}
@@ -61,8 +84,7 @@ func (c *copyCache) ensure(key, folder string, files []fileMeta, fetch func(file
 	}
 	if isDir(dest) {
 		c.mu.Unlock()
-		now := time.Now()
-		os.Chtimes(keyDir, now, now) // recently used
+		c.used(keyDir, 0)
 		return nil
 	}
 	f := &flight{done: make(chan struct{})}
@@ -128,11 +150,40 @@ func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fil
 	switch {
 	case err == nil:
 		os.Chmod(dest, 0o555)
+		c.used(keyDir, total)
 		return nil
 	case isDir(dest):
+		c.used(keyDir, 0)
 		return nil // another process made it first
 	}
 	return err
+}
+
+// used records a use of the key folder keyDir, which grew by added bytes:
+// in memory, and in the folder's time, which tells other processes and
+// the next start.
+func (c *copyCache) used(keyDir string, added int64) {
+	now := time.Now()
+	os.Chtimes(keyDir, now, now)
+	c.usage.Lock()
+	defer c.usage.Unlock()
+	if c.keys == nil {
+		return // the first eviction looks at the folder
+	}
+	k := c.keys[keyDir]
+	if k == nil {
+		k = &keyUse{}
+		c.keys[keyDir] = k
+	}
+	k.size += added
+	k.used = now
+}
+
+// forget drops a key folder that is gone from the accounting.
+func (c *copyCache) forget(keyDir string) {
+	c.usage.Lock()
+	defer c.usage.Unlock()
+	delete(c.keys, keyDir)
 }
 
 // isDir reports whether p is a folder.
@@ -142,19 +193,44 @@ func isDir(p string) bool {
 }
 
 // evict removes the least recently used copies until need more bytes
-// fit under the cap, and temporary folders left by a crash.
+// fit under the cap. It looks at the folder whole (and removes the
+// temporary folders a crash left) at most every rescanEvery; between
+// looks it counts what this process copied.
 func (c *copyCache) evict(need int64) {
+	c.usage.Lock()
+	defer c.usage.Unlock()
+	if c.keys == nil || time.Since(c.scanned) > rescanEvery {
+		c.scan()
+	}
+	var used int64
+	for _, k := range c.keys {
+		used += k.size
+	}
+	if used+need <= c.max {
+		return
+	}
+	byUse := slices.SortedFunc(maps.Keys(c.keys), func(a, b string) int { return c.keys[a].used.Compare(c.keys[b].used) })
+	for _, p := range byUse {
+		if used+need <= c.max {
+			return
+		}
+		if removeAll(p) == nil {
+			used -= c.keys[p].size
+			delete(c.keys, p)
+		}
+	}
+}
+
+// scan learns the key folders under root, their sizes and last uses.
+// c.usage is held.
+func (c *copyCache) scan() {
+	c.scans++
+	c.scanned = time.Now()
+	c.keys = map[string]*keyUse{}
 	entries, err := os.ReadDir(c.root)
 	if err != nil {
 		return
 	}
-	type copy struct {
-		path string
-		size int64
-		used time.Time
-	}
-	var copies []copy
-	var used int64
 	for _, e := range entries {
 		p := filepath.Join(c.root, e.Name())
 		info, err := e.Info()
@@ -176,17 +252,7 @@ func (c *copyCache) evict(need int64) {
 			}
 			return nil
 		})
-		copies = append(copies, copy{p, size, info.ModTime()})
-		used += size
-	}
-	slices.SortFunc(copies, func(a, b copy) int { return a.used.Compare(b.used) })
-	for _, cp := range copies {
-		if used+need <= c.max {
-			return
-		}
-		if removeAll(cp.path) == nil {
-			used -= cp.size
-		}
+		c.keys[p] = &keyUse{size: size, used: info.ModTime()}
 	}
 }
 

@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,5 +105,87 @@ func TestCopiesShareAKey(t *testing.T) {
 			}
 			check(t, root, folders[:]...)
 		})
+	}
+}
+
+// TestEvictedCopyIsMadeAgain serves, through a plugin process, three
+// skills of which two fit in the cache: the third copy evicts the first,
+// whose next read makes its copy again, so that its base directory holds
+// its files again.
+func TestEvictedCopyIsMadeAgain(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	t.Cleanup(func() { removeAll(cache) })
+	ballast := strings.Repeat("x", 40<<10)
+	for _, name := range []string{"a", "b", "c"} {
+		sourcetest.WriteFiles(t, filepath.Join(dir, name), map[string]string{
+			"SKILL.md":      "---\ndescription: Skill " + name + ".\n---\nBody of " + name + ".\n",
+			"ref/large.txt": name + ballast,
+		})
+	}
+	src, logs := newTestSource(t, "p", "dir", &Options{Env: map[string]string{envDir: dir}, CacheDir: cache, CacheBytes: 100 << 10})
+	l, err := src.List(t.Context())
+	if err != nil || len(l.Skills) != 3 {
+		t.Fatalf("listing: %v, %+v", err, l)
+	}
+	skills := map[string]*sources.Skill{}
+	for _, sk := range l.Skills {
+		skills[sk.Ref.Name] = sk
+	}
+	read := func(name string) {
+		t.Helper()
+		sk := skills[name]
+		got, err := sources.ReadEntry(sk, 1<<20)
+		if err != nil || !strings.Contains(string(got), "Body of "+name) {
+			t.Fatalf("%s: %q, %v", name, got, err)
+		}
+		if large, err := os.ReadFile(filepath.Join(sk.Dir, "ref", "large.txt")); err != nil || string(large) != name+ballast {
+			t.Errorf("%s: the base directory does not hold its files after a read: %.20q, %v", name, large, err)
+		}
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		read(name)
+	}
+	if _, err := os.Stat(skills["a"].Dir); err == nil {
+		t.Fatalf("the copy of a was not evicted: the test would show nothing")
+	}
+	read("a")
+	if strings.Contains(logs.String(), "no local copy") {
+		t.Errorf("a copy failed:\n%s", logs)
+	}
+}
+
+// TestEvictionLooksAtTheFolderOnce fills a cache of room for four copies
+// with forty: it stays under its cap, keeps the last copies made, and
+// walks its folder once, not once per copy (which made filling a cache
+// quadratic in the copies it holds).
+func TestEvictionLooksAtTheFolderOnce(t *testing.T) {
+	root := t.TempDir()
+	t.Cleanup(func() { removeAll(root) })
+	const size = 1000
+	c := newCopyCache(root, 4*size)
+	var keys []string
+	for i := range 40 {
+		content := fmt.Sprintf("%0*d", size, i)
+		files := []fileMeta{{path: "SKILL.md", size: size, sha256: digestOf(content)}}
+		key := contentKey(map[string]fileMeta{"SKILL.md": files[0]})
+		keys = append(keys, key)
+		if err := c.ensure(key, "s", files, func(fileMeta) ([]byte, error) { return []byte(content), nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.scans != 1 {
+		t.Errorf("the cache folder was walked %d times for 40 copies, want once", c.scans)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 4 {
+		t.Errorf("%d copies kept, want the 4 that fit", len(entries))
+	}
+	for _, key := range keys[len(keys)-4:] {
+		if !isDir(filepath.Join(root, key, "s")) {
+			t.Errorf("a copy among the last four made is gone: %s", key)
+		}
 	}
 }

@@ -23,8 +23,12 @@ type remoteFS struct {
 	key    string // content key: the local copy is <cache>/<key>/<folder>
 	dir    string // the local copy's folder, "" without a cache
 
-	// once makes the local copy; copied tells whether it exists.
-	once   sync.Once
+	// mu guards tried and copied: whether the local copy was tried, and
+	// whether it was made. A copy removed since (the cache evicted it, or
+	// another process sharing the cache did) is made again at the next
+	// open that misses it.
+	mu     sync.Mutex
+	tried  bool
 	copied bool
 }
 
@@ -47,14 +51,21 @@ func newRemoteFS(r *remote, id string, files map[string]fileMeta) *remoteFS {
 
 func (f *remoteFS) Open(name string) (fs.File, error) {
 	if _, ok := f.files[name]; ok {
-		copied, failed := f.local()
-		if copied {
-			return sources.DirFS(f.dir).Open(name)
-		}
-		if errors.Is(failed, errNoAnswer) || errors.Is(failed, errNotRunning) {
-			// The copy just waited for the plugin in vain: reading
-			// the file through it would wait as long again.
-			return nil, &fs.PathError{Op: "open", Path: name, Err: failed}
+		for range 2 {
+			copied, failed := f.local()
+			if !copied {
+				if errors.Is(failed, errNoAnswer) || errors.Is(failed, errNotRunning) {
+					// The copy just waited for the plugin in vain:
+					// reading the file through it would wait as long
+					// again.
+					return nil, &fs.PathError{Op: "open", Path: name, Err: failed}
+				}
+				break
+			}
+			file, err := sources.DirFS(f.dir).Open(name)
+			if err == nil || !errors.Is(err, fs.ErrNotExist) || !f.lost() {
+				return file, err
+			}
 		}
 	}
 	return f.listed.Open(name)
@@ -66,22 +77,38 @@ func (f *remoteFS) local() (copied bool, failed error) {
 	if f.r.cache == nil {
 		return false, nil
 	}
-	f.once.Do(func() {
-		metas := make([]fileMeta, 0, len(f.files))
-		for _, m := range f.files {
-			metas = append(metas, m)
-		}
-		err := f.r.cache.ensure(f.key, path.Base(f.id), metas, func(m fileMeta) ([]byte, error) {
-			ctx, cancel := f.r.fileCtx()
-			defer cancel()
-			return f.r.readFile(ctx, f.id, m)
-		})
-		if err != nil && f.r.copyFailed != nil {
-			f.r.copyFailed(f.id, err)
-		}
-		f.copied, failed = err == nil, err
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.tried {
+		return f.copied, nil
+	}
+	f.tried = true
+	metas := make([]fileMeta, 0, len(f.files))
+	for _, m := range f.files {
+		metas = append(metas, m)
+	}
+	err := f.r.cache.ensure(f.key, path.Base(f.id), metas, func(m fileMeta) ([]byte, error) {
+		ctx, cancel := f.r.fileCtx()
+		defer cancel()
+		return f.r.readFile(ctx, f.id, m)
 	})
-	return f.copied, failed
+	if err != nil && f.r.copyFailed != nil {
+		f.r.copyFailed(f.id, err)
+	}
+	f.copied = err == nil
+	return f.copied, err
+}
+
+// lost reports whether the local copy, made before, is gone: the next
+// local makes it again.
+func (f *remoteFS) lost() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.copied || isDir(f.dir) {
+		return false
+	}
+	f.tried, f.copied = false, false
+	return true
 }
 
 func (f *remoteFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(f.listed, name) }
