@@ -38,6 +38,10 @@ type remote struct {
 	// copyFailed is told, once per skill, why a local copy could not be
 	// made; the file is then read through the plugin.
 	copyFailed func(id string, err error)
+	// readDone, when set, is told how each read of a file through the
+	// client c ended (nil: it was answered), so that reads that time out
+	// count among the calls after which a hung plugin is restarted.
+	readDone func(c pluginpb.SkillSourceClient, err error)
 
 	// mu guards last: the skills of the last listing, by id. A skill
 	// listed again with nothing changed is given back as the same
@@ -294,11 +298,14 @@ func (r *remote) diagnosticIn(d *pluginpb.Diagnostic, where string) sources.Diag
 
 // readFile reads one listed file through the plugin, within ctx, and
 // checks it against the listing: its size, its chunks and its digest.
-func (r *remote) readFile(ctx context.Context, id string, m fileMeta) ([]byte, error) {
+func (r *remote) readFile(ctx context.Context, id string, m fileMeta) (data []byte, err error) {
 	fail := func(err error) ([]byte, error) { return nil, &fs.PathError{Op: "read", Path: m.path, Err: err} }
 	c, err := r.client()
 	if err != nil {
 		return fail(err)
+	}
+	if r.readDone != nil {
+		defer func() { r.readDone(c, err) }()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

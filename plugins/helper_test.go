@@ -5,12 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -46,6 +48,8 @@ func TestMain(m *testing.M) {
 //
 //	dir    serves the folder $SKILLMUX_TEST_DIR (with its watch)
 //	hang   answers Describe, never List
+//	hangread  serves as dir, and hangs in every read of a file after
+//	       the one that digests it for the listing
 //	v2     prints the handshake of protocol version 2
 //	exit   exits at once with status 3
 //	flood  serves one skill and sends change events without pause
@@ -71,6 +75,8 @@ func testPlugin(mode string) int {
 		}
 	case "hang":
 		src = hang{}
+	case "hangread":
+		src = &hangRead{Source: dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"}), skills: map[*sources.Skill]*sources.Skill{}}
 	case "thenhang":
 		src = &thenHang{Source: dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"})}
 	case "mute":
@@ -147,6 +153,54 @@ func (h *thenHang) List(ctx context.Context) (*sources.Listing, error) {
 		select {} // ignores its context: hung for good
 	}
 	return h.Source.List(ctx)
+}
+
+// hangRead serves its source's skills with files that can be read once,
+// as the listing digests them, and hang in every read after.
+type hangRead struct {
+	sources.Source
+	mu     sync.Mutex
+	skills map[*sources.Skill]*sources.Skill // the source's, and this one's for it
+}
+
+func (h *hangRead) List(ctx context.Context) (*sources.Listing, error) {
+	l, err := h.Source.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := *l
+	out.Skills = nil
+	for _, sk := range l.Skills {
+		own := h.skills[sk]
+		if own == nil {
+			c := *sk
+			c.Files = &readOnce{FS: sk.Files, opened: map[string]bool{}}
+			own = &c
+			h.skills[sk] = own
+		}
+		out.Skills = append(out.Skills, own)
+	}
+	return &out, nil
+}
+
+// readOnce opens each file once; a second open hangs for good.
+type readOnce struct {
+	fs.FS
+	mu     sync.Mutex
+	opened map[string]bool
+}
+
+func (r *readOnce) Open(name string) (fs.File, error) {
+	r.mu.Lock()
+	again := r.opened[name]
+	r.opened[name] = true
+	r.mu.Unlock()
+	if again {
+		select {} // ignores every context: hung for good
+	}
+	return r.FS.Open(name)
 }
 
 // flood sends change events without pause, until the time until when it

@@ -214,6 +214,7 @@ func New(name string, command []string, opts *Options) (*Source, error) {
 		copyFailed: func(id string, err error) {
 			s.logger.Warn("no local copy of a plugin skill; its files are read through the plugin", "skill", id, "err", err)
 		},
+		readDone: s.readDone,
 	}
 	if !o.NoCache {
 		dir := o.CacheDir
@@ -426,6 +427,24 @@ func (s *Source) callFailed(inst *instance, call string, err error, timedOut boo
 		}
 	}
 	return err
+}
+
+// readDone counts a read of a file through the client c that timed out
+// as a call that did (callFailed), and one that was answered as the end
+// of a run of them: a plugin that lists but hangs in every read is
+// restarted as one that hangs in List is. A read through an instance
+// already replaced counts for nothing.
+func (s *Source) readDone(c pluginpb.SkillSourceClient, err error) {
+	s.mu.Lock()
+	inst := s.inst
+	current := inst != nil && inst.rpc == c
+	if current && err == nil {
+		s.timeouts = 0
+	}
+	s.mu.Unlock()
+	if current && errors.Is(err, errNoAnswer) {
+		s.callFailed(inst, "ReadFile", err, true)
+	}
 }
 
 // maxTimeouts is how many calls in a row may time out before the plugin

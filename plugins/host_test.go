@@ -199,6 +199,31 @@ func TestHungPluginLeavesAfterGrace(t *testing.T) {
 	}
 }
 
+// A plugin that lists but hangs in every read of a file is restarted
+// after three reads in a row time out, as one hung in List is.
+func TestHungReadsRestartThePlugin(t *testing.T) {
+	dir := t.TempDir()
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	src, logs := newTestSource(t, "p", "hangread", &Options{Env: map[string]string{envDir: dir}, Timeout: 300 * time.Millisecond, Grace: -1, Backoff: Backoff{Min: 50 * time.Millisecond}})
+	l, err := src.List(t.Context())
+	if err != nil || len(l.Skills) != 1 {
+		t.Fatalf("listing: %v, %+v", err, l)
+	}
+	pid := src.Status().PID
+	for range maxTimeouts {
+		if _, err := sources.ReadEntry(l.Skills[0], 1<<20); !errors.Is(err, errNoAnswer) {
+			t.Fatalf("a hung read: %v, want errNoAnswer", err)
+		}
+	}
+	eventually(t, 10*time.Second, "the plugin hung in its reads was not restarted", func() bool {
+		st := src.Status()
+		return st.Restarts >= 1 && st.PID != pid && st.PID != 0
+	})
+	if !strings.Contains(logs.String(), "did not answer ReadFile within 300ms") {
+		t.Errorf("no log line about the hung reads:\n%s", logs)
+	}
+}
+
 // A plugin restarted for hanging that hangs again is restarted again: its
 // timeouts are counted anew.
 func TestHungPluginRestartedAgain(t *testing.T) {
