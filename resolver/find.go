@@ -254,6 +254,10 @@ func (s *Snapshot) Search(ix *search.Index, q SearchQuery, vis *Visibility) Sear
 			Name: m.Ref.String(), Description: sk.Description, Location: sk.Path,
 			Source: sk.Source, Kind: sk.Kind, Score: math.Round(h.Score*1000) / 1000,
 		}
+		if h.Unread {
+			res.Hits[i].Excerpt = search.DescriptionExcerpt(sk.Description)
+			continue
+		}
 		wg.Go(func() { res.Hits[i].Excerpt = search.Excerpt(sk, terms) })
 	}
 	wg.Wait()

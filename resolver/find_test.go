@@ -2,6 +2,9 @@ package resolver_test
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"sync/atomic"
 	"testing"
 
 	"github.com/skillmux/skillmux/resolver"
@@ -88,4 +91,38 @@ func TestSearchFindsShadowed(t *testing.T) {
 	if len(res.Hits) == 0 || res.Hits[0].Name != "project:pdf" {
 		t.Errorf("searching an alias gives %+v; want project:pdf first", res.Hits)
 	}
+}
+
+// A skill whose file the index could not read (a plugin's that failed or
+// hung until its timeout) is found by its name and description, and its
+// excerpt is the description's start: the search does not read the file
+// again, which would wait as long again.
+func TestSearchDoesNotReadAgainWhatTheIndexCouldNot(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "team", Skills: []sourcetest.FakeSkill{
+		{Name: "remote-forms", Description: "Fill in remote forms.", Body: "Body."},
+	}}
+	snap := load(t, src)
+	sk := snap.IndexedSkills()[0]
+	failing := &failingFS{}
+	sk.Files = failing
+	ix := search.NewIndex()
+	if _, err := ix.Update(context.Background(), snap.IndexedSkills(), nil); err != nil {
+		t.Fatal(err)
+	}
+	opened := failing.opens.Load()
+	res := snap.Search(ix, resolver.SearchQuery{Text: "remote forms"}, nil)
+	if len(res.Hits) != 1 || res.Hits[0].Excerpt != "Fill in remote forms." {
+		t.Fatalf("hits = %+v, want remote-forms with its description as excerpt", res.Hits)
+	}
+	if n := failing.opens.Load() - opened; n != 0 {
+		t.Errorf("the search opened the unreadable file %d times", n)
+	}
+}
+
+// failingFS counts its opens, which all fail.
+type failingFS struct{ opens atomic.Int32 }
+
+func (f *failingFS) Open(name string) (fs.File, error) {
+	f.opens.Add(1)
+	return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("the plugin did not answer in time")}
 }

@@ -148,8 +148,12 @@ func (s *Server) howToUse() string {
 // skill, for clients that show the model only text. Without the skill
 // tool, each line gives the skill's location.
 func (s *Server) searchSummary(res *resolver.SearchResult) string {
+	unread := ""
+	if n := s.index.live.Unread(); n > 0 {
+		unread = fmt.Sprintf("\n(Not among these results yet: %s of source plugins, still being read for the search index; search again in a moment to include them.)", count(n, "skill"))
+	}
 	if len(res.Hits) == 0 {
-		return fmt.Sprintf("No skill matches %q. Try other words, or fewer.", res.Query)
+		return fmt.Sprintf("No skill matches %q. Try other words, or fewer.", res.Query) + unread
 	}
 	var b strings.Builder
 	located := !s.tools.has(SkillToolName)
@@ -160,7 +164,7 @@ func (s *Server) searchSummary(res *resolver.SearchResult) string {
 			fmt.Fprintf(&b, " [%s]", h.Location)
 		}
 	}
-	return b.String()
+	return b.String() + unread
 }
 
 // clipText puts s on one line and cuts it to about n characters.

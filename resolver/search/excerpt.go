@@ -40,8 +40,12 @@ func Excerpt(sk *sources.Skill, terms []string) string {
 	if s := excerptOf(body, terms); s != "" {
 		return s
 	}
-	return excerptOf([]byte(sk.Description), nil)
+	return DescriptionExcerpt(sk.Description)
 }
+
+// DescriptionExcerpt is Excerpt of a skill whose body is not read: the
+// start of its description.
+func DescriptionExcerpt(desc string) string { return excerptOf([]byte(desc), nil) }
 
 // excerptOf cuts the window of text that holds the most distinct terms,
 // or the start of text when terms is empty or none is found. It looks for

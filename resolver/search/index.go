@@ -294,7 +294,16 @@ func (ix *Index) Update(ctx context.Context, skills []*sources.Skill, progress f
 // p.rebind, for Update to apply; the others have theirs cleared. It
 // returns the documents added.
 func (ix *Index) prepare(ctx context.Context, todo []*prepared, progress func(done, total int)) ([]uint32, error) {
+	if progress != nil {
+		progress(0, len(todo))
+	}
 	workers := min(runtime.GOMAXPROCS(0), 4, max(1, len(todo)/64))
+	if slices.ContainsFunc(todo, func(p *prepared) bool { return p.skill.Scope == sources.ScopeSourcePlugin }) {
+		// A plugin's files are read over a connection, from a process
+		// that may be slow or hung until its timeout: reads wait more
+		// than they work, and one plugin's must not queue the others'.
+		workers = min(len(todo), 16)
+	}
 	next := make(chan *prepared)
 	var wg sync.WaitGroup
 	var mu sync.Mutex // guards done

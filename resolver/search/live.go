@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/skillmux/skillmux/sources"
@@ -30,6 +31,11 @@ type Live struct {
 	running   bool
 	done      int // skills read by the update under way
 	todo      int // skills to read in it
+	// partial is the submission the index holds but for the skills of
+	// source plugins it did not hold before, which the update under way
+	// reads (over the network, maybe slowly, or until a hung plugin's
+	// timeout): a search need not wait for them.
+	partial uint64
 }
 
 // NewLive returns a Live over an empty Index. A nil logger discards.
@@ -82,6 +88,19 @@ func (l *Live) run() {
 		skills, gen := l.pending, l.submitted
 		l.pending = nil
 		l.mu.Unlock()
+		if quick := l.quickPart(skills); quick != nil {
+			if _, err := l.ix.Update(l.ctx, quick, l.progress); err != nil {
+				l.mu.Lock()
+				l.running = false
+				l.mu.Unlock()
+				return // Close
+			}
+			l.mu.Lock()
+			l.partial = gen
+			close(l.changed)
+			l.changed = make(chan struct{})
+			l.mu.Unlock()
+		}
 		st, err := l.ix.Update(l.ctx, skills, l.progress)
 		if err != nil {
 			l.mu.Lock()
@@ -102,30 +121,54 @@ func (l *Live) run() {
 	}
 }
 
+// quickPart returns skills without the source plugins' skills the index
+// does not hold yet, or nil when there are none such: those are read
+// after the rest is searchable.
+func (l *Live) quickPart(skills []*sources.Skill) []*sources.Skill {
+	slow := func(sk *sources.Skill) bool { return sk.Scope == sources.ScopeSourcePlugin && !l.ix.Has(sk) }
+	if !slices.ContainsFunc(skills, slow) {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(skills), slow)
+}
+
 func (l *Live) progress(done, todo int) {
 	l.mu.Lock()
 	l.done, l.todo = done, todo
 	l.mu.Unlock()
 }
 
-// Wait waits until the index holds submission gen or a later one, or until
-// ctx ends. It returns nil, or ctx's error. ready reports whether the
-// index holds any submission at all, so that a caller whose wait ran out
-// can search a slightly older index rather than none.
+// Wait waits until the index holds submission gen or a later one, but
+// maybe for the skills of source plugins still being read (Unread says
+// how many), or until ctx ends. It returns nil, or ctx's error. ready
+// reports whether the index holds any submission at all, so that a
+// caller whose wait ran out can search a slightly older index rather than
+// none.
 func (l *Live) Wait(ctx context.Context, gen uint64) (ready bool, err error) {
 	for {
 		l.mu.Lock()
-		applied, ch := l.applied, l.changed
+		applied, partial, ch := l.applied, l.partial, l.changed
 		l.mu.Unlock()
-		if applied >= gen {
+		if max(applied, partial) >= gen {
 			return true, nil
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return applied > 0, ctx.Err()
+			return max(applied, partial) > 0, ctx.Err()
 		}
 	}
+}
+
+// Unread is the number of source plugins' skills the index does not hold
+// yet because the update under way is reading them (see Wait).
+func (l *Live) Unread() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.partial <= l.applied {
+		return 0
+	}
+	return l.todo - l.done
 }
 
 // Progress says how far the update under way is: skills read, of how

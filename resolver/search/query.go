@@ -49,7 +49,11 @@ type Hit struct {
 	Score float64
 	// Exact is true when the query is the skill's name.
 	Exact bool
-	key   string // the qualified name, case-folded, for ties
+	// Unread is true when the index could not read the skill's entry
+	// file (it holds its name and description only): reading it again for
+	// an excerpt would fail, or wait for a hung plugin, again.
+	Unread bool
+	key    string // the qualified name, case-folded, for ties
 }
 
 // scratch is the per-query memory of Search, pooled: a score per
@@ -212,7 +216,7 @@ func (ix *Index) Search(query string, limit int, accept func(*sources.Skill) boo
 			continue
 		}
 		d := &ix.docs[id]
-		h := Hit{Skill: d.skill, Score: float64(sc), key: d.key}
+		h := Hit{Skill: d.skill, Score: float64(sc), Unread: d.hash == 0, key: d.key}
 		if len(hits) == limit && !better(h, hits[limit-1]) {
 			continue
 		}
