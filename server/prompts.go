@@ -229,7 +229,7 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp
 		return nil, invalidParams(fmt.Sprintf("argument %q is too long for skill %s: its %d bytes, put in place of $ARGUMENTS %d times, would make a prompt of more than %d MiB", ArgumentsName, m.Ref, len(arguments), n, maxPromptSize>>20))
 	}
 	s.usage.Record(m.Skill.Ref.Key())
-	text := fmt.Sprintf("Base directory for this skill: %s\n\n%s", m.Skill.Dir, SubstituteArguments(body, arguments))
+	text := fmt.Sprintf("Base directory for this skill: %s\n\n%s", baseDirectory(m, s.tools.has(SkillResourceToolName)), SubstituteArguments(body, arguments))
 	return &mcp.GetPromptResult{
 		Description: m.Skill.Description,
 		Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}},

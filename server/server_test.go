@@ -305,3 +305,37 @@ func TestHugeNamesAndFiles(t *testing.T) {
 		t.Errorf("a 300 kB name must be refused briefly: %v", err)
 	}
 }
+
+// A source plugin's skill with no local copy (no cache, or a copy that
+// could not be made) has no folder on this machine: the skill tool and
+// the prompt say so, and how to read its files, rather than name a folder
+// that does not exist.
+func TestPluginSkillWithoutCopyNamesNoFolder(t *testing.T) {
+	plugin := &sourcetest.Fake{SourceName: "p", Scope: sources.ScopeSourcePlugin, Skills: []sourcetest.FakeSkill{
+		{Name: "remote", Description: "Remote.", Body: "Remote body.", Files: map[string]string{"ref.md": "r"}},
+	}}
+	for _, tc := range []struct {
+		tools *server.ToolsOptions
+		how   string
+	}{
+		{nil, "read them with the skill_resource tool"},
+		{&server.ToolsOptions{Disable: []string{"skill_resource"}}, "read them as the MCP resources under skill://remote/"},
+	} {
+		cs := connect(t, server.New(newResolver(t, plugin), &server.Options{Tools: tc.tools}), "", nil)
+		want := "Base directory: none on this machine: a source plugin serves this skill's files; " + tc.how + "\n"
+		res, err := callSkill(t, cs, map[string]any{"name": "remote"})
+		if err != nil || res.IsError {
+			t.Fatalf("call: %v %+v", err, res)
+		}
+		if got := text(t, res.Content[0]); !strings.Contains(got, want) {
+			t.Errorf("the skill tool's answer:\n%s\nwant the line %q", got, want)
+		}
+		p, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "remote"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Messages[0].Content.(*mcp.TextContent).Text; !strings.HasPrefix(got, "Base directory for this skill: none on this machine") {
+			t.Errorf("the prompt: %q", got)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -82,7 +83,7 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	}
 	var blocks []string
 	if entry != nil {
-		blocks, err = renderEntry(m, entry, s.allowDirs)
+		blocks, err = renderEntry(m, baseDirectory(m, s.tools.has(SkillResourceToolName)), entry, s.allowDirs)
 	}
 	if entryGone(m.Skill, err) {
 		s.logger.Debug("skill gone before the catalog's refresh", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
@@ -109,6 +110,30 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 // it is wanted.
 func (s *Server) lookup(v *view, name string) (resolver.Match, error) {
 	return v.snap.Lookup(name)
+}
+
+// baseDirectory is the folder an agent is told to read the skill's files
+// from: the skill folder, or a source plugin's skill's local copy (made
+// by the first read of one of its files). A plugin's skill without one (no
+// cache, or a copy that could not be made) has no folder on this
+// machine, and the line says how to read its files instead: with the
+// skill_resource tool when resourceTool says it is served.
+func baseDirectory(m resolver.Match, resourceTool bool) string {
+	sk := m.Skill
+	if sk.Scope != sources.ScopeSourcePlugin {
+		return sk.Dir
+	}
+	if st, err := os.Stat(sk.Dir); err == nil && st.IsDir() {
+		return sk.Dir
+	}
+	how := "as MCP resources"
+	if u, ok := resolver.URIOf(m); ok {
+		how = fmt.Sprintf("as the MCP resources under %s/", u.Root())
+	}
+	if resourceTool {
+		how = "with the " + SkillResourceToolName + " tool"
+	}
+	return fmt.Sprintf("none on this machine: a source plugin serves this skill's files; read them %s", how)
 }
 
 // goneMessage is the answer of every method about a skill the catalog
@@ -180,12 +205,12 @@ func RenderSkill(m resolver.Match, allowDirs []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return renderEntry(m, entry, allowDirs)
+	return renderEntry(m, baseDirectory(m, true), entry, allowDirs)
 }
 
 // renderEntry is RenderSkill with the skill's entry file open; it closes
 // it.
-func renderEntry(m resolver.Match, entry *sources.File, allowDirs []string) ([]string, error) {
+func renderEntry(m resolver.Match, base string, entry *sources.File, allowDirs []string) ([]string, error) {
 	sk := m.Skill
 	body, err := entry.ReadInto(MaxSkillFileSize, nil)
 	entry.Close()
@@ -196,8 +221,8 @@ func renderEntry(m resolver.Match, entry *sources.File, allowDirs []string) ([]s
 		return nil, err
 	}
 	var b strings.Builder
-	b.Grow(len(body) + len(sk.Dir) + 64)
-	fmt.Fprintf(&b, "Loading: %s\nBase directory: %s\n\n", m.Ref, sk.Dir)
+	b.Grow(len(body) + len(base) + 64)
+	fmt.Fprintf(&b, "Loading: %s\nBase directory: %s\n\n", m.Ref, base)
 	b.Write(body)
 
 	files, truncated := sk.FileList, sk.FileListTruncated
