@@ -210,7 +210,7 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 	}
 	slices.Sort(list)
 	folder := path.Base(id)
-	rfs := newRemoteFS(r, id, files)
+	rfs := newRemoteFS(r, id, files, ps.FrontMatter)
 	rfs.key = contentKey(files)
 	dir := r.address(id)
 	if r.cache != nil {

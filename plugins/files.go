@@ -1,7 +1,9 @@
 package plugins
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"sync"
@@ -22,6 +24,7 @@ type remoteFS struct {
 	files  map[string]fileMeta
 	key    string // content key: the local copy is <cache>/<key>/<folder>
 	dir    string // the local copy's folder, "" without a cache
+	front  []byte // the front matter as listed, CRLF made LF (see fetch)
 
 	// mu guards tried and copied: whether the local copy was tried, and
 	// whether it was made. A copy removed since (the cache evicted it, or
@@ -37,16 +40,30 @@ var (
 	_ fs.StatFS    = (*remoteFS)(nil)
 )
 
-func newRemoteFS(r *remote, id string, files map[string]fileMeta) *remoteFS {
+func newRemoteFS(r *remote, id string, files map[string]fileMeta, front []byte) *remoteFS {
 	sizes := make(map[string]int64, len(files))
 	for p, m := range files {
 		sizes[p] = m.size
 	}
-	return &remoteFS{r: r, id: id, files: files, listed: sources.ListedFS(sizes, time.Time{}, func(name string) ([]byte, error) {
-		ctx, cancel := r.fileCtx()
-		defer cancel()
-		return r.readFile(ctx, id, files[name])
-	})}
+	f := &remoteFS{r: r, id: id, files: files, front: bytes.ReplaceAll(front, []byte("\r\n"), []byte("\n"))}
+	f.listed = sources.ListedFS(sizes, time.Time{}, func(name string) ([]byte, error) { return f.fetch(files[name]) })
+	return f
+}
+
+// fetch reads a listed file through the plugin (readFile checks it
+// against its size and digest). The SKILL.md must also begin with the
+// front matter the listing gave: the catalog shows that one (its
+// description, its allowed tools), and an agent reads the file.
+func (f *remoteFS) fetch(m fileMeta) ([]byte, error) {
+	ctx, cancel := f.r.fileCtx()
+	defer cancel()
+	data, err := f.r.readFile(ctx, f.id, m)
+	if err == nil && m.path == sources.SkillFile {
+		if front, _, ferr := sources.SplitFrontMatter(data); ferr != nil || !bytes.Equal(front, f.front) {
+			return nil, &fs.PathError{Op: "read", Path: m.path, Err: fmt.Errorf("%w: its front matter is not the one the plugin listed", errBadFile)}
+		}
+	}
+	return data, err
 }
 
 func (f *remoteFS) Open(name string) (fs.File, error) {
@@ -87,11 +104,7 @@ func (f *remoteFS) local() (copied bool, failed error) {
 	for _, m := range f.files {
 		metas = append(metas, m)
 	}
-	err := f.r.cache.ensure(f.key, path.Base(f.id), metas, func(m fileMeta) ([]byte, error) {
-		ctx, cancel := f.r.fileCtx()
-		defer cancel()
-		return f.r.readFile(ctx, f.id, m)
-	})
+	err := f.r.cache.ensure(f.key, path.Base(f.id), metas, f.fetch)
 	if err != nil && f.r.copyFailed != nil {
 		f.r.copyFailed(f.id, err)
 	}
