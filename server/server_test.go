@@ -339,3 +339,31 @@ func TestPluginSkillWithoutCopyNamesNoFolder(t *testing.T) {
 		}
 	}
 }
+
+// A SKILL.md replaced by a link out of its folder after the catalog was
+// read (within the debounce, say) is refused by the rule it breaks, by the
+// skill tool and by prompts/get alike, as resources/read refuses it; not
+// with the file system's own words, nor as the server's fault.
+func TestEntryTurnedIntoALinkOut(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "skills")
+	sourcetest.WriteFile(t, filepath.Join(root, "x", "SKILL.md"), "---\nname: x\ndescription: X.\n---\nbody\n")
+	sourcetest.WriteFile(t, filepath.Join(base, "outside.md"), "---\nname: x\ndescription: Outside.\n---\nsecret\n")
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "", nil)
+	entry := filepath.Join(root, "x", "SKILL.md")
+	if err := os.Remove(entry); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "outside.md"), entry); err != nil {
+		t.Fatal(err)
+	}
+	res, err := callSkill(t, cs, map[string]any{"name": "x"})
+	if err != nil || !res.IsError || !strings.Contains(text(t, res.Content[0]), "rule outside-skill") {
+		t.Errorf("the skill tool: %v %+v, want a refusal by rule outside-skill", err, res)
+	}
+	_, err = cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "x"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, "rule outside-skill") {
+		t.Errorf("prompts/get: %v, want -32602 naming rule outside-skill", err)
+	}
+}
