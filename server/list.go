@@ -102,6 +102,8 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	q := strings.ToLower(strings.TrimSpace(query))
 	res := listResult{Skills: []listed{}}
 	bodies, withheld := 0, 0 // bytes of bodies in the answer; bodies left out
+	var unread []string      // the first skills whose bodies cannot be read, and why
+	unreadable := 0
 	for _, sk := range v.snap.Skills() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -116,9 +118,12 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		if withBody && withheld == 0 {
 			body, err := readBody(sk)
 			if err != nil {
+				// Left out, not given as empty: an empty body is a body.
 				s.logger.Warn("cannot read a skill's body for skills_list", "name", sk.Ref.String(), "err", err)
-			}
-			if bodies > 0 && bodies+len(body) > maxListBodies {
+				if unreadable++; len(unread) < 5 {
+					unread = append(unread, fmt.Sprintf("%s (%v)", sk.Ref, unwrapPathError(sources.Confine(sk.EntryFile(), err))))
+				}
+			} else if bodies > 0 && bodies+len(body) > maxListBodies {
 				withheld++
 			} else {
 				l.Body = &body
@@ -135,6 +140,12 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	}
 	if withheld > 0 {
 		text += fmt.Sprintf(" The bodies of the last %s are left out: the answer holds at most %d MiB of bodies; narrow the query, or load a skill by name.", count(withheld, "skill"), maxListBodies>>20)
+	}
+	if unreadable > 0 {
+		if more := unreadable - len(unread); more > 0 {
+			unread = append(unread, fmt.Sprintf("%d more", more))
+		}
+		text += fmt.Sprintf(" The SKILL.md of %s cannot be read, and its body is left out: %s.", count(unreadable, "skill"), strings.Join(unread, "; "))
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: res}, nil
 }

@@ -447,3 +447,33 @@ func TestGreeted(t *testing.T) {
 		t.Fatal("Greeted was not closed by the answer to initialize")
 	}
 }
+
+// skills_list leaves out a body it cannot read, rather than give it as
+// empty (an empty body is a body), and its text names the skill and why.
+func TestSkillsListLeavesOutUnreadableBodies(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFile(t, filepath.Join(root, "ok", "SKILL.md"), "---\nname: ok\ndescription: Fine.\n---\nok body\n")
+	sourcetest.WriteFile(t, filepath.Join(root, "big", "SKILL.md"), "---\nname: big\ndescription: Too big.\n---\n"+strings.Repeat("x", server.MaxSkillFileSize+1))
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), &server.Options{Tools: &server.ToolsOptions{Enable: []string{"skills_list"}}}), "", nil)
+	res, err := callTool(cs, "skills_list", map[string]any{"includeBody": true})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	var got struct {
+		Skills []struct {
+			InstallName string  `json:"installName"`
+			Body        *string `json:"body"`
+		}
+	}
+	structured(t, res, &got)
+	bodies := map[string]*string{}
+	for _, sk := range got.Skills {
+		bodies[sk.InstallName] = sk.Body
+	}
+	if len(bodies) != 2 || bodies["ok"] == nil || !strings.Contains(*bodies["ok"], "ok body") || bodies["big"] != nil {
+		t.Errorf("bodies: ok %v, big %v; want ok's, and none for big", bodies["ok"], bodies["big"])
+	}
+	if line := text(t, res.Content[0]); !strings.Contains(line, "The SKILL.md of 1 skill cannot be read, and its body is left out: big (") {
+		t.Errorf("text: %s", line)
+	}
+}
