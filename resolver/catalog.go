@@ -586,6 +586,10 @@ func oneLine(s string) string {
 	return collapseLine(s)
 }
 
+// OneLine is a skill's text (a description, a name) as the catalog shows
+// it: on one line, with no control or bidirectional-control character.
+func OneLine(s string) string { return oneLine(s) }
+
 // collapseLine is oneLine for any text.
 func collapseLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")

@@ -167,9 +167,10 @@ func (s *Server) searchSummary(res *resolver.SearchResult) string {
 	return b.String() + unread
 }
 
-// clipText puts s on one line and cuts it to about n characters.
+// clipText puts s on one line, as the catalog does (no control or bidi
+// character), and cuts it to about n characters.
 func clipText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = resolver.OneLine(s)
 	if r := []rune(s); len(r) > n {
 		return strings.TrimRight(string(r[:n]), " ,;:.") + "…"
 	}
