@@ -118,9 +118,15 @@ func (a *args) strings(name string) ([]string, error) {
 	if !a.has(name) {
 		return nil, nil
 	}
-	var out []string
-	if err := json.Unmarshal(a.m[name], &out); err != nil {
+	var items []json.RawMessage
+	if err := json.Unmarshal(a.m[name], &items); err != nil {
 		return nil, invalidParams(fmt.Sprintf("argument %q must be a list of strings, got %s", name, jsonKind(a.m[name])))
+	}
+	out := make([]string, len(items))
+	for i, item := range items {
+		if err := json.Unmarshal(item, &out[i]); err != nil || jsonKind(item) != "a string" {
+			return nil, invalidParams(fmt.Sprintf("argument %q must be a list of strings, and its item %d is %s", name, i, jsonKind(item)))
+		}
 	}
 	return out, nil
 }

@@ -147,7 +147,9 @@ func TestBadSearchArguments(t *testing.T) {
 		{"skills.search", map[string]any{"query": "pdf", "limit": 99}, `argument "limit" must be an integer from 1 to 25`},
 		{"check_skill_exists", map[string]any{}, `give exactly one of the arguments "name"`},
 		{"cite_skill", map[string]any{"name": ""}, `argument "name" must not be empty`},
-		{"suggest_skills", map[string]any{"task": "x", "files": "a.pdf"}, `argument "files" must be a list of strings`},
+		{"suggest_skills", map[string]any{"task": "x", "files": "a.pdf"}, `argument "files" must be a list of strings, got a string`},
+		{"suggest_skills", map[string]any{"task": "x", "files": []any{"a.pdf", 5}}, `argument "files" must be a list of strings, and its item 1 is a number`},
+		{"suggest_skills", map[string]any{"task": "x", "files": []any{nil}}, `argument "files" must be a list of strings, and its item 0 is null`},
 	} {
 		_, err := callTool(cs, tt.tool, tt.args)
 		var werr *jsonrpc.Error
