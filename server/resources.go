@@ -349,6 +349,9 @@ func (s *Server) readFiles(ctx context.Context, a resolver.Address, uri string) 
 		if errors.Is(err, sources.ErrTooLarge) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: its file %s is too large (%v; resources.max_file_size sets the limit); read the other files one by one (resources/directory/read lists them)", clipURI(uri), f.Path, unwrapPathError(err))}
 		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: its file %s cannot be read by the user skillmux runs as (permission denied); read the other files one by one (resources/directory/read lists them)", clipURI(uri), f.Path)}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, sources.Confine(f.Path, err))
 		}

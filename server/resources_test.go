@@ -596,4 +596,16 @@ func TestReadPermissionDenied(t *testing.T) {
 	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, "permission denied") {
 		t.Errorf("read of a file closed to skillmux: %v; want -32602 saying permission denied", err)
 	}
+	// The read of the whole folder names the file that stops it.
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://pdf/"})
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, "references/shut.md cannot be read") {
+		t.Errorf("read of the skill's folder: %v; want -32602 naming references/shut.md", err)
+	}
+	// A folder closed to skillmux is not listed as empty.
+	sourcetest.WriteFile(t, filepath.Join(root, "pdf", "closed", "x.md"), "x")
+	sourcetest.Chmod(t, filepath.Join(root, "pdf", "closed"), 0)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "skill_resource", Arguments: map[string]any{"skill": "pdf", "path": "closed"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "cannot list closed/ of skill pdf: permission denied") {
+		t.Errorf("skill_resource of a folder closed to skillmux: %v %+v", err, res)
+	}
 }

@@ -143,6 +143,13 @@ func (s *Server) listSkillFiles(m resolver.Match, u resolver.SkillURI, under, to
 	sk := m.Skill
 	fsys, done := sources.Pin(sk.Files)
 	defer done()
+	if under != "" {
+		// The walk passes over a folder it cannot read; the folder asked
+		// for is not passed over in silence.
+		if _, err := fs.ReadDir(fsys, under); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return errorResult(fmt.Sprintf("cannot list %s/ of skill %s: %v", under, m.Ref, unwrapPathError(sources.Confine(under, err)))), nil
+		}
+	}
 	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{Allow: s.walkAllow(sk, under)})
 	if entryGone(sk, err) {
 		return errorResult(goneMessage(m)), nil
