@@ -367,3 +367,30 @@ func TestEntryTurnedIntoALinkOut(t *testing.T) {
 		t.Errorf("prompts/get: %v, want -32602 naming rule outside-skill", err)
 	}
 }
+
+// A file whose name holds a line break (or another control or bidi
+// character) is shown quoted in the skill tool's and skill_resource's
+// lists: raw, it would read as two files.
+func TestOddFileNamesAreQuoted(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFiles(t, root, map[string]string{
+		"x/SKILL.md":      "---\nname: x\ndescription: X.\n---\nbody\n",
+		"x/ctl\nname.md":  "odd",
+		"x/plain name.md": "plain",
+	})
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "", nil)
+	res, err := callSkill(t, cs, map[string]any{"name": "x"})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if got, want := text(t, res.Content[1]), "Files in this skill (relative to the base directory):\n\"ctl\\nname.md\"\nplain name.md"; got != want {
+		t.Errorf("the skill tool's list:\n%q\nwant\n%q", got, want)
+	}
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "skill_resource", Arguments: map[string]any{"skill": "x"}})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if got := text(t, res.Content[0]); !strings.Contains(got, "\n\"ctl\\nname.md\" (3 bytes)\n") {
+		t.Errorf("skill_resource's list:\n%s", got)
+	}
+}

@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -259,10 +261,22 @@ func fileList(files []string, truncated bool) string {
 	b.WriteString("Files in this skill (relative to the base directory):")
 	for _, f := range files {
 		b.WriteString("\n")
-		b.WriteString(f)
+		b.WriteString(shownPath(f))
 	}
 	if truncated {
-		fmt.Fprintf(&b, "\n(only the first %d files are listed)", sources.MaxListedFiles)
+		// The walk stops at the bound in the order folders list their
+		// entries: these are some of the files, not the first by name.
+		fmt.Fprintf(&b, "\n(only %d of the skill's files are listed)", sources.MaxListedFiles)
 	}
 	return b.String()
+}
+
+// shownPath is a file's path as a line of a text answer: quoted, as in
+// Go, when it holds a character that would break the line or show it in
+// another order (a name may hold a line break).
+func shownPath(p string) string {
+	if strings.IndexFunc(p, func(r rune) bool { return unicode.IsControl(r) || sources.IsBidiControl(r) }) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
 }

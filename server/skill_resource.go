@@ -168,7 +168,7 @@ func (s *Server) listSkillFiles(m resolver.Match, u resolver.SkillURI, under, to
 		if p == sk.EntryFile() {
 			p = resolver.EntryName
 		}
-		fmt.Fprintf(&b, "\n%s (%d bytes)", p, f.Size)
+		fmt.Fprintf(&b, "\n%s (%d bytes)", shownPath(p), f.Size)
 	}
 	if len(files) == 0 {
 		b.WriteString("\n(none)")

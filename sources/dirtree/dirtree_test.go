@@ -246,6 +246,17 @@ func TestFileListHasWhatCanBeRead(t *testing.T) {
 	if diff := cmp.Diff([]string{"guide", "refs/guide.md"}, s.FileList); diff != "" {
 		t.Errorf("file list (-want +got):\n%s", diff)
 	}
+	// The files left out for their names are not left out in silence.
+	var named []string
+	for _, d := range l.Problems {
+		if d.Rule == "file-name" {
+			named = append(named, strings.TrimPrefix(d.Path, root+"/"))
+		}
+	}
+	slices.Sort(named)
+	if diff := cmp.Diff([]string{"s/dir-\xff/x.md", "s/latin1-\xe9.md"}, named); diff != "" {
+		t.Errorf("the warnings of names not UTF-8 (-want +got):\n%s", diff)
+	}
 	for _, f := range s.FileList {
 		if _, err := fs.ReadFile(s.Files, f); err != nil {
 			t.Errorf("listed %s, and its read fails: %v", f, err)

@@ -308,8 +308,14 @@ func (w *walk) add(key string, e *entry) bool {
 // file adds the file at path to the file list of the skill owner.
 func (w *walk) file(owner *entry, path string) {
 	rel, err := filepath.Rel(filepath.Dir(owner.path), path)
-	if err != nil || !utf8.ValidString(rel) {
-		return // a name that is not UTF-8 cannot be read (sources.CheckPath)
+	if err != nil {
+		return
+	}
+	if !utf8.ValidString(rel) {
+		// No URI or tool path can name it (sources.CheckPath).
+		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: path, Rule: "file-name",
+			Message: "the file's name (or a folder's on its path) is not UTF-8, which no resource URI or tool path can name: the file is not served; rename it"})
+		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
