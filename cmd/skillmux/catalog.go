@@ -207,6 +207,7 @@ func (s *setup) Close() {
 func (s *setup) openCatalog(ctx context.Context) (*resolver.Resolver, error) {
 	res := resolver.New(s.plan.sources([]string{s.plan.workdir}), &resolver.Options{Logger: s.logger})
 	if _, err := res.Reload(ctx); err != nil {
+		res.SetSources(nil) // closes them: a plugin started meanwhile ends
 		return nil, err
 	}
 	return res, nil

@@ -509,3 +509,48 @@ func TestValidateFileNotNamedSkillMD(t *testing.T) {
 		t.Errorf("a SKILL.md given by its path: %v\n%s", err, out)
 	}
 }
+
+// A signal while the catalog is still being read (here: waiting for a
+// source plugin that never starts) stops serve as any other: at once,
+// with status 0, and nothing said of a failure.
+func TestBinaryExitsOnSignalDuringStart(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM on Windows")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command")
+	}
+	bin := buildBinary(t)
+	work := t.TempDir()
+	cfg := filepath.Join(work, "slow.yaml")
+	writeFile(t, cfg, fmt.Sprintf("sources:\n  - type: plugin\n    name: slow\n    command: [%q, \"30\"]\n", sleep))
+	cmd := exec.Command(bin, "serve", "--no-builtin", "--config", cfg)
+	cmd.Env, cmd.Dir = isolatedEnv(t), work
+	stdin, _ := cmd.StdinPipe()
+	defer stdin.Close()
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !stderr.waitFor("skillmux starting", 10*time.Second) {
+		cmd.Process.Kill()
+		t.Fatalf("not starting after 10s:\n%s", stderr.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit %v, want status 0:\n%s", err, stderr.String())
+		}
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("still running 5s after the signal:\n%s", stderr.String())
+	}
+	if got := stderr.String(); !strings.Contains(got, "stopping on signal") || strings.Contains(got, "context canceled") {
+		t.Errorf("stderr:\n%s", got)
+	}
+}

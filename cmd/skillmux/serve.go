@@ -177,6 +177,12 @@ status 2.`,
 			}
 			res, err := s.openCatalog(ctx)
 			if err != nil {
+				if ctx.Err() != nil {
+					// A signal before the catalog was read: a stop as
+					// any other, not a failure.
+					logger.Info("stopping on signal, before serving")
+					return nil
+				}
 				return err
 			}
 			l := &live{cmd: cmd, e: &e, f: &f, logger: logger, res: res, level: s.level, started: s.cfg, s: s, workspaces: []string{e.workdir}, look: look}
