@@ -189,7 +189,9 @@ func valueKind(v string) string {
 // (un)subscribe without a uri, which it would answer "not found" or
 // accept. It also answers logging/setLevel as a method this server does
 // not have: it declares no logging capability and sends no log messages
-// (its log goes to stderr), where the SDK would accept any level.
+// (its log goes to stderr), where the SDK would accept any level. And it
+// words the SDK's refusal of a tools/list cursor as the server's other
+// lists word theirs (the SDK says only "invalid params").
 func requiredParams(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "logging/setLevel" {
@@ -197,6 +199,12 @@ func requiredParams(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		var uri string
 		switch p := req.GetParams().(type) {
+		case *mcp.ListToolsParams:
+			res, err := next(ctx, method, req)
+			if err != nil && p != nil && p.Cursor != "" && ctx.Err() == nil {
+				return nil, invalidParams(fmt.Sprintf("the cursor is not one %s gave: pass a nextCursor as it came, or none for the first page", method))
+			}
+			return res, err
 		case *mcp.ReadResourceParams:
 			if p != nil {
 				uri = p.URI

@@ -87,6 +87,10 @@ func TestResourceList(t *testing.T) {
 	if _, err := cs.ListResources(context.Background(), &mcp.ListResourcesParams{Cursor: "not a cursor!"}); rpcCode(err) != jsonrpc.CodeInvalidParams {
 		t.Errorf("a bad cursor: %v", err)
 	}
+	// tools/list, whose cursors the SDK makes, refuses one in the same words.
+	if _, err := cs.ListTools(context.Background(), &mcp.ListToolsParams{Cursor: "garbage"}); rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "the cursor is not one tools/list gave") {
+		t.Errorf("a bad tools/list cursor: %v", err)
+	}
 	if _, err := cs.ListResourceTemplates(context.Background(), &mcp.ListResourceTemplatesParams{Cursor: "bogus"}); rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "pass no cursor") {
 		t.Errorf("a bad templates cursor: %v", err)
 	}
