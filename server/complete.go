@@ -28,6 +28,7 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 	v := s.viewOf(req)
 	typed := strings.ToLower(p.Argument.Value)
 	values := []string{} // never null: the schema wants an array
+	truncated := false   // values are some of the matches, of a number not known
 	switch p.Argument.Name {
 	case "skill":
 		for _, a := range v.snap.Addresses() {
@@ -50,7 +51,8 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 		}
 		fsys, done := sources.Pin(a.Match.Skill.Files)
 		defer done()
-		files, _, _ := sources.WalkFiles(fsys, &sources.WalkOptions{Allow: s.walkAllow(a.Match.Skill, "")})
+		var files []sources.WalkedFile
+		files, truncated, _ = sources.WalkFiles(fsys, &sources.WalkOptions{Allow: s.walkAllow(a.Match.Skill, "")})
 		root := a.URI.Root() + "/"
 		for _, f := range files {
 			enc := strings.TrimPrefix(a.URI.File(f.Path), root)
@@ -62,7 +64,13 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 		return res, nil
 	}
 	slices.Sort(values)
-	return completion(values), nil
+	res = completion(values)
+	if truncated {
+		// The walk stopped at its bound: how many files match is not
+		// known, only that there are more.
+		res.Completion.Total, res.Completion.HasMore = 0, true
+	}
+	return res, nil
 }
 
 func isSkillTemplate(uri string) bool {

@@ -2,12 +2,14 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
@@ -49,5 +51,29 @@ func TestResourceCompletion(t *testing.T) {
 		if diff := cmp.Diff(tt.want, complete(tt.template, tt.arg, tt.value, tt.ctx)); diff != "" {
 			t.Errorf("%s %s=%q (-want +got):\n%s", tt.template, tt.arg, tt.value, diff)
 		}
+	}
+}
+
+// A skill of more files than a walk lists completes its paths with as
+// many as an answer holds, and more to come, but no total: the walk
+// stopped before it could count them.
+func TestPathCompletionOfManyFiles(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"many/SKILL.md": "---\nname: many\ndescription: Many files.\n---\n"}
+	for i := range sources.MaxListedFiles + 50 {
+		files[fmt.Sprintf("many/f%05d.md", i)] = "x"
+	}
+	sourcetest.WriteFiles(t, root, files)
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "2025-11-25", nil)
+	res, err := cs.Complete(context.Background(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "skill://{+skill}/{+path}"},
+		Argument: mcp.CompleteParamsArgument{Name: "path", Value: "f"},
+		Context:  &mcp.CompleteContext{Arguments: map[string]string{"skill": "many"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Completion; !c.HasMore || c.Total != 0 || len(c.Values) == 0 {
+		t.Errorf("hasMore %v, total %d, %d values; want more to come, no total", c.HasMore, c.Total, len(c.Values))
 	}
 }
