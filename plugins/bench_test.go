@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"testing"
@@ -136,4 +137,33 @@ func BenchmarkReadFile(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCopyCacheFill makes 1,000 copies of 2 kB skills in a cache
+// with room for 100, so that every copy after the hundredth evicts one:
+// the cost of a copy with the cache full (each eviction used to walk the
+// whole cache folder, which made filling it quadratic).
+func BenchmarkCopyCacheFill(b *testing.B) {
+	const size, copies = 2 << 10, 1000
+	contents := make([]string, copies)
+	metas := make([][]fileMeta, copies)
+	keys := make([]string, copies)
+	for i := range copies {
+		contents[i] = fmt.Sprintf("%0*d", size, i)
+		metas[i] = []fileMeta{{path: "SKILL.md", size: size, sha256: digestOf(contents[i])}}
+		keys[i] = contentKey(map[string]fileMeta{"SKILL.md": metas[i][0]})
+	}
+	for b.Loop() {
+		root := b.TempDir()
+		c := newCopyCache(root, 100*size)
+		for i := range copies {
+			if err := c.ensure(keys[i], "s", metas[i], func(fileMeta) ([]byte, error) { return []byte(contents[i]), nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		removeAll(root)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*copies), "µs/copy")
 }
