@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
@@ -377,18 +378,7 @@ func TestSkillsListBoundsBodies(t *testing.T) {
 	for _, n := range []string{"a", "b", "c", "d"} {
 		src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: n, Description: "Big.", Body: big})
 	}
-	cs := connect(t, server.New(newResolver(t, src), &server.Options{Tools: &server.ToolsOptions{Enable: []string{"skills_list"}}}), "", nil)
-	res, err := callTool(cs, "skills_list", map[string]any{"includeBody": true})
-	if err != nil || res.IsError {
-		t.Fatalf("%v %+v", err, res)
-	}
-	var got struct {
-		Skills []struct {
-			InstallName string  `json:"installName"`
-			Body        *string `json:"body"`
-		}
-	}
-	structured(t, res, &got)
+	got, res := listWithBodies(t, src)
 	if len(got.Skills) != 4 || got.Skills[1].Body == nil || got.Skills[2].Body != nil || got.Skills[3].Body != nil {
 		t.Fatalf("%d skills, or bodies past 8 MiB", len(got.Skills))
 	}
@@ -450,24 +440,34 @@ func TestGreeted(t *testing.T) {
 	}
 }
 
+// listedSkills is the structured answer of skills_list, in part.
+type listedSkills struct {
+	Skills []struct {
+		InstallName string  `json:"installName"`
+		Body        *string `json:"body"`
+	}
+}
+
+// listWithBodies calls skills_list with includeBody over src.
+func listWithBodies(t *testing.T, src sources.Source) (listedSkills, *mcp.CallToolResult) {
+	t.Helper()
+	cs := connect(t, server.New(newResolver(t, src), &server.Options{Tools: &server.ToolsOptions{Enable: []string{"skills_list"}}}), "", nil)
+	res, err := callTool(cs, "skills_list", map[string]any{"includeBody": true})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	var got listedSkills
+	structured(t, res, &got)
+	return got, res
+}
+
 // skills_list leaves out a body it cannot read, rather than give it as
 // empty (an empty body is a body), and its text names the skill and why.
 func TestSkillsListLeavesOutUnreadableBodies(t *testing.T) {
 	root := t.TempDir()
 	sourcetest.WriteFile(t, filepath.Join(root, "ok", "SKILL.md"), "---\nname: ok\ndescription: Fine.\n---\nok body\n")
 	sourcetest.WriteFile(t, filepath.Join(root, "big", "SKILL.md"), "---\nname: big\ndescription: Too big.\n---\n"+strings.Repeat("x", server.MaxSkillFileSize+1))
-	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), &server.Options{Tools: &server.ToolsOptions{Enable: []string{"skills_list"}}}), "", nil)
-	res, err := callTool(cs, "skills_list", map[string]any{"includeBody": true})
-	if err != nil || res.IsError {
-		t.Fatalf("%v %+v", err, res)
-	}
-	var got struct {
-		Skills []struct {
-			InstallName string  `json:"installName"`
-			Body        *string `json:"body"`
-		}
-	}
-	structured(t, res, &got)
+	got, res := listWithBodies(t, dirtree.New(root, nil))
 	bodies := map[string]*string{}
 	for _, sk := range got.Skills {
 		bodies[sk.InstallName] = sk.Body
