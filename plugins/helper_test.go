@@ -50,6 +50,8 @@ func TestMain(m *testing.M) {
 //	hang   answers Describe, never List
 //	hangread  serves as dir, and hangs in every read of a file after
 //	       the one that digests it for the listing
+//	hangread-slowlist  hangread, whose every List after the first takes
+//	       600 ms
 //	v2     prints the handshake of protocol version 2
 //	exit   exits at once with status 3
 //	flood  serves one skill and sends change events without pause
@@ -77,6 +79,8 @@ func testPlugin(mode string) int {
 		src = hang{}
 	case "hangread":
 		src = &hangRead{Source: dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"}), skills: map[*sources.Skill]*sources.Skill{}}
+	case "hangread-slowlist":
+		src = &slowLister{Source: &hangRead{Source: dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"}), skills: map[*sources.Skill]*sources.Skill{}}}
 	case "thenhang":
 		src = &thenHang{Source: dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"})}
 	case "mute":
@@ -183,6 +187,19 @@ func (h *hangRead) List(ctx context.Context) (*sources.Listing, error) {
 		out.Skills = append(out.Skills, own)
 	}
 	return &out, nil
+}
+
+// slowLister is a source whose every List after the first takes 600 ms.
+type slowLister struct {
+	sources.Source
+	calls atomic.Int32
+}
+
+func (s *slowLister) List(ctx context.Context) (*sources.Listing, error) {
+	if s.calls.Add(1) > 1 {
+		time.Sleep(600 * time.Millisecond)
+	}
+	return s.Source.List(ctx)
 }
 
 // readOnce opens each file once; a second open hangs for good.

@@ -120,7 +120,8 @@ type Source struct {
 	listeners    map[int]func()
 	nextID       int
 	graceTimer   *time.Timer
-	timeouts     int // calls timed out in a row
+	timeouts     int // List calls timed out in a row
+	readTimeouts int // reads of files timed out in a row (see readDone)
 	restarts     int
 	pid          int
 	flooded      time.Time // the last time the plugin flooded events
@@ -429,21 +430,40 @@ func (s *Source) callFailed(inst *instance, call string, err error, timedOut boo
 	return err
 }
 
-// readDone counts a read of a file through the client c that timed out
-// as a call that did (callFailed), and one that was answered as the end
-// of a run of them: a plugin that lists but hangs in every read is
-// restarted as one that hangs in List is. A read through an instance
+// readDone counts the reads of files through the client c that time out
+// in a row, apart from List's: a plugin that lists but hangs in every
+// read is restarted after maxTimeouts of them, as one that hangs in List
+// is, and a read answered ends the run. Reads say nothing of List: they
+// neither end a run of List's timeouts nor start the plugin's trouble
+// (which List's grace period counts from). A read through an instance
 // already replaced counts for nothing.
 func (s *Source) readDone(c pluginpb.SkillSourceClient, err error) {
+	timedOut := errors.Is(err, errNoAnswer)
 	s.mu.Lock()
 	inst := s.inst
-	current := inst != nil && inst.rpc == c
-	if current && err == nil {
-		s.timeouts = 0
+	if inst == nil || inst.rpc != c {
+		s.mu.Unlock()
+		return
+	}
+	restart := false
+	switch {
+	case timedOut:
+		s.readTimeouts++
+		restart = s.readTimeouts == maxTimeouts
+	case err == nil:
+		s.readTimeouts = 0
 	}
 	s.mu.Unlock()
-	if current && errors.Is(err, errNoAnswer) {
-		s.callFailed(inst, "ReadFile", err, true)
+	if !timedOut {
+		return
+	}
+	s.logger.Warn("source plugin call failed", "call", "ReadFile", "err", fmt.Errorf("the plugin did not answer ReadFile within %s", s.o.Timeout))
+	if restart {
+		s.logger.Warn("source plugin stopped answering; restarting it", "timeouts_in_a_row", maxTimeouts)
+		select {
+		case s.restart <- inst:
+		default:
+		}
 	}
 }
 
@@ -742,7 +762,7 @@ func (s *Source) setPhase(ph phase, inst *instance, err error) bool {
 	switch ph {
 	case phaseUp:
 		s.pid = inst.runner.pid
-		s.timeouts = 0 // a new process: its own calls count
+		s.timeouts, s.readTimeouts = 0, 0 // a new process: its own calls count
 	case phaseDown, phaseFailed:
 		if s.troubleSince.IsZero() {
 			s.troubleSince = time.Now()

@@ -224,6 +224,43 @@ func TestHungReadsRestartThePlugin(t *testing.T) {
 	}
 }
 
+// Reads say nothing of List: a read that timed out long ago does not
+// take the grace period from a List that is merely slow (the last
+// listing is served meanwhile), and reads answered do not hide Lists
+// that time out (the plugin is restarted after three in a row).
+func TestReadsLeaveListAlone(t *testing.T) {
+	t.Run("grace", func(t *testing.T) {
+		dir := t.TempDir()
+		skillDir(t, dir, "alpha", "Alpha skill.")
+		src, _ := newTestSource(t, "p", "hangread-slowlist", &Options{Env: map[string]string{envDir: dir}, Timeout: 2 * time.Second, Grace: time.Second})
+		l, err := src.List(t.Context())
+		if err != nil || len(l.Skills) != 1 {
+			t.Fatalf("listing: %v, %+v", err, l)
+		}
+		if _, err := sources.ReadEntry(l.Skills[0], 1<<20); !errors.Is(err, errNoAnswer) {
+			t.Fatalf("a hung read: %v, want errNoAnswer", err)
+		}
+		time.Sleep(1500 * time.Millisecond) // longer than the grace
+		if l, err := src.List(t.Context()); err != nil || len(l.Skills) != 1 {
+			t.Errorf("a slow List after a read timed out: %v, %+v; want the last listing", err, l)
+		}
+	})
+	t.Run("restart", func(t *testing.T) {
+		dir := t.TempDir()
+		skillDir(t, dir, "alpha", "Alpha skill.")
+		src, _ := newTestSource(t, "p", "thenhang", &Options{Env: map[string]string{envDir: dir}, Timeout: 300 * time.Millisecond, Grace: time.Hour, Backoff: Backoff{Min: 50 * time.Millisecond}})
+		l, err := src.List(t.Context())
+		if err != nil || len(l.Skills) != 1 {
+			t.Fatalf("listing: %v, %+v", err, l)
+		}
+		eventually(t, 20*time.Second, "a plugin hung in List, whose reads are answered, was not restarted", func() bool {
+			src.List(t.Context())
+			sources.ReadEntry(l.Skills[0], 1<<20) // answered, when the plugin is up
+			return src.Status().Restarts >= 1
+		})
+	})
+}
+
 // A plugin restarted for hanging that hangs again is restarted again: its
 // timeouts are counted anew.
 func TestHungPluginRestartedAgain(t *testing.T) {
