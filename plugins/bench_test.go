@@ -151,7 +151,7 @@ func BenchmarkCopyCacheFill(b *testing.B) {
 	for i := range copies {
 		contents[i] = fmt.Sprintf("%0*d", size, i)
 		metas[i] = []fileMeta{{path: "SKILL.md", size: size, sha256: digestOf(contents[i])}}
-		keys[i] = contentKey(map[string]fileMeta{"SKILL.md": metas[i][0]})
+		keys[i] = contentKey(map[string]fileMeta{"SKILL.md": metas[i][0]}, nil)
 	}
 	for b.Loop() {
 		root := b.TempDir()

@@ -143,6 +143,7 @@ func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fil
 		return err
 	}
 	dest := filepath.Join(keyDir, folder)
+	fresh := !isDir(keyDir) // the key's first folder: it holds total bytes
 	err = os.MkdirAll(keyDir, 0o755)
 	if err == nil {
 		err = os.Rename(base, dest)
@@ -150,6 +151,9 @@ func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fil
 	switch {
 	case err == nil:
 		os.Chmod(dest, 0o555)
+		if fresh {
+			c.forget(keyDir) // counted anew: another process may have removed it
+		}
 		c.used(keyDir, total)
 		return nil
 	case isDir(dest):

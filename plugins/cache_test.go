@@ -2,12 +2,16 @@ package plugins
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	pluginpb "github.com/skillmux/skillmux/plugins/proto"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
@@ -57,7 +61,7 @@ func TestEqualSkillsInTwoFolders(t *testing.T) {
 func TestCopiesShareAKey(t *testing.T) {
 	const content = "---\ndescription: D.\n---\nBody.\n"
 	files := []fileMeta{{path: "SKILL.md", size: int64(len(content)), sha256: digestOf(content)}}
-	key := contentKey(map[string]fileMeta{"SKILL.md": files[0]})
+	key := contentKey(map[string]fileMeta{"SKILL.md": files[0]}, nil)
 	fetch := func(fileMeta) ([]byte, error) { return []byte(content), nil }
 	check := func(t *testing.T, root string, folders ...string) {
 		t.Helper()
@@ -167,7 +171,7 @@ func TestEvictionLooksAtTheFolderOnce(t *testing.T) {
 	for i := range 40 {
 		content := fmt.Sprintf("%0*d", size, i)
 		files := []fileMeta{{path: "SKILL.md", size: size, sha256: digestOf(content)}}
-		key := contentKey(map[string]fileMeta{"SKILL.md": files[0]})
+		key := contentKey(map[string]fileMeta{"SKILL.md": files[0]}, nil)
 		keys = append(keys, key)
 		if err := c.ensure(key, "s", files, func(fileMeta) ([]byte, error) { return []byte(content), nil }); err != nil {
 			t.Fatal(err)
@@ -187,5 +191,85 @@ func TestEvictionLooksAtTheFolderOnce(t *testing.T) {
 		if !isDir(filepath.Join(root, key, "s")) {
 			t.Errorf("a copy among the last four made is gone: %s", key)
 		}
+	}
+}
+
+// slowReads is byID whose reads take a while once slow is set.
+type slowReads struct {
+	byID
+	slow atomic.Bool
+}
+
+func (s *slowReads) ReadFile(req *pluginpb.ReadFileRequest, stream pluginpb.SkillSource_ReadFileServer) error {
+	if s.slow.Load() {
+		time.Sleep(100 * time.Millisecond)
+	}
+	return s.byID.ReadFile(req, stream)
+}
+
+// Many readers of a skill whose copy was removed (by another process
+// sharing the cache folder) all read it: one makes the copy again, and
+// those that missed the old one meanwhile find the new one.
+func TestConcurrentReadsAfterEviction(t *testing.T) {
+	const front = "name: s\ndescription: D.\n"
+	const file = "---\n" + front + "---\nbody\n"
+	plugin := &slowReads{byID: byID{skills: []*pluginpb.Skill{
+		{Id: "s", FrontMatter: []byte(front), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: int64(len(file)), Sha256: digestOf(file)}}},
+	}, files: map[string]string{"s/SKILL.md": file}}}
+	src := connect(t, "p", plugin, t.TempDir())
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := l.Skills[0]
+	for round := range 5 {
+		if _, err := fs.ReadFile(sk.Files, "SKILL.md"); err != nil {
+			t.Fatal(err)
+		}
+		removeAll(filepath.Dir(sk.Dir))
+		plugin.slow.Store(true)
+		var wg sync.WaitGroup
+		errs := make(chan error, 64)
+		start := make(chan struct{})
+		for range cap(errs) {
+			wg.Go(func() {
+				<-start
+				if _, err := fs.ReadFile(sk.Files, "SKILL.md"); err != nil {
+					errs <- err
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("round %d: a read after the copy was removed: %v", round, err)
+			break
+		}
+		plugin.slow.Store(false)
+	}
+}
+
+// A copy removed by another process and made again is counted once.
+func TestRemovedCopyCountedOnce(t *testing.T) {
+	const content = "---\ndescription: D.\n---\nBody.\n"
+	files := []fileMeta{{path: "SKILL.md", size: int64(len(content)), sha256: digestOf(content)}}
+	key := contentKey(map[string]fileMeta{"SKILL.md": files[0]}, nil)
+	root := t.TempDir()
+	t.Cleanup(func() { removeAll(root) })
+	c := newCopyCache(root, DefaultCacheBytes)
+	for i := range 5 {
+		if err := c.ensure(key, "one", files, func(fileMeta) ([]byte, error) { return []byte(content), nil }); err != nil {
+			t.Fatal(err)
+		}
+		if i < 4 {
+			removeAll(filepath.Join(root, key))
+		}
+	}
+	c.usage.Lock()
+	got := c.keys[filepath.Join(root, key)].size
+	c.usage.Unlock()
+	if got != int64(len(content)) {
+		t.Errorf("the copy is counted as %d bytes; it holds %d", got, len(content))
 	}
 }

@@ -211,7 +211,7 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 	slices.Sort(list)
 	folder := path.Base(id)
 	rfs := newRemoteFS(r, id, files, ps.FrontMatter)
-	rfs.key = contentKey(files)
+	rfs.key = contentKey(files, ps.FrontMatter)
 	dir := r.address(id)
 	if r.cache != nil {
 		rfs.dir = filepath.Join(r.cache.root, rfs.key, folder)
@@ -258,15 +258,19 @@ func sameSkill(a, b *sources.Skill) bool {
 }
 
 // contentKey names a skill's content: a digest of its files' paths,
-// sizes and digests. Equal keys mean equal files.
-func contentKey(files map[string]fileMeta) string {
+// sizes and digests, and of the front matter its listing gave. Equal keys
+// mean equal files, listed with the same front matter: a copy is made only
+// of a SKILL.md whose front matter is the listed one (remoteFS.fetch), so
+// a copy found under a key was checked against that front matter.
+func contentKey(files map[string]fileMeta, front []byte) string {
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
 	h := sha256.New()
-	io.WriteString(h, "skillmux plugin skill v1\n")
+	io.WriteString(h, "skillmux plugin skill v2\n")
+	fmt.Fprintf(h, "%d\x00%s\n", len(front), front)
 	for _, p := range paths {
 		f := files[p]
 		fmt.Fprintf(h, "%s\x00%d\x00%x\n", p, f.size, f.sha256)

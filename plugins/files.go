@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
+	"reflect"
 	"sync"
 	"time"
 
@@ -24,7 +26,7 @@ type remoteFS struct {
 	files  map[string]fileMeta
 	key    string // content key: the local copy is <cache>/<key>/<folder>
 	dir    string // the local copy's folder, "" without a cache
-	front  []byte // the front matter as listed, CRLF made LF (see fetch)
+	front  []byte // the front matter as listed (see fetch)
 
 	// mu guards tried and copied: whether the local copy was tried, and
 	// whether it was made. A copy removed since (the cache evicted it, or
@@ -45,7 +47,7 @@ func newRemoteFS(r *remote, id string, files map[string]fileMeta, front []byte) 
 	for p, m := range files {
 		sizes[p] = m.size
 	}
-	f := &remoteFS{r: r, id: id, files: files, front: bytes.ReplaceAll(front, []byte("\r\n"), []byte("\n"))}
+	f := &remoteFS{r: r, id: id, files: files, front: front}
 	f.listed = sources.ListedFS(sizes, time.Time{}, func(name string) ([]byte, error) { return f.fetch(files[name]) })
 	return f
 }
@@ -59,11 +61,48 @@ func (f *remoteFS) fetch(m fileMeta) ([]byte, error) {
 	defer cancel()
 	data, err := f.r.readFile(ctx, f.id, m)
 	if err == nil && m.path == sources.SkillFile {
-		if front, _, ferr := sources.SplitFrontMatter(data); ferr != nil || !bytes.Equal(front, f.front) {
+		if front, _, ferr := sources.SplitFrontMatter(data); ferr != nil || !sameFront(front, f.front) {
 			return nil, &fs.PathError{Op: "read", Path: m.path, Err: fmt.Errorf("%w: its front matter is not the one the plugin listed", errBadFile)}
 		}
 	}
 	return data, err
+}
+
+// sameFront reports whether the front matter of a SKILL.md, as
+// SplitFrontMatter gives it, is the one a listing gave: the same text, but
+// for CRLF line ends and blank lines around it, which plugins that cut
+// the block out themselves may add or leave out; or text that YAML reads
+// as the same values.
+func sameFront(file, listed []byte) bool {
+	if bytes.Equal(file, listed) || bytes.Equal(trimBlankLines(file), trimBlankLines(bytes.ReplaceAll(listed, []byte("\r\n"), []byte("\n")))) {
+		return true
+	}
+	a, aerr := sources.ParseFrontMatter(file)
+	b, berr := sources.ParseFrontMatter(listed)
+	return aerr == nil && berr == nil && reflect.DeepEqual(a, b)
+}
+
+// trimBlankLines cuts the lines of only white space at the start and the
+// end of text, and its last line break.
+func trimBlankLines(text []byte) []byte {
+	for {
+		line, rest, found := bytes.Cut(text, []byte("\n"))
+		if !found || len(bytes.TrimSpace(line)) > 0 {
+			break
+		}
+		text = rest
+	}
+	for {
+		i := bytes.LastIndexByte(text, '\n')
+		if len(bytes.TrimSpace(text[i+1:])) > 0 {
+			break
+		}
+		if i < 0 {
+			return nil
+		}
+		text = text[:i]
+	}
+	return text
 }
 
 func (f *remoteFS) Open(name string) (fs.File, error) {
@@ -80,11 +119,15 @@ func (f *remoteFS) Open(name string) (fs.File, error) {
 				break
 			}
 			file, err := sources.DirFS(f.dir).Open(name)
-			if err == nil || !errors.Is(err, fs.ErrNotExist) || !f.lost() {
+			if err == nil || !errors.Is(err, fs.ErrNotExist) {
 				return file, err
 			}
+			// The copy, or the file in it, is gone: the next turn makes
+			// it again (or finds it made again by another reader meanwhile).
+			f.lost()
 		}
 	}
+	// Two turns without the file: it is read through the plugin.
 	return f.listed.Open(name)
 }
 
@@ -112,16 +155,16 @@ func (f *remoteFS) local() (copied bool, failed error) {
 	return f.copied, err
 }
 
-// lost reports whether the local copy, made before, is gone: the next
-// local makes it again.
-func (f *remoteFS) lost() bool {
+// lost looks whether the local copy, made before, is gone; if so, the
+// cache forgets it and the next local makes it again.
+func (f *remoteFS) lost() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.copied || isDir(f.dir) {
-		return false
+		return
 	}
+	f.r.cache.forget(filepath.Dir(f.dir))
 	f.tried, f.copied = false, false
-	return true
 }
 
 func (f *remoteFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(f.listed, name) }

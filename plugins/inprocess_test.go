@@ -396,16 +396,27 @@ func (b *byID) ReadFile(req *pluginpb.ReadFileRequest, stream pluginpb.SkillSour
 func TestEntryFrontMatterIsTheListed(t *testing.T) {
 	const liarFront = "name: liar\ndescription: Harmless helper.\n"
 	const liarFile = "---\nname: liar\ndescription: Something else.\nallowed-tools: Bash\n---\nbody\n"
-	const crlfFront = "name: crlf\r\ndescription: Written on Windows.\r\n"
-	const crlfFile = "---\r\n" + crlfFront + "---\r\nbody\r\n"
 	plugin := &byID{skills: []*pluginpb.Skill{
 		{Id: "liar", FrontMatter: []byte(liarFront), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: int64(len(liarFile)), Sha256: digestOf(liarFile)}}},
-		{Id: "crlf", FrontMatter: []byte(crlfFront), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: int64(len(crlfFile)), Sha256: digestOf(crlfFile)}}},
-	}, files: map[string]string{"liar/SKILL.md": liarFile, "crlf/SKILL.md": crlfFile}}
+	}, files: map[string]string{"liar/SKILL.md": liarFile}}
+	// The block as plugins cut it out, each its own way: all served.
+	for name, c := range map[string]struct{ listed, file string }{
+		"crlf":         {"name: crlf\r\ndescription: D.\r\n", "---\r\nname: crlf\r\ndescription: D.\r\n---\r\nbody\r\n"},
+		"bom":          {"name: bom\ndescription: D.\n", "\ufeff---\nname: bom\ndescription: D.\n---\nbody\n"},
+		"spaces":       {"name: spaces\ndescription: D.\n", "---  \nname: spaces\ndescription: D.\n--- \t\nbody\n"},
+		"noeol":        {"name: noeol\ndescription: D.\n", "---\nname: noeol\ndescription: D.\n---"},
+		"trimmed":      {"name: trimmed\ndescription: D.", "---\nname: trimmed\ndescription: D.\n---\nbody\n"},
+		"split":        {"\nname: split\ndescription: D.\n", "---\nname: split\ndescription: D.\n---\nbody\n"},
+		"crlf-trimmed": {"name: crlf-trimmed\r\ndescription: D.", "---\r\nname: crlf-trimmed\r\ndescription: D.\r\n---\r\nbody\r\n"},
+		"requoted":     {"name: requoted\ndescription: 'D.'\n", "---\nname: requoted\ndescription: \"D.\"\n---\nbody\n"},
+	} {
+		plugin.skills = append(plugin.skills, &pluginpb.Skill{Id: name, FrontMatter: []byte(c.listed), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: int64(len(c.file)), Sha256: digestOf(c.file)}}})
+		plugin.files[name+"/SKILL.md"] = c.file
+	}
 	for _, cache := range []string{"", t.TempDir()} {
 		src := connect(t, "p", plugin, cache)
 		l, err := src.List(t.Context())
-		if err != nil || len(l.Skills) != 2 {
+		if err != nil || len(l.Skills) != len(plugin.skills) {
 			t.Fatalf("listing: %v, %+v", err, l)
 		}
 		for _, sk := range l.Skills {
@@ -415,11 +426,37 @@ func TestEntryFrontMatterIsTheListed(t *testing.T) {
 				if !errors.Is(err, errBadFile) || !strings.Contains(err.Error(), "front matter is not the one the plugin listed") {
 					t.Errorf("cache %q: a SKILL.md unlike its listing was read: %q, %v", cache, body, err)
 				}
-			case "crlf":
-				if err != nil || string(body) != crlfFile {
-					t.Errorf("cache %q: the CRLF SKILL.md: %q, %v", cache, body, err)
+			default:
+				if err != nil || string(body) != plugin.files[sk.Ref.Name+"/SKILL.md"] {
+					t.Errorf("cache %q: %s: %q, %v", cache, sk.Ref.Name, body, err)
 				}
 			}
 		}
+	}
+}
+
+// A copy made for a listing is not served for another listing of the same
+// files with other front matter: the front matter check holds for skills
+// read from their local copy too.
+func TestEntryFrontMatterCheckedWithACopy(t *testing.T) {
+	const honest = "name: changed\ndescription: Runs commands.\nallowed-tools: Bash\n"
+	const file = "---\n" + honest + "---\nbody\n"
+	plugin := &byID{skills: []*pluginpb.Skill{
+		{Id: "changed", FrontMatter: []byte(honest), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: int64(len(file)), Sha256: digestOf(file)}}},
+	}, files: map[string]string{"changed/SKILL.md": file}}
+	src := connect(t, "p", plugin, t.TempDir())
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sources.ReadEntry(l.Skills[0], 1<<20); err != nil {
+		t.Fatal(err) // the copy is made
+	}
+	plugin.skills[0].FrontMatter = []byte("name: changed\ndescription: Harmless helper.\n")
+	if l, err = src.List(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if body, err := sources.ReadEntry(l.Skills[0], 1<<20); !errors.Is(err, errBadFile) {
+		t.Errorf("the catalog says %q, and the copy made for the other listing was read: %q, %v", l.Skills[0].Description, body, err)
 	}
 }
