@@ -97,6 +97,9 @@ func (l *Live) run() {
 			}
 			l.mu.Lock()
 			l.partial = gen
+			// What the update below reads, counted now: a search the
+			// wait lets through at once says what it lacks.
+			l.done, l.todo = 0, len(skills)-len(quick)
 			close(l.changed)
 			l.changed = make(chan struct{})
 			l.mu.Unlock()
