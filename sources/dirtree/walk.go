@@ -312,9 +312,18 @@ func (w *walk) file(owner *entry, path string) {
 		return
 	}
 	if !utf8.ValidString(rel) {
-		// No URI or tool path can name it (sources.CheckPath).
-		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: path, Rule: "file-name",
-			Message: "the file's name (or a folder's on its path) is not UTF-8, which no resource URI or tool path can name: the file is not served; rename it"})
+		// No URI or tool path can name it (sources.CheckPath). The
+		// warning names the first name on its path that is not UTF-8: one
+		// for a folder, however many files it holds.
+		bad := filepath.Dir(owner.path)
+		for name := range strings.SplitSeq(rel, string(filepath.Separator)) {
+			bad = filepath.Join(bad, name)
+			if !utf8.ValidString(name) {
+				break
+			}
+		}
+		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: bad, Rule: "file-name",
+			Message: "the name is not UTF-8, which no resource URI or tool path can name: it is not served (a folder: none of its files is); rename it"})
 		return
 	}
 	w.mu.Lock()
