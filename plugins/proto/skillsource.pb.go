@@ -384,7 +384,10 @@ type Skill struct {
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// front_matter is the block between the SKILL.md's two "---" lines, as
 	// written (UTF-8, at most 64 KiB), without those lines. skillmux parses
-	// it exactly as it parses a local SKILL.md.
+	// it exactly as it parses a local SKILL.md. The SKILL.md served by
+	// ReadFile must begin with the same block (line ends and blank lines
+	// around it aside, or text YAML reads as the same values): one that does
+	// not is refused when it is read.
 	FrontMatter []byte `protobuf:"bytes,2,opt,name=front_matter,json=frontMatter,proto3" json:"front_matter,omitempty"`
 	// files are every file of the skill, SKILL.md included, each with its
 	// size and digest: at most 512 files and 16 MiB in all.
