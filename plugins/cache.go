@@ -38,20 +38,31 @@ type copyCache struct {
 
 	// usage guards the fields below, and makes evictions one at a time.
 	usage sync.Mutex
-	// keys are the key folders under root, with their sizes and when
-	// they were last used: as the last look at the folder found them, and
-	// as this process made and used them since. Other processes sharing
-	// the folder are seen at the next look, at most rescanEvery after the
-	// last.
+	// keys are the key folders under root, with the size of each copy in
+	// them and when they were last used: as the last look at the folder
+	// found them, and as this process made, used and lost them since.
+	// Other processes sharing the folder are seen at the next look, at
+	// most rescanEvery after the last.
 	keys    map[string]*keyUse
 	scanned time.Time // of the last look; zero before the first
 	scans   int       // looks taken, for tests
 }
 
-// keyUse is a key folder's size and last use.
+// keyUse is what a key folder holds: a copy of the key's content in a
+// folder of each name it was made for (a copy's size is set, never added
+// to, so a copy made again is counted once), and its last use.
 type keyUse struct {
-	size int64
-	used time.Time
+	copies map[string]int64 // bytes, by folder name
+	used   time.Time
+}
+
+// size is the bytes of the key folder's copies.
+func (k *keyUse) size() int64 {
+	var n int64
+	for _, b := range k.copies {
+		n += b
+	}
+	return n
 }
 
 // rescanEvery is how often at most the cache folder is walked whole to
@@ -84,7 +95,7 @@ func (c *copyCache) ensure(key, folder string, files []fileMeta, fetch func(file
 	}
 	if isDir(dest) {
 		c.mu.Unlock()
-		c.used(keyDir, 0)
+		c.used(keyDir, "", 0)
 		return nil
 	}
 	f := &flight{done: make(chan struct{})}
@@ -143,7 +154,6 @@ func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fil
 		return err
 	}
 	dest := filepath.Join(keyDir, folder)
-	fresh := !isDir(keyDir) // the key's first folder: it holds total bytes
 	err = os.MkdirAll(keyDir, 0o755)
 	if err == nil {
 		err = os.Rename(base, dest)
@@ -151,22 +161,19 @@ func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fil
 	switch {
 	case err == nil:
 		os.Chmod(dest, 0o555)
-		if fresh {
-			c.forget(keyDir) // counted anew: another process may have removed it
-		}
-		c.used(keyDir, total)
+		c.used(keyDir, folder, total)
 		return nil
 	case isDir(dest):
-		c.used(keyDir, 0)
+		c.used(keyDir, folder, total)
 		return nil // another process made it first
 	}
 	return err
 }
 
-// used records a use of the key folder keyDir, which grew by added bytes:
-// in memory, and in the folder's time, which tells other processes and
-// the next start.
-func (c *copyCache) used(keyDir string, added int64) {
+// used records a use of the key folder keyDir, in memory and in the
+// folder's time (which tells other processes and the next start), and,
+// when folder is not "", that its copy there holds size bytes.
+func (c *copyCache) used(keyDir, folder string, size int64) {
 	now := time.Now()
 	os.Chtimes(keyDir, now, now)
 	c.usage.Lock()
@@ -176,18 +183,23 @@ func (c *copyCache) used(keyDir string, added int64) {
 	}
 	k := c.keys[keyDir]
 	if k == nil {
-		k = &keyUse{}
+		k = &keyUse{copies: map[string]int64{}}
 		c.keys[keyDir] = k
 	}
-	k.size += added
+	if folder != "" {
+		k.copies[folder] = size
+	}
 	k.used = now
 }
 
-// forget drops a key folder that is gone from the accounting.
-func (c *copyCache) forget(keyDir string) {
+// forget drops the copy in keyDir's folder of that name, which is gone,
+// from the accounting.
+func (c *copyCache) forget(keyDir, folder string) {
 	c.usage.Lock()
 	defer c.usage.Unlock()
-	delete(c.keys, keyDir)
+	if k := c.keys[keyDir]; k != nil {
+		delete(k.copies, folder)
+	}
 }
 
 // isDir reports whether p is a folder.
@@ -208,7 +220,7 @@ func (c *copyCache) evict(need int64) {
 	}
 	var used int64
 	for _, k := range c.keys {
-		used += k.size
+		used += k.size()
 	}
 	if used+need <= c.max {
 		return
@@ -219,7 +231,7 @@ func (c *copyCache) evict(need int64) {
 			return
 		}
 		if removeAll(p) == nil {
-			used -= c.keys[p].size
+			used -= c.keys[p].size()
 			delete(c.keys, p)
 		}
 	}
@@ -247,16 +259,18 @@ func (c *copyCache) scan() {
 			}
 			continue
 		}
-		var size int64
-		filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+		k := &keyUse{copies: map[string]int64{}, used: info.ModTime()}
+		filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				if fi, err := d.Info(); err == nil {
-					size += fi.Size()
+					rel, _ := filepath.Rel(p, q)
+					folder, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+					k.copies[folder] += fi.Size()
 				}
 			}
 			return nil
 		})
-		c.keys[p] = &keyUse{size: size, used: info.ModTime()}
+		c.keys[p] = k
 	}
 }
 

@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -267,9 +268,87 @@ func TestRemovedCopyCountedOnce(t *testing.T) {
 		}
 	}
 	c.usage.Lock()
-	got := c.keys[filepath.Join(root, key)].size
+	got := c.keys[filepath.Join(root, key)].size()
 	c.usage.Unlock()
 	if got != int64(len(content)) {
 		t.Errorf("the copy is counted as %d bytes; it holds %d", got, len(content))
 	}
+}
+
+// The cache counts what its key folders hold, whatever order copies of one
+// key in two folders (two skills of the same files) are made, lost and
+// made again in, and when both are made at once.
+func TestCopyAccountingMatchesDisk(t *testing.T) {
+	const content = "---\ndescription: D.\n---\nBody.\n"
+	files := []fileMeta{{path: "SKILL.md", size: int64(len(content)), sha256: digestOf(content)}}
+	key := contentKey(map[string]fileMeta{"SKILL.md": files[0]}, nil)
+	fetch := func(fileMeta) ([]byte, error) { return []byte(content), nil }
+	check := func(t *testing.T, c *copyCache, keyDir string) bool {
+		t.Helper()
+		c.usage.Lock()
+		var counted int64 = -1
+		if k := c.keys[keyDir]; k != nil {
+			counted = k.size()
+		}
+		c.usage.Unlock()
+		var disk int64
+		filepath.WalkDir(keyDir, func(_ string, d fs.DirEntry, err error) error {
+			if info, ierr := d.Info(); err == nil && ierr == nil && !d.IsDir() {
+				disk += info.Size()
+			}
+			return nil
+		})
+		if counted != disk {
+			t.Errorf("the key is counted as %d bytes; it holds %d", counted, disk)
+		}
+		return counted == disk
+	}
+
+	t.Run("lost in turn", func(t *testing.T) {
+		root := t.TempDir()
+		t.Cleanup(func() { removeAll(root) })
+		c := newCopyCache(root, DefaultCacheBytes)
+		keyDir := filepath.Join(root, key)
+		r := &remote{cache: c, fileCtx: func() (context.Context, context.CancelFunc) { return context.WithCancel(t.Context()) }}
+		copies := map[string]*remoteFS{}
+		for _, folder := range []string{"a", "b"} {
+			f := &remoteFS{r: r, id: folder, key: key, dir: filepath.Join(keyDir, folder), files: map[string]fileMeta{"SKILL.md": files[0]}}
+			f.tried, f.copied = true, true
+			if err := c.ensure(key, folder, files, fetch); err != nil {
+				t.Fatal(err)
+			}
+			copies[folder] = f
+		}
+		removeAll(keyDir) // by another process
+		for _, folder := range []string{"b", "a"} {
+			copies[folder].lost()
+			if err := c.ensure(key, folder, files, fetch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check(t, c, keyDir)
+	})
+	t.Run("at once", func(t *testing.T) {
+		for range 100 {
+			root := t.TempDir()
+			c := newCopyCache(root, DefaultCacheBytes)
+			var gate sync.WaitGroup
+			gate.Add(2)
+			var wg sync.WaitGroup
+			for _, folder := range []string{"a", "b"} {
+				wg.Go(func() {
+					err := c.ensure(key, folder, files, func(m fileMeta) ([]byte, error) { gate.Done(); gate.Wait(); return fetch(m) })
+					if err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			ok := check(t, c, filepath.Join(root, key))
+			removeAll(root)
+			if !ok {
+				break
+			}
+		}
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -69,38 +70,47 @@ func (f *remoteFS) fetch(m fileMeta) ([]byte, error) {
 }
 
 // sameFront reports whether the front matter of a SKILL.md, as
-// SplitFrontMatter gives it, is the one a listing gave: the same text, but
-// for CRLF line ends and blank lines around it, which plugins that cut
-// the block out themselves may add or leave out; or text that YAML reads
-// as the same values.
+// SplitFrontMatter gives it, is the one a listing gave: the same text but
+// for CRLF line ends, blank lines before it and a last line break, which
+// plugins that cut the block out themselves may add or leave out; or text
+// that reads as the same values, by the strict reading that skills/get
+// publishes (FrontMatterJSON), which clients compare with the file. Two
+// blocks that reading cannot take are compared by the server's own.
 func sameFront(file, listed []byte) bool {
-	if bytes.Equal(file, listed) || bytes.Equal(trimBlankLines(file), trimBlankLines(bytes.ReplaceAll(listed, []byte("\r\n"), []byte("\n")))) {
+	if bytes.Equal(file, listed) || bytes.Equal(normalFront(file), normalFront(listed)) {
 		return true
 	}
-	a, aerr := sources.ParseFrontMatter(file)
-	b, berr := sources.ParseFrontMatter(listed)
-	return aerr == nil && berr == nil && reflect.DeepEqual(a, b)
+	a, _, aerr := sources.FrontMatterJSON(file)
+	b, _, berr := sources.FrontMatterJSON(listed)
+	switch {
+	case aerr == nil && berr == nil:
+		return bytes.Equal(a, b)
+	case aerr == nil || berr == nil:
+		return false
+	}
+	am, aerr := sources.ParseFrontMatter(file)
+	bm, berr := sources.ParseFrontMatter(listed)
+	return aerr == nil && berr == nil && reflect.DeepEqual(am, bm)
 }
 
-// trimBlankLines cuts the lines of only white space at the start and the
-// end of text, and its last line break.
-func trimBlankLines(text []byte) []byte {
+// normalFront is a front matter block with LF line ends, without the
+// lines of only spaces and tabs before it, ending with one line break
+// unless it is empty. Lines after the text are kept: a block scalar that
+// keeps its trailing lines (|+) holds them.
+func normalFront(text []byte) []byte {
+	text = bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n"))
 	for {
 		line, rest, found := bytes.Cut(text, []byte("\n"))
-		if !found || len(bytes.TrimSpace(line)) > 0 {
+		if !found || len(bytes.Trim(line, " \t")) > 0 {
 			break
 		}
 		text = rest
 	}
-	for {
-		i := bytes.LastIndexByte(text, '\n')
-		if len(bytes.TrimSpace(text[i+1:])) > 0 {
-			break
-		}
-		if i < 0 {
-			return nil
-		}
-		text = text[:i]
+	if len(bytes.Trim(text, " \t")) == 0 {
+		return nil
+	}
+	if text[len(text)-1] != '\n' {
+		text = append(slices.Clip(text), '\n')
 	}
 	return text
 }
@@ -163,7 +173,7 @@ func (f *remoteFS) lost() {
 	if !f.copied || isDir(f.dir) {
 		return
 	}
-	f.r.cache.forget(filepath.Dir(f.dir))
+	f.r.cache.forget(filepath.Dir(f.dir), filepath.Base(f.dir))
 	f.tried, f.copied = false, false
 }
 

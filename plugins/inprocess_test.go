@@ -460,3 +460,37 @@ func TestEntryFrontMatterCheckedWithACopy(t *testing.T) {
 		t.Errorf("the catalog says %q, and the copy made for the other listing was read: %q, %v", l.Skills[0].Description, body, err)
 	}
 }
+
+// sameFront takes blocks that read as the same values to the same, by
+// the strict reading skills/get publishes (clients compare it with the
+// file), and no others: not those the YAML library's older rules would
+// read alike, nor those that differ only in white space a value holds.
+func TestSameFront(t *testing.T) {
+	for _, c := range []struct {
+		file, listed string
+		same         bool
+	}{
+		{"name: a\ndescription: D.\n", "name: a\ndescription: D.\n", true},
+		{"name: a\r\ndescription: D.\r\n", "name: a\ndescription: D.", true},
+		{"\n  \nname: a\ndescription: D.\n", "name: a\ndescription: D.\n", true},
+		{"name: a\ndescription: 'D.'\n", "name: a\ndescription: \"D.\"\n", true},
+		{"name: a\nmetadata: {x: 1}\n", "name: a\nmetadata:\n  x: 1\n", true},
+		{"", "", true},
+		{"\n", "", true},
+		{"name: a\ndescription: D.\n", "name: a\ndescription: E.\n", false},
+		{"name: a\ndescription: D.\nallowed-tools: Bash\n", "name: a\ndescription: D.\n", false},
+		{"name: a\nversion: 0123\n", "name: a\nversion: 83\n", false},
+		{"name: a\nn: 1_000\n", "name: a\nn: 1000\n", false},
+		{"name: a\nd: 2024-01-02T00:00:00Z\n", "name: a\nd: 2024-01-02\n", false},
+		{"name: a\nx: 0b101\n", "name: a\nx: 5\n", false},
+		{"name: a\nx: 0o12\n", "name: a\nx: 012\n", false},
+		{"name: a\ndescription: |+\n  b\n\n\n", "name: a\ndescription: |+\n  b\n", false},
+		{"name: a\ndescription: b\n \u00a0\n", "name: a\ndescription: b\n", false},
+		{"name: a\ndescription: b\n \u3000\n", "name: a\ndescription: b\n", false},
+		{"name: [\n", "name: a\n", false},
+	} {
+		if got := sameFront([]byte(c.file), []byte(c.listed)); got != c.same {
+			t.Errorf("sameFront(%q, %q) = %v, want %v", c.file, c.listed, got, c.same)
+		}
+	}
+}

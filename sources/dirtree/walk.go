@@ -323,7 +323,7 @@ func (w *walk) file(owner *entry, path string) {
 			}
 		}
 		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: bad, Rule: "file-name",
-			Message: "the name is not UTF-8, which no resource URI or tool path can name: it is not served (a folder: none of its files is); rename it"})
+			Message: "the name is not UTF-8, which no resource URI or tool path can name: the skill's file (for a folder, its files in it) is not served; rename it"})
 		return
 	}
 	w.mu.Lock()
