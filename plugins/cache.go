@@ -43,9 +43,13 @@ type copyCache struct {
 	// found them, and as this process made, used and lost them since.
 	// Other processes sharing the folder are seen at the next look, at
 	// most rescanEvery after the last.
-	keys    map[string]*keyUse
-	scanned time.Time // of the last look; zero before the first
-	scans   int       // looks taken, for tests
+	keys map[string]*keyUse
+	// reserved is the room evict made for the copies being made now,
+	// which are counted in keys only once they are in place: fills at
+	// once each make room for their own, not all for the same.
+	reserved int64
+	scanned  time.Time // of the last look; zero before the first
+	scans    int       // looks taken, for tests
 }
 
 // keyUse is what a key folder holds: a copy of the key's content in a
@@ -121,6 +125,7 @@ func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fil
 		return err
 	}
 	c.evict(total)
+	defer c.release(total)
 	tmp, err := os.MkdirTemp(c.root, ".tmp-")
 	if err != nil {
 		return err
@@ -209,16 +214,18 @@ func isDir(p string) bool {
 }
 
 // evict removes the least recently used copies until need more bytes
-// fit under the cap. It looks at the folder whole (and removes the
+// fit under the cap, with the room reserved for other copies being made,
+// and reserves it (see release). It looks at the folder whole (and removes the
 // temporary folders a crash left) at most every rescanEvery; between
 // looks it counts what this process copied.
 func (c *copyCache) evict(need int64) {
 	c.usage.Lock()
 	defer c.usage.Unlock()
+	defer func() { c.reserved += need }() // until release
 	if c.keys == nil || time.Since(c.scanned) > rescanEvery {
 		c.scan()
 	}
-	var used int64
+	used := c.reserved
 	for _, k := range c.keys {
 		used += k.size()
 	}
@@ -235,6 +242,14 @@ func (c *copyCache) evict(need int64) {
 			delete(c.keys, p)
 		}
 	}
+}
+
+// release gives back the room evict reserved for a copy, once the copy is
+// counted in keys (or failed).
+func (c *copyCache) release(need int64) {
+	c.usage.Lock()
+	defer c.usage.Unlock()
+	c.reserved -= need
 }
 
 // scan learns the key folders under root, their sizes and last uses.

@@ -352,3 +352,43 @@ func TestCopyAccountingMatchesDisk(t *testing.T) {
 		}
 	})
 }
+
+// Copies made at once into a full cache each make room for their own:
+// the cache holds no more than its cap once they are made.
+func TestCopiesAtOnceStayUnderTheCap(t *testing.T) {
+	const size, room, atOnce = 1000, 4, 4
+	root := t.TempDir()
+	t.Cleanup(func() { removeAll(root) })
+	c := newCopyCache(root, room*size)
+	copyOf := func(i int, fetchGate func()) error {
+		content := fmt.Sprintf("%0*d", size, i)
+		files := []fileMeta{{path: "SKILL.md", size: size, sha256: digestOf(content)}}
+		return c.ensure(contentKey(map[string]fileMeta{"SKILL.md": files[0]}, nil), "s", files, func(fileMeta) ([]byte, error) {
+			fetchGate()
+			return []byte(content), nil
+		})
+	}
+	for i := range room { // full
+		if err := copyOf(i, func() {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var gate, wg sync.WaitGroup
+	gate.Add(atOnce)
+	for i := range atOnce {
+		wg.Go(func() {
+			// Every fill has made its room before any is in place.
+			if err := copyOf(room+i, func() { gate.Done(); gate.Wait() }); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) > room {
+		t.Errorf("%d copies in a cache with room for %d", len(entries), room)
+	}
+}
