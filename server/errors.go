@@ -184,6 +184,16 @@ func valueKind(v string) string {
 	return "a number"
 }
 
+// methodNotServed is the answer to a method the server does not have though a
+// client may well ask for it, and whether method is one. Over stdio the
+// guard gives it (the SDK would put its own words in place of these).
+func methodNotServed(method string) (string, bool) {
+	if method == "logging/setLevel" {
+		return fmt.Sprintf("method not found: %q: this server sends no log messages (it declares no logging capability); its log goes to stderr", method), true
+	}
+	return "", false
+}
+
 // requiredParams refuses the requests whose params decode but miss what
 // the method needs, which the SDK lets through: a resources/read or
 // (un)subscribe without a uri, which it would answer "not found" or
@@ -194,8 +204,8 @@ func valueKind(v string) string {
 // lists word theirs (the SDK says only "invalid params").
 func requiredParams(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "logging/setLevel" {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q: this server sends no log messages (it declares no logging capability); its log goes to stderr", method)}
+		if why, ok := methodNotServed(method); ok {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: why}
 		}
 		var uri string
 		switch p := req.GetParams().(type) {

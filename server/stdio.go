@@ -266,6 +266,11 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 			return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
 				"invalid request: the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"))
 		}
+		if why, ok := methodNotServed(msg.req.Method); ok && !g.calls.pendingID(msg.req.ID) {
+			// The SDK answers every -32601 with words of its own. (An id
+			// in use goes on, to be refused as such.)
+			return g.reply(newErrorReply(msg.id, jsonrpc.CodeMethodNotFound, why))
+		}
 		// Hold this line, and read no further, while the SDK owes
 		// MaxInFlight answers.
 		if !g.calls.waitRoom() {
@@ -496,6 +501,14 @@ func (c *calls) add(id jsonrpc.ID, method string) bool {
 	c.pending[id] = call{method: method}
 	c.owed++
 	return true
+}
+
+// pendingID reports whether a request with this id is pending.
+func (c *calls) pendingID(id jsonrpc.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[id]
+	return ok
 }
 
 // cancel notes that the client gave up on a request. The SDK (v1.8.0)

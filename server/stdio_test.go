@@ -772,6 +772,7 @@ func TestStdioErrorCodes(t *testing.T) {
 		{"an id that is an object", []string{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`}, -32600, "the id must be a string or an integer; it is an object"},
 		{"nested 2,000 deep", []string{deep(2000)}, -32600, "nested more than 1000 levels deep"},
 		{"nested 20,000 deep", []string{deep(20000)}, -32600, "nested more than 1000 levels deep"},
+		{"logging/setLevel, which the server does not have", []string{initLine, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}`}, -32601, "its log goes to stderr"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
