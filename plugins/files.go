@@ -124,6 +124,9 @@ func (f *remoteFS) Open(name string) (fs.File, error) {
 					// The copy just waited for the plugin in vain:
 					// reading the file through it would wait as long
 					// again.
+					if pe, ok := errors.AsType[*fs.PathError](failed); ok && pe.Path == name {
+						return nil, failed // "read SKILL.md: ...", not "open SKILL.md: read SKILL.md: ..."
+					}
 					return nil, &fs.PathError{Op: "open", Path: name, Err: failed}
 				}
 				break

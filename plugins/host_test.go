@@ -222,6 +222,16 @@ func TestHungReadsRestartThePlugin(t *testing.T) {
 	if !strings.Contains(logs.String(), "did not answer ReadFile within 300ms") {
 		t.Errorf("no log line about the hung reads:\n%s", logs)
 	}
+	// Through the local copy's making, the error names the file once.
+	cache := t.TempDir()
+	t.Cleanup(func() { removeAll(cache) }) // a copy's folders are read-only
+	cached, _ := newTestSource(t, "c", "hangread", &Options{Env: map[string]string{envDir: dir}, Timeout: 300 * time.Millisecond, CacheDir: cache})
+	if l, err = cached.List(t.Context()); err != nil || len(l.Skills) != 1 {
+		t.Fatalf("listing: %v, %+v", err, l)
+	}
+	if _, err := sources.ReadEntry(l.Skills[0], 1<<20); !errors.Is(err, errNoAnswer) || strings.Contains(err.Error(), "open SKILL.md: read SKILL.md") {
+		t.Errorf("a hung read through the copy: %v", err)
+	}
 }
 
 // Reads say nothing of List: a read that timed out long ago does not
