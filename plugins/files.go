@@ -39,8 +39,9 @@ type remoteFS struct {
 }
 
 var (
-	_ fs.ReadDirFS = (*remoteFS)(nil)
-	_ fs.StatFS    = (*remoteFS)(nil)
+	_ fs.ReadDirFS   = (*remoteFS)(nil)
+	_ fs.StatFS      = (*remoteFS)(nil)
+	_ sources.Peeker = (*remoteFS)(nil)
 )
 
 func newRemoteFS(r *remote, id string, files map[string]fileMeta, front []byte) *remoteFS {
@@ -178,6 +179,24 @@ func (f *remoteFS) lost() {
 	}
 	f.r.cache.forget(filepath.Dir(f.dir), filepath.Base(f.dir))
 	f.tried, f.copied = false, false
+}
+
+// Peek implements sources.Peeker: it opens a listed file without making
+// the local copy (the search index reads every SKILL.md, and copying every
+// skill whole for it would fill the cache), from the copy when there is
+// one, else through the plugin.
+func (f *remoteFS) Peek(name string) (fs.File, error) {
+	if _, ok := f.files[name]; ok && f.r.cache != nil {
+		f.mu.Lock()
+		copied := f.copied
+		f.mu.Unlock()
+		if copied {
+			if file, err := sources.DirFS(f.dir).Open(name); err == nil {
+				return file, nil
+			}
+		}
+	}
+	return f.listed.Open(name)
 }
 
 func (f *remoteFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(f.listed, name) }

@@ -377,6 +377,7 @@ type byID struct {
 	pluginpb.UnimplementedSkillSourceServer
 	skills []*pluginpb.Skill
 	files  map[string]string // by "<id>/<path>"
+	reads  atomic.Int32      // ReadFile calls
 }
 
 func (b *byID) List(_ *pluginpb.ListRequest, stream pluginpb.SkillSource_ListServer) error {
@@ -384,6 +385,7 @@ func (b *byID) List(_ *pluginpb.ListRequest, stream pluginpb.SkillSource_ListSer
 }
 
 func (b *byID) ReadFile(req *pluginpb.ReadFileRequest, stream pluginpb.SkillSource_ReadFileServer) error {
+	b.reads.Add(1)
 	data := b.files[req.SkillId+"/"+req.Path]
 	return stream.Send(&pluginpb.FileChunk{Size: int64(len(data)), Data: []byte(data)})
 }
@@ -492,5 +494,39 @@ func TestSameFront(t *testing.T) {
 		if got := sameFront([]byte(c.file), []byte(c.listed)); got != c.same {
 			t.Errorf("sameFront(%q, %q) = %v, want %v", c.file, c.listed, got, c.same)
 		}
+	}
+}
+
+// A reader of a plugin skill's text alone (the search index) reads its
+// SKILL.md without making the skill's local copy, through the plugin, or
+// from the copy once a load made it.
+func TestPeekMakesNoCopy(t *testing.T) {
+	const front = "name: big\ndescription: A skill with a large file.\n"
+	const file = "---\n" + front + "---\nbody words\n"
+	large := strings.Repeat("x", 1<<20)
+	plugin := &byID{skills: []*pluginpb.Skill{{Id: "big", FrontMatter: []byte(front), Files: []*pluginpb.FileInfo{
+		{Path: "SKILL.md", Size: int64(len(file)), Sha256: digestOf(file)},
+		{Path: "large.bin", Size: int64(len(large)), Sha256: digestOf(large)},
+	}}}, files: map[string]string{"big/SKILL.md": file, "big/large.bin": large}}
+	cache := t.TempDir()
+	src := connect(t, "p", plugin, cache)
+	l, err := src.List(t.Context())
+	if err != nil || len(l.Skills) != 1 {
+		t.Fatalf("listing: %v, %+v", err, l)
+	}
+	sk := l.Skills[0]
+	body, err := sources.PeekEntryInto(sk, 1<<20, nil)
+	if err != nil || string(body) != file {
+		t.Fatalf("peek: %q, %v", body, err)
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) != 0 || plugin.reads.Load() != 1 {
+		t.Errorf("a peek made a copy (%d entries in the cache) or read more than SKILL.md (%d reads)", len(entries), plugin.reads.Load())
+	}
+	if _, err := sources.ReadEntry(sk, 1<<20); err != nil { // a load: makes the copy
+		t.Fatal(err)
+	}
+	reads := plugin.reads.Load()
+	if body, err := sources.PeekEntryInto(sk, 1<<20, nil); err != nil || string(body) != file || plugin.reads.Load() != reads {
+		t.Errorf("a peek once the copy is made: %q, %v, %d reads through the plugin", body, err, plugin.reads.Load()-reads)
 	}
 }

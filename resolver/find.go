@@ -343,7 +343,7 @@ func matchSubstrings(sk *sources.Skill, tokens []string) *SubstringMatch {
 	text := meta
 	for _, t := range tokens {
 		if !bytes.Contains(meta, []byte(t)) {
-			body, err := sources.ReadBody(sk, search.MaxEntry)
+			body, err := sources.PeekBody(sk, search.MaxEntry)
 			if errors.Is(err, sources.ErrUnterminated) {
 				break // the name and front matter alone, as the index has them
 			}

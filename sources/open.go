@@ -184,11 +184,49 @@ func ReadEntry(sk *Skill, limit int64) ([]byte, error) {
 	return ReadEntryInto(sk, limit, nil)
 }
 
+// Peeker is implemented by a skill's Files whose Open does more than open
+// a file: a source plugin's makes the skill's local copy, its base
+// directory, at the first. Peek opens a file for a reader of its text
+// alone, without that.
+type Peeker interface {
+	Peek(name string) (fs.File, error)
+}
+
+// peekFS is the fs.FS of a Peeker's Peek.
+type peekFS struct{ p Peeker }
+
+func (p peekFS) Open(name string) (fs.File, error) { return p.p.Peek(name) }
+
+// PeekEntryInto is ReadEntryInto for a reader of the entry file's text
+// alone (the search index): a skill's Files that is a Peeker is read
+// with Peek.
+func PeekEntryInto(sk *Skill, limit int64, buf []byte) ([]byte, error) {
+	p, ok := sk.Files.(Peeker)
+	if !ok || entryDir(sk) != "" {
+		return ReadEntryInto(sk, limit, buf)
+	}
+	f, err := OpenFile(peekFS{p}, sk.EntryFile())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadInto(limit, buf)
+}
+
 // ReadBody reads the skill's entry file as ReadEntry does and returns what
 // follows its front matter: all of it for a file without one. A front
 // matter that does not end is an error (ErrUnterminated).
 func ReadBody(sk *Skill, limit int64) ([]byte, error) {
-	data, err := ReadEntry(sk, limit)
+	return bodyOf(ReadEntry(sk, limit))
+}
+
+// PeekBody is ReadBody for a reader of the text alone, as PeekEntryInto.
+func PeekBody(sk *Skill, limit int64) ([]byte, error) {
+	return bodyOf(PeekEntryInto(sk, limit, nil))
+}
+
+// bodyOf is what follows the front matter of data, read with err.
+func bodyOf(data []byte, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ const maxExcerptScan = 16 << 10
 // the body holds none, the start of the description. White space is
 // collapsed, and "…" marks a cut.
 func Excerpt(sk *sources.Skill, terms []string) string {
-	body, _ := sources.ReadBody(sk, MaxEntry) // unreadable: the description stands in
+	body, _ := sources.PeekBody(sk, MaxEntry) // unreadable: the description stands in
 	if len(body) > maxExcerptScan {
 		body = body[:maxExcerptScan]
 	}

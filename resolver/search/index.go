@@ -355,7 +355,7 @@ func (ix *Index) prepare(ctx context.Context, todo []*prepared, progress func(do
 // a part of it: the tokenizer copies what it keeps).
 func (ix *Index) prepareOne(t *tokenizer, p *prepared, buf []byte) []byte {
 	sk := p.skill
-	data, err := sources.ReadEntryInto(sk, MaxEntry, buf)
+	data, err := sources.PeekEntryInto(sk, MaxEntry, buf)
 	if cap(data) > cap(buf) && cap(data) <= maxKeptBuffer {
 		buf = data
 	}

@@ -90,3 +90,27 @@ func (b blockingFS) Open(name string) (fs.File, error) {
 	<-b.release
 	return b.FS.Open(name)
 }
+
+// The index reads a skill's text with Peek when its files offer it (a
+// plugin's, whose Open makes the skill's local copy first).
+func TestIndexPeeks(t *testing.T) {
+	body := "---\nname: remote\ndescription: Remote.\n---\nbananas\n"
+	sk := &sources.Skill{Ref: sources.Ref{Name: "remote"}, Path: "plugin://p/remote/SKILL.md", Scope: sources.ScopeSourcePlugin,
+		Description: "Remote.", Files: peekOnly{fstest.MapFS{"SKILL.md": {Data: []byte(body)}}}}
+	ix := search.NewIndex()
+	if _, err := ix.Update(context.Background(), []*sources.Skill{sk}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if hits := ix.Search("bananas", 10, nil); len(hits) != 1 || hits[0].Unread {
+		t.Errorf("the body read with Peek is not indexed: %+v", hits)
+	}
+}
+
+// peekOnly is a file system whose Open fails and whose Peek reads.
+type peekOnly struct{ fs fs.FS }
+
+func (p peekOnly) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+}
+
+func (p peekOnly) Peek(name string) (fs.File, error) { return p.fs.Open(name) }
