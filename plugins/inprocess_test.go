@@ -515,6 +515,12 @@ func TestPeekMakesNoCopy(t *testing.T) {
 		t.Fatalf("listing: %v, %+v", err, l)
 	}
 	sk := l.Skills[0]
+	plugin.files["big/SKILL.md"] = "not what was listed"
+	if _, err := sources.PeekEntryInto(sk, 1<<20, nil); !errors.Is(err, errBadFile) || plugin.reads.Load() != 1 {
+		t.Errorf("a peek of a bad file: %v, after %d reads; want it refused after one", err, plugin.reads.Load())
+	}
+	plugin.files["big/SKILL.md"] = file
+	plugin.reads.Store(0)
 	body, err := sources.PeekEntryInto(sk, 1<<20, nil)
 	if err != nil || string(body) != file {
 		t.Fatalf("peek: %q, %v", body, err)

@@ -192,10 +192,16 @@ type Peeker interface {
 	Peek(name string) (fs.File, error)
 }
 
-// peekFS is the fs.FS of a Peeker's Peek.
-type peekFS struct{ p Peeker }
+// peekFS is the fs.FS of a Peeker's Peek, whose Stat is its file
+// system's (a stat after a failed open must not read the file again).
+type peekFS struct {
+	p    Peeker
+	fsys fs.FS
+}
 
 func (p peekFS) Open(name string) (fs.File, error) { return p.p.Peek(name) }
+
+func (p peekFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(p.fsys, name) }
 
 // PeekEntryInto is ReadEntryInto for a reader of the entry file's text
 // alone (the search index): a skill's Files that is a Peeker is read
@@ -205,7 +211,7 @@ func PeekEntryInto(sk *Skill, limit int64, buf []byte) ([]byte, error) {
 	if !ok || entryDir(sk) != "" {
 		return ReadEntryInto(sk, limit, buf)
 	}
-	f, err := OpenFile(peekFS{p}, sk.EntryFile())
+	f, err := OpenFile(peekFS{p, sk.Files}, sk.EntryFile())
 	if err != nil {
 		return nil, err
 	}
