@@ -262,7 +262,13 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 
 	s.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
 	s.answerRoots(b)
+	// The notification of the first reload may come after the answer
+	// above: the reload's own log line, which follows the swap, says
+	// when the catalog is the new root's.
 	s.next("tools/list_changed after the roots moved", isMethod("notifications/tools/list_changed"))
+	if !s.stderr.waitForCount(`msg="catalog reloaded" why="the client's roots changed"`, 2, 15*time.Second) {
+		t.Fatalf("the client's new roots were not followed:\n%s", s.stderr.String())
+	}
 	if d := s.toolDescription(3); !strings.Contains(d, "- in-b:") || strings.Contains(d, "in-a") {
 		t.Errorf("the project's skills did not follow the client's root:\n%s", d)
 	}
@@ -274,6 +280,9 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 	writeFile(t, filepath.Join(team, "team-skill/SKILL.md"), skillMD("team-skill", "From the team's folder."))
 	writeFile(t, cfg, "sources:\n  - type: dir\n    path: "+team+"\n")
 	s.next("tools/list_changed after the new root's file was fixed", isMethod("notifications/tools/list_changed"))
+	if !s.stderr.waitFor(`msg="catalog reloaded" why="a configuration file changed"`, 15*time.Second) {
+		t.Fatalf("the fixed file was not applied:\n%s", s.stderr.String())
+	}
 	if d := s.toolDescription(4); !strings.Contains(d, "- team-skill:") || !strings.Contains(d, "- in-b:") {
 		t.Errorf("the fixed file is not applied:\n%s", d)
 	}

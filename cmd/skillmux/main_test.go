@@ -456,10 +456,15 @@ func (s *syncBuffer) String() string {
 // waitFor reports whether the buffer holds want within timeout, which
 // only bounds a hang: it returns as soon as a write brings want.
 func (s *syncBuffer) waitFor(want string, timeout time.Duration) bool {
+	return s.waitForCount(want, 1, timeout)
+}
+
+// waitForCount waits until want was written n times.
+func (s *syncBuffer) waitForCount(want string, n int, timeout time.Duration) bool {
 	deadline := time.After(timeout)
 	for {
 		s.mu.Lock()
-		if strings.Contains(s.b.String(), want) {
+		if strings.Count(s.b.String(), want) >= n {
 			s.mu.Unlock()
 			return true
 		}
