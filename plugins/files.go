@@ -184,16 +184,13 @@ func (f *remoteFS) lost() {
 // Peek implements sources.Peeker: it opens a listed file without making
 // the local copy (the search index reads every SKILL.md, and copying every
 // skill whole for it would fill the cache), from the copy when there is
-// one, else through the plugin.
+// one, made by this process or another (a copy's folder is named by its
+// content, checked, and put in place whole), else through the plugin. It
+// never waits for a copy being made.
 func (f *remoteFS) Peek(name string) (fs.File, error) {
 	if _, ok := f.files[name]; ok && f.r.cache != nil {
-		f.mu.Lock()
-		copied := f.copied
-		f.mu.Unlock()
-		if copied {
-			if file, err := sources.DirFS(f.dir).Open(name); err == nil {
-				return file, nil
-			}
+		if file, err := sources.DirFS(f.dir).Open(name); err == nil {
+			return file, nil
 		}
 	}
 	return f.listed.Open(name)

@@ -535,4 +535,62 @@ func TestPeekMakesNoCopy(t *testing.T) {
 	if body, err := sources.PeekEntryInto(sk, 1<<20, nil); err != nil || string(body) != file || plugin.reads.Load() != reads {
 		t.Errorf("a peek once the copy is made: %q, %v, %d reads through the plugin", body, err, plugin.reads.Load()-reads)
 	}
+	// A copy made by another process (or the run before) serves a peek
+	// as it serves a load: without a read through the plugin.
+	next := connect(t, "p", plugin, cache)
+	if l, err = next.List(t.Context()); err != nil || len(l.Skills) != 1 {
+		t.Fatalf("listing: %v, %+v", err, l)
+	}
+	reads = plugin.reads.Load()
+	if body, err := sources.PeekEntryInto(l.Skills[0], 1<<20, nil); err != nil || string(body) != file || plugin.reads.Load() != reads {
+		t.Errorf("a peek with the copy another made: %q, %v, %d reads through the plugin", body, err, plugin.reads.Load()-reads)
+	}
+}
+
+// heldLarge is byID whose reads of large.bin wait for release.
+type heldLarge struct {
+	*byID
+	started, release chan struct{}
+}
+
+func (h *heldLarge) ReadFile(req *pluginpb.ReadFileRequest, stream pluginpb.SkillSource_ReadFileServer) error {
+	if req.Path == "large.bin" {
+		close(h.started)
+		<-h.release
+	}
+	return h.byID.ReadFile(req, stream)
+}
+
+// A peek does not wait for a load making the skill's copy (whose read of
+// another file may wait for the plugin's timeout).
+func TestPeekDoesNotWaitForACopy(t *testing.T) {
+	const front = "name: big\ndescription: A skill.\n"
+	const file = "---\n" + front + "---\nbody\n"
+	b := &byID{skills: []*pluginpb.Skill{{Id: "big", FrontMatter: []byte(front), Files: []*pluginpb.FileInfo{
+		{Path: "SKILL.md", Size: int64(len(file)), Sha256: digestOf(file)},
+		{Path: "large.bin", Size: 4, Sha256: digestOf("xxxx")},
+	}}}, files: map[string]string{"big/SKILL.md": file, "big/large.bin": "xxxx"}}
+	plugin := &heldLarge{byID: b, started: make(chan struct{}), release: make(chan struct{})}
+	src := connect(t, "p", plugin, t.TempDir())
+	l, err := src.List(t.Context())
+	if err != nil || len(l.Skills) != 1 {
+		t.Fatalf("listing: %v, %+v", err, l)
+	}
+	loaded := make(chan error, 1)
+	go func() { _, err := sources.ReadEntry(l.Skills[0], 1<<20); loaded <- err }()
+	<-plugin.started // the load is making the copy, held on large.bin
+	peeked := make(chan error, 1)
+	go func() { _, err := sources.PeekEntryInto(l.Skills[0], 1<<20, nil); peeked <- err }()
+	if err := <-peeked; err != nil {
+		t.Errorf("peek: %v", err)
+	}
+	select {
+	case <-loaded:
+		t.Fatal("the peek came back only once the load's copy ended") // the load waits for release, or its timeout
+	default:
+	}
+	close(plugin.release)
+	if err := <-loaded; err != nil {
+		t.Errorf("load: %v", err)
+	}
 }
