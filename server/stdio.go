@@ -266,9 +266,12 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 			return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
 				"invalid request: the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"))
 		}
-		if why, ok := methodNotServed(msg.req.Method); ok && !g.calls.pendingID(msg.req.ID) {
-			// The SDK answers every -32601 with words of its own. (An id
-			// in use goes on, to be refused as such.)
+		if why, ok := methodNotServed(msg.req.Method); ok {
+			// Answered here, never by the SDK, which answers every -32601
+			// with words of its own.
+			if g.calls.pendingID(msg.req.ID) {
+				return g.reply(newErrorReply(msg.id, jsonrpc.CodeInvalidRequest, idInUse))
+			}
 			return g.reply(newErrorReply(msg.id, jsonrpc.CodeMethodNotFound, why))
 		}
 		// Hold this line, and read no further, while the SDK owes
@@ -278,12 +281,14 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 		}
 		if !g.calls.add(msg.req.ID, msg.req.Method) {
 			g.logger.Warn("request id still in use; answered with -32600", "id", preview(msg.id))
-			return g.reply(newErrorReply(msg.id, jsonrpc.CodeInvalidRequest,
-				"invalid request: a request with this id is still in progress"))
+			return g.reply(newErrorReply(msg.id, jsonrpc.CodeInvalidRequest, idInUse))
 		}
 	}
 	return g.sdk.deliver(msg.msg)
 }
+
+// idInUse is the answer to a request whose id another still holds.
+const idInUse = "invalid request: a request with this id is still in progress"
 
 // cancel stops counting the request a notifications/cancelled names,
 // which it reads as the SDK does; the SDK itself cancels the request.

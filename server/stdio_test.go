@@ -1139,3 +1139,33 @@ func TestStdioEndOfInputWritesToASlowReader(t *testing.T) {
 		}
 	})
 }
+
+// logging/setLevel is answered by the guard at once, never handed to the
+// SDK (which would put its own words in the -32601), even while every
+// slot for requests is taken: with its -32601, or, for an id another
+// request still holds, as an id in use.
+func TestStdioSetLevelAnsweredAtOnce(t *testing.T) {
+	setLevel := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"logging/setLevel","params":{"level":"debug"}}`
+	}
+	synctest.Test(t, func(t *testing.T) {
+		srv, g := gateServer(t)
+		w := serve(t, context.Background(), srv)
+		w.handshake()
+		w.send(callGate(`"x"`, "x"))
+		for i := range server.MaxInFlight - 1 {
+			w.send(callGate(fmt.Sprint(i), "k"))
+		}
+		synctest.Wait()
+		w.send(setLevel(`"x"`))
+		if line := w.recvLine(); !strings.Contains(line, `"id":"x"`) || !strings.Contains(line, "still in progress") {
+			t.Errorf("logging/setLevel with an id in use, every slot taken: %s", line)
+		}
+		w.send(setLevel(`"y"`))
+		if line := w.recvLine(); !strings.Contains(line, `"id":"y"`) || !strings.Contains(line, "its log goes to stderr") {
+			t.Errorf("logging/setLevel, every slot taken: %s", line)
+		}
+		g.open("x")
+		g.open("k")
+	})
+}
