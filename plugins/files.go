@@ -141,7 +141,8 @@ func (f *remoteFS) Open(name string) (fs.File, error) {
 			f.lost()
 		}
 	}
-	// Two turns without the file: it is read through the plugin.
+	// No copy (none could be made, or there is no cache), or two turns
+	// without the file in it: it is read through the plugin.
 	return f.listed.Open(name)
 }
 
