@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"slices"
 	"strconv"
@@ -91,14 +92,14 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		s.logger.Debug("skill gone before the catalog's refresh", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
 		return errorResult(goneMessage(m), note), nil
 	}
-	if err := sources.Confine(m.Skill.EntryFile(), err); errors.Is(err, sources.ErrBadPath) {
-		// The skill's SKILL.md is now a link out of its folder: the
-		// user's files, not the server, are at fault.
-		s.logger.Warn("cannot read skill", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
-		return errorResult(fmt.Sprintf("cannot load skill %s: %v", m.Ref, err), note), nil
-	}
-	if err != nil {
-		s.logger.Error("cannot read skill", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
+	if err = sources.Confine(m.Skill.EntryFile(), err); err != nil {
+		level := slog.LevelError
+		if errors.Is(err, sources.ErrBadPath) {
+			// The SKILL.md is now a link out of its folder: the user's
+			// files, not the server, are at fault.
+			level = slog.LevelWarn
+		}
+		s.logger.Log(ctx, level, "cannot read skill", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
 		return errorResult(fmt.Sprintf("cannot load skill %s: %v", m.Ref, err), note), nil
 	}
 	if note != "" {
