@@ -95,6 +95,10 @@ const maxExactID = 1<<53 - 1
 // Requests left unanswered are logged, with their ids. The end of in is
 // seen when the guard reads it: behind MaxInFlight unanswered requests,
 // only as their answers are read.
+//
+// It returns nil at the end of in or of ctx, the error reading in gave,
+// or one that wraps ErrOutputFailed when the session ended because out
+// failed.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	calls := newCalls()
 	w := newLineWriter(out)
@@ -116,15 +120,17 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	read := make(chan error, 1) // buffered: the pump may outlive ServeStdio
 	go func() { read <- g.pump(in) }()
 
-	var readErr error
 	select {
-	case readErr = <-read:
+	case err = <-read:
 		// End of input. The SDK drops the answers to requests still
 		// running once it sees the end, so wait for them first.
 		calls.drain(ctx, w, drainTimeout, s.workTimeout())
 	case <-ctx.Done():
 	case <-ended:
 		// The SDK ended the session: writing to out failed.
+		if werr := w.failed(); werr != nil {
+			err = fmt.Errorf("%w: %w", ErrOutputFailed, werr)
+		}
 	}
 	if ids := calls.unanswered(); len(ids) > 0 {
 		s.logger.Warn("stopping with requests unanswered", "count", len(ids), "ids", ids)
@@ -143,8 +149,13 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	case <-timeout.C:
 	}
 	w.finish(closeTimeout, drainTimeout, s.workTimeout())
-	return readErr
+	return err
 }
+
+// ErrOutputFailed is returned by ServeStdio when the session ended because
+// out failed: the client closed the pipe it reads answers from (EPIPE), or
+// its stdout is otherwise broken.
+var ErrOutputFailed = errors.New("writing to the client failed")
 
 // workTimeout is how long the end of input waits for handlers still
 // running: workTimeout, or more when searches may wait longer for their
@@ -820,8 +831,9 @@ var errClosed = errors.New("stdio session closed")
 // blocked on a client that does not read; a line out is still taking is
 // abandoned with the goroutine.
 type lineWriter struct {
-	busy      atomic.Int64 // when out last took part of the current line (or was handed it), in Unix ns; 0 between lines
-	begun     atomic.Bool  // out has taken part of the current line
+	err       atomic.Pointer[error] // the first error out gave, if any
+	busy      atomic.Int64          // when out last took part of the current line (or was handed it), in Unix ns; 0 between lines
+	begun     atomic.Bool           // out has taken part of the current line
 	lines     chan line
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -873,9 +885,18 @@ func (w *lineWriter) write(out io.Writer, data []byte) error {
 			w.begun.Store(true)
 		}
 		if err != nil {
+			w.err.CompareAndSwap(nil, &err)
 			return err
 		}
 		data = data[n:]
+	}
+	return nil
+}
+
+// failed returns the first error out gave, or nil.
+func (w *lineWriter) failed() error {
+	if err := w.err.Load(); err != nil {
+		return *err
 	}
 	return nil
 }

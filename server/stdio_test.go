@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -303,6 +305,51 @@ func TestStdioStopsOnCancel(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("ServeStdio ignored cancellation")
+	}
+}
+
+// brokenPipe takes its first line whole and fails every write after it,
+// as stdout does once the client closes the pipe it read the line from.
+type brokenPipe struct {
+	mu   sync.Mutex
+	took []byte
+}
+
+func (b *brokenPipe) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if bytes.IndexByte(b.took, '\n') >= 0 {
+		return 0, syscall.EPIPE
+	}
+	b.took = append(b.took, p...)
+	return len(p), nil
+}
+
+// A client that stops reading ends the session at the next answer, and
+// ServeStdio says why, so that the server does not log it as the end of
+// stdin.
+func TestStdioEndsWhenOutputFails(t *testing.T) {
+	srv := newStdioServer(t)
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	out := &brokenPipe{}
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(context.Background(), inR, out) }()
+	io.WriteString(inW, initLine+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+	select {
+	case err := <-done:
+		if !errors.Is(err, server.ErrOutputFailed) || !errors.Is(err, syscall.EPIPE) {
+			t.Errorf("ServeStdio with its output closed = %v, want ErrOutputFailed wrapping EPIPE", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio went on with its output closed")
+	}
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if !bytes.Contains(out.took, []byte(`"serverInfo"`)) {
+		t.Errorf("output before it failed = %q, want the handshake's answer", out.took)
 	}
 }
 

@@ -372,6 +372,46 @@ func TestBinaryWithUnreadStderr(t *testing.T) {
 	}
 }
 
+// A client may close the pipe it gave as the server's stderr: the
+// server's logs are lost, its answers are not. Before, the first log
+// line, written before the handshake, ended the process by SIGPIPE.
+func TestBinaryWithClosedStderr(t *testing.T) {
+	cmd := exec.Command(buildBinary(t), "serve", "--root", examples(t))
+	cmd.Env, cmd.Dir = isolatedEnv(t), t.TempDir()
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = w
+	r.Close() // nobody will ever read the server's stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	defer cmd.Process.Kill()
+	go func() {
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+		io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		io.WriteString(stdin, "{not json, and logged as such}\n")
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"skill","arguments":{"name":"csv-summary"}}}`+"\n")
+		stdin.Close()
+	}()
+	var got []string
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	for lines.Scan() {
+		got = append(got, lines.Text())
+	}
+	if len(got) != 3 || !strings.Contains(got[2], `"id":"last"`) || !strings.Contains(got[2], "csv-summary") {
+		t.Fatalf("answers with stderr closed = %q, want the handshake's, the bad line's and the skill's", got)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("server with stderr closed: %v, want status 0 at the end of stdin", err)
+	}
+}
+
 // A workspace configuration made at the repository's root while the
 // server runs in a sub-folder of it is read: the places watched are every
 // folder the workspace file is looked for in, not the working folder

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -121,8 +124,8 @@ func newServeCmd(e *env) *cobra.Command {
 		Aliases: []string{"mcp-server"},
 		Short:   "Run the MCP server on stdio",
 		Long: `Run the MCP server on stdin/stdout. Stdout carries JSON-RPC only; logs go to
-stderr. The server ends with status 0 at the end of stdin, on SIGINT or on
-SIGTERM.
+stderr. The server ends with status 0 at the end of stdin, when the client
+stops reading stdout, on SIGINT or on SIGTERM.
 
 Skills come from, in precedence order for equal names:
   - your own folders: ~/.claude/skills, ~/.agents/skills, ~/.codex/skills
@@ -158,7 +161,14 @@ status 2.`,
 			// before those given with --root.
 			f.roots = append(args, f.roots...)
 			// Logs never stop the server, even when the client does not
-			// read its stderr.
+			// read its stderr, or closes it: with SIGPIPE received here,
+			// a write to a pipe nobody reads fails with EPIPE instead of
+			// ending the process (Go's default for stdout and stderr).
+			// A handled signal, unlike an ignored one, is not passed on
+			// to the processes the server starts.
+			pipe := make(chan os.Signal, 1)
+			signal.Notify(pipe, syscall.SIGPIPE)
+			defer signal.Stop(pipe)
 			lw := logwriter.New(e.stderr, 0)
 			defer lw.Close(time.Second)
 			e := *e
@@ -238,6 +248,10 @@ status 2.`,
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)
 			switch {
+			case errors.Is(err, server.ErrOutputFailed):
+				// The client stopped reading: as ordinary an end as
+				// closing stdin.
+				logger.Info("stdout closed; stopping", "err", err)
 			case err != nil:
 				logger.Error("stdin failed", "err", err)
 			case ctx.Err() != nil:
