@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -130,10 +131,10 @@ func (s *Server) lookup(v *view, name string) (resolver.Match, error) {
 func baseDirectory(m resolver.Match, resourceTool bool) string {
 	sk := m.Skill
 	if sk.Scope != sources.ScopeSourcePlugin {
-		return sk.Dir
+		return shownPath(sk.Dir)
 	}
 	if st, err := os.Stat(sk.Dir); err == nil && st.IsDir() {
-		return sk.Dir
+		return shownPath(sk.Dir)
 	}
 	how := "as MCP resources"
 	if u, ok := resolver.URIOf(m); ok {
@@ -272,11 +273,12 @@ func fileList(files []string, truncated bool) string {
 	return b.String()
 }
 
-// shownPath is a file's path as a line of a text answer: quoted, as in
-// Go, when it holds a character that would break the line or show it in
-// another order (a name may hold a line break).
+// shownPath is a path as a line of a text answer: quoted, as in Go, when
+// it holds a character that would break the line or show it in another
+// order (a name may hold a line break), or a byte that is not UTF-8, which
+// the answer's JSON would turn into U+FFFD, naming another file.
 func shownPath(p string) string {
-	if strings.IndexFunc(p, func(r rune) bool { return unicode.IsControl(r) || sources.IsBidiControl(r) }) >= 0 {
+	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return unicode.IsControl(r) || sources.IsBidiControl(r) }) >= 0 {
 		return strconv.Quote(p)
 	}
 	return p

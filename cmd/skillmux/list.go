@@ -306,22 +306,28 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // ones of s (an escape sequence, a bidirectional override) as Go escapes,
 // as the warnings quote values: a skill's text reaches the terminal as
 // what it says, never as what it would make the terminal do. The joiners
-// U+200C and U+200D, which join emoji, are kept.
+// U+200C and U+200D, which join emoji, are kept. A byte that is not UTF-8
+// (a file name can hold any) is written as \xff: raw, it would reach the
+// terminal as garbage, and text/tabwriter takes 0xff for its escape
+// character, which would undo the table's columns.
 func escaped(s string) string {
 	hidden := func(r rune) bool {
 		return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'
 	}
-	if strings.IndexFunc(s, hidden) < 0 {
+	if strings.IndexFunc(s, hidden) < 0 && utf8.ValidString(s) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
-		if hidden(r) {
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case hidden(r):
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
-			continue
+		default:
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 	}
 	return b.String()
 }

@@ -13,11 +13,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // isolatedEnv is an environment whose home and configuration folders are
@@ -144,6 +146,45 @@ func TestListEscapesControls(t *testing.T) {
 		if strings.ContainsAny(out, "\x1b\a\u202e") || !strings.Contains(out, `Fine \x1b[8mhid\x1b[0m \x1b]0;t\a \u202erev.`) {
 			t.Errorf("%s:\n%q", strings.Join(args, " "), out)
 		}
+	}
+}
+
+// A folder name that is not UTF-8 is written with \x escapes. Raw, its
+// 0xff byte was text/tabwriter's escape character: every row after it
+// lost its columns.
+func TestListEscapesBytesThatAreNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	odd := filepath.Join(dir, "a\xffb")
+	if err := os.Mkdir(odd, 0o755); err != nil {
+		t.Skipf("this file system refuses a name that is not UTF-8: %v", err)
+	}
+	writeFile(t, filepath.Join(odd, "SKILL.md"), "---\nname: ab\ndescription: Odd folder.\n---\n")
+	writeFile(t, filepath.Join(dir, "zz", "SKILL.md"), "---\nname: zz\ndescription: Plain folder.\n---\n")
+	for _, args := range [][]string{{"list"}, {"list", "--all"}} {
+		out, _, err := runCLI(t, dir, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !utf8.ValidString(out) || !strings.Contains(out, `a\xffb`) {
+			t.Errorf("%s writes the byte as it is:\n%q", strings.Join(args, " "), out)
+		}
+		if strings.Contains(out, "\t") || !regexp.MustCompile(`(?m)^zz +\S+ +Plain folder\. +`).MatchString(out) {
+			t.Errorf("%s: the row after the odd name lost its columns:\n%s", strings.Join(args, " "), out)
+		}
+	}
+	// validate names the file; show, as the skill tool does, gives the
+	// folder quoted: JSON would carry U+FFFD in place of the byte, the
+	// name of no folder.
+	out, _, _ := runCLI(t, dir, "validate", dir)
+	if !utf8.ValidString(out) || !strings.Contains(out, `a\xffb/SKILL.md: error: name:`) {
+		t.Errorf("validate writes the byte as it is:\n%q", out)
+	}
+	out, _, err := runCLI(t, dir, "show", "ab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Base directory: " + strconv.Quote(odd) + "\n"; !strings.Contains(out, want) {
+		t.Errorf("show:\n%q\nwant the line %q", out, want)
 	}
 }
 

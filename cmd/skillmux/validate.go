@@ -90,6 +90,7 @@ rule. The exit status is 1 when any error is found, else 0.`,
 			} else {
 				for _, r := range results {
 					for _, d := range r.Diagnostics {
+						d.Path = escaped(d.Path)
 						fmt.Fprintln(e.stdout, d)
 					}
 				}
