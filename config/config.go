@@ -41,6 +41,9 @@ type Config struct {
 	Resources Resources `koanf:"resources"`
 	Tools     Tools     `koanf:"tools"`
 	Log       Log       `koanf:"log"`
+	// Trust are the folders whose workspace files may do what only the
+	// user's own files may (see Trusted); read from the user file only.
+	Trust []string `koanf:"trust"`
 
 	origins  map[string]Origin
 	files    []string
@@ -311,6 +314,8 @@ func Load(opts *Options) (*Config, error) {
 	} else if ws := WorkspaceFile(o.WorkDir); ws != "" {
 		layers = append(layers, struct{ layer, path string }{"workspace file", ws})
 	}
+	var warnings []string
+	userFile := layers[0].path
 	for _, l := range layers {
 		fk, fo, err := loadFile(l.path, l.layer, o.Home)
 		if errors.Is(err, os.ErrNotExist) && l.layer == "user file" {
@@ -320,11 +325,21 @@ func Load(opts *Options) (*Config, error) {
 			errs = append(errs, err)
 			continue
 		}
+		if l.layer != "user file" && fk.Exists("trust") {
+			e := &Error{File: l.path, Line: fo["trust"].Line, Key: "trust", Message: "ignored: only your user file " + userFile + " can trust a folder"}
+			warnings = append(warnings, e.Error())
+			fk.Delete("trust")
+			delete(fo, "trust")
+		}
+		if l.layer == "workspace file" && !Trusted(filepath.Dir(l.path), k.Strings("trust")) {
+			warnings = append(warnings, confine(k, fk, fo, origins, l.path, userFile)...)
+		}
 		k.Merge(fk)
 		replaceOrigins(origins, fo)
 		files = append(files, l.path)
 	}
-	ek, eo, warnings, err := loadEnv(o.env)
+	ek, eo, envWarnings, err := loadEnv(o.env)
+	warnings = append(warnings, envWarnings...)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -516,7 +531,8 @@ func (c *Config) Origin(key string) Origin {
 func (c *Config) Files() []string { return slices.Clone(c.files) }
 
 // Warnings returns what Load found odd but did not refuse, one sentence
-// each, naming the variable: SKILLMUX_ variables that are not settings.
+// each, naming the file and line or the variable: SKILLMUX_ variables
+// that are not settings, and what an untrusted workspace file may not do.
 func (c *Config) Warnings() []string { return slices.Clone(c.warnings) }
 
 // Describe renders the effective configuration as YAML, each value
@@ -616,6 +632,9 @@ func (c *Config) Describe() string {
 	}
 	if len(c.Tools.Disable) > 0 {
 		line("  ", "disable: "+showList(c.Tools.Disable), "tools.disable")
+	}
+	if len(c.Trust) > 0 {
+		line("", "trust: "+showList(c.Trust), "trust")
 	}
 	return b.String()
 }

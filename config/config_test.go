@@ -73,7 +73,7 @@ func TestDefaults(t *testing.T) {
 
 func TestLayers(t *testing.T) {
 	f := newFixture(t)
-	user := f.userFile(t, "catalog:\n  budget: 3000\nlog:\n  level: debug\n  format: json\nsources:\n  - type: dir\n    path: ~/user-skills\n")
+	user := f.userFile(t, "catalog:\n  budget: 3000\nlog:\n  level: debug\n  format: json\nsources:\n  - type: dir\n    path: ~/user-skills\ntrust: ["+strconv.Quote(f.repo)+"]\n")
 	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"), "log:\n  level: warn\nsources:\n  - type: dir\n    name: repo-skills\n    path: team/skills\n  - type: user\n")
 	c, err := f.load(t, []string{"SKILLMUX_LOG__LEVEL=error", "OTHER=x"}, config.FlagValue{Key: "catalog.budget", Flag: "--budget", Value: "5000"})
 	if err != nil {
@@ -82,8 +82,8 @@ func TestLayers(t *testing.T) {
 	if c.Catalog.Budget != 5000 || c.Log.Level != "error" || c.Log.Format != "json" {
 		t.Errorf("merged: %+v %+v", c.Catalog, c.Log)
 	}
-	// The workspace list replaces the user list whole; its relative path is
-	// relative to the workspace file.
+	// The list of a trusted workspace replaces the user list whole; its
+	// relative path is relative to the workspace file.
 	want := []config.Source{
 		{Type: "dir", Name: "repo-skills", Path: filepath.Join(f.repo, "team", "skills")},
 		{Type: "user"},
@@ -581,7 +581,7 @@ func TestValuesInMessages(t *testing.T) {
 		{name: "huge value in a file", file: "log:\n  level: " + huge + "\n",
 			want: "D/.skillmux.yaml:2: log.level: " + clipped + " is not a level; use debug, info, warn or error"},
 		{name: "huge key in a file", file: "? " + huge + "\n: 1\n", // an implicit key is at most 1024 characters
-			want: "D/.skillmux.yaml:1: " + clipped + ": unknown key; known keys here: catalog, defaults, log, refresh, resources, sources, tools"},
+			want: "D/.skillmux.yaml:1: " + clipped + ": unknown key; known keys here: catalog, defaults, log, refresh, resources, sources, tools, trust"},
 		{name: "huge value in the environment", env: []string{"SKILLMUX_CATALOG__BUDGET=" + huge},
 			want: "SKILLMUX_CATALOG__BUDGET: catalog.budget: must be an integer, got " + clipped},
 		{name: "huge flag value", flags: []config.FlagValue{{Key: "log.format", Flag: "--log-format", Value: huge}},
@@ -593,7 +593,7 @@ func TestValuesInMessages(t *testing.T) {
 		{name: "newlines in a block value", file: "sources:\n  - type: |\n      dir\n      user\n",
 			want: `D/.skillmux.yaml:2: sources[0].type: "dir\nuser\n" is not a source type; use one of user, project, dir, claude-plugins, plugin-dir or plugin`},
 		{name: "newline in a key", file: "\"lo\\ng\": 1\n",
-			want: `D/.skillmux.yaml:1: "lo\ng": unknown key (did you mean "log"?); known keys here: catalog, defaults, log, refresh, resources, sources, tools`},
+			want: `D/.skillmux.yaml:1: "lo\ng": unknown key (did you mean "log"?); known keys here: catalog, defaults, log, refresh, resources, sources, tools, trust`},
 		{name: "newline in an environment value", env: []string{"SKILLMUX_LOG__LEVEL=de\nbug"},
 			want: `SKILLMUX_LOG__LEVEL: log.level: "de\nbug" is not a level (did you mean "debug"?); use debug, info, warn or error`},
 		{name: "newline in a variable name", env: []string{"SKILLMUX_LOG\n__LEVEL=debug"},

@@ -119,6 +119,11 @@ func loadFile(file, layer, home string) (*koanf.Koanf, map[string]Origin, error)
 			}
 		}
 	}
+	if list, ok := m["trust"].([]any); ok {
+		for i, p := range list {
+			list[i] = resolvePath(p.(string), filepath.Dir(file), home)
+		}
+	}
 	visibilityAsList(m)
 	if err := k.Load(confmap.Provider(m, ""), nil); err != nil {
 		return nil, nil, &Error{File: file, Message: err.Error()}

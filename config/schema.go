@@ -194,6 +194,7 @@ var schema = &field{kind: kMap, fields: map[string]*field{
 		"level":  {kind: kString, check: oneOf("a level", "debug", "info", "warn", "error")},
 		"format": {kind: kString, check: oneOf("a format", "text", "json")},
 	}},
+	"trust": {kind: kStrings, check: notEmpty},
 }}
 
 // oneOf accepts only words.

@@ -231,9 +231,10 @@ type plan struct {
 }
 
 // specs returns the source configurations in precedence order: the
-// configured ones, with the built-in ones they do not name (user and
-// project first, claude-plugins last), and the command line's roots and
-// plugin folders.
+// configured ones, with the built-in ones they do not name (user first,
+// project just after the user source, wherever the configuration puts it,
+// so that the user's own skills win over the project's; claude-plugins
+// last), and the command line's roots and plugin folders.
 func (p *plan) specs() []config.Source {
 	named := map[string]bool{}
 	for _, s := range p.cfg.Sources {
@@ -241,15 +242,17 @@ func (p *plan) specs() []config.Source {
 	}
 	var out []config.Source
 	builtin := p.cfg.Defaults.Builtin
-	for _, t := range []string{config.TypeUser, config.TypeProject} {
-		if builtin && !named[t] {
-			out = append(out, config.Source{Type: t})
-		}
+	if builtin && !named[config.TypeUser] {
+		out = append(out, config.Source{Type: config.TypeUser})
 	}
 	for _, s := range p.cfg.Sources {
 		if s.IsEnabled() {
 			out = append(out, s)
 		}
+	}
+	if builtin && !named[config.TypeProject] {
+		at := 1 + slices.IndexFunc(out, func(s config.Source) bool { return s.Type == config.TypeUser })
+		out = slices.Insert(out, at, config.Source{Type: config.TypeProject})
 	}
 	for _, r := range p.roots {
 		out = append(out, config.Source{Type: config.TypeDir, Path: r})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -105,6 +106,14 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		// format it started with, at the level now configured.
 		l.level.Set(s.level.Level())
 		s.logger, s.level, s.plan.trees.Logger = l.logger, l.level, l.logger
+		// What the new configuration sets aside (an untrusted workspace
+		// file's plugin sources) is told when it is new: at a move to
+		// another workspace, or an edit.
+		for _, w := range s.cfg.Warnings() {
+			if !slices.Contains(l.s.cfg.Warnings(), w) {
+				l.logger.Warn(w)
+			}
+		}
 		if keys := restartOnly(l.started, s.cfg); len(keys) > 0 {
 			l.logger.Warn("settings changed that apply only after a restart; until then the server keeps the values it started with, and the sources and the log level follow now", "settings", keys)
 		}
@@ -132,7 +141,7 @@ func configFiles(e *env, f *catalogFlags, workspace string) []string {
 // appliedLive are the settings, by key, that a running server follows:
 // those that decide its sources, and the level of its logs. It keeps the
 // others from its start.
-var appliedLive = map[string]bool{"sources": true, "defaults.builtin": true, "log.level": true}
+var appliedLive = map[string]bool{"sources": true, "defaults.builtin": true, "log.level": true, "trust": true}
 
 // restartOnly returns the keys (such as "catalog.budget") of the settings
 // that differ between old and new and that a running server applies only

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,8 +172,11 @@ func TestNamesAcrossSources(t *testing.T) {
 	}
 }
 
+// A workspace file the user trusts decides the sources, their order and
+// the built-in ones (TestUntrustedWorkspaceFile for one not trusted).
 func TestWorkspaceConfig(t *testing.T) {
 	w := newWorkspace(t)
+	writeFile(t, filepath.Join(w.home, ".config", "skillmux", "config.yaml"), "trust: ["+strconv.Quote(w.repo)+"]\n")
 	team := filepath.Join(w.repo, "team")
 	writeFile(t, filepath.Join(team, "kit/SKILL.md"), skillMD("kit", "Team kit."))
 	writeFile(t, filepath.Join(team, "kit-draft/SKILL.md"), skillMD("kit-draft", "Not ready."))
@@ -339,4 +343,70 @@ func TestBinaryFollowsClientRoots(t *testing.T) {
 	}
 	stdin.Close()
 	cmd.Wait()
+}
+
+// A cloned repository's .skillmux.yaml neither runs a program nor puts
+// the repository's skills in the place of the user's own, until the user
+// file trusts its folder; the warning says how. Before, `list` in the
+// repository ran its "source plugin", and its source order served its
+// deploy skill in place of the user's.
+func TestUntrustedWorkspaceFile(t *testing.T) {
+	home, repo := t.TempDir(), t.TempDir()
+	environ := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
+	writeFile(t, filepath.Join(home, ".claude", "skills", "deploy", "SKILL.md"), skillMD("deploy", "Mine."))
+	writeFile(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(repo, ".claude", "skills", "deploy", "SKILL.md"), skillMD("deploy", "The repository's."))
+	marker := filepath.Join(t.TempDir(), "ran")
+	writeFile(t, filepath.Join(repo, "hook.sh"), "#!/bin/sh\necho ran > "+marker+"\n")
+	if err := os.Chmod(filepath.Join(repo, "hook.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(repo, ".skillmux.yaml"), "sources:\n  - type: project\n  - type: user\n  - type: plugin\n    name: hook\n    command: [./hook.sh]\n")
+	deploy := func() string {
+		t.Helper()
+		out, stderr, err := runIn(t, environ, repo, "list", "--json")
+		if err != nil {
+			t.Fatalf("list: %v\n%s", err, stderr)
+		}
+		var l struct{ Skills []listedSkill }
+		if err := json.Unmarshal([]byte(out), &l); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range l.Skills {
+			if s.Name == "deploy" {
+				return s.Description
+			}
+		}
+		return ""
+	}
+
+	if got := deploy(); got != "Mine." {
+		t.Errorf("deploy in an untrusted repository = %q, want the user's own", got)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("list ran the command of an untrusted workspace file")
+	}
+	_, stderr, _ := runIn(t, environ, repo, "list")
+	for _, want := range []string{`source plugin "hook" is not started`, "your own skill folders keep their place", "trust: [" + strconv.Quote(repo) + "]"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	// Trusted, the file is followed as written.
+	writeFile(t, filepath.Join(home, ".config", "skillmux", "config.yaml"), "trust: ["+strconv.Quote(repo)+"]\n")
+	if got := deploy(); got != "The repository's." {
+		t.Errorf("deploy in a trusted repository that ranks its skills first = %q", got)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the trusted workspace's plugin did not start: %v", err)
+	}
+
+	// The user file's own list naming the user source but not the
+	// project's: the built-in project source ranks after it, not first.
+	os.Remove(filepath.Join(repo, ".skillmux.yaml"))
+	writeFile(t, filepath.Join(home, ".config", "skillmux", "config.yaml"), "sources:\n  - type: user\n")
+	if got := deploy(); got != "Mine." {
+		t.Errorf("deploy with the user source listed alone = %q, want the user's own", got)
+	}
 }

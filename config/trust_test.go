@@ -1,0 +1,134 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillmux/skillmux/config"
+)
+
+// A workspace file comes with a repository: until the user file trusts its
+// folder, it starts no program and cannot put the repository's skills in
+// the place of the user's own. What it sets aside is named, with the line
+// and how to trust the folder.
+func TestUntrustedWorkspaceIsConfined(t *testing.T) {
+	f := newFixture(t)
+	user := f.userFile(t, "sources:\n  - type: dir\n    path: ~/mine\n")
+	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"), `defaults:
+  builtin: false
+sources:
+  - type: project
+  - type: plugin
+    name: hook
+    command: [./hook.sh]
+  - type: user
+    exclude: ["deploy"]
+  - type: dir
+    path: skills
+`)
+	c, err := f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The user file's sources first, then the workspace's: no plugin, no
+	// user source of its own; the built-in user source stays on.
+	want := []config.Source{
+		{Type: "dir", Path: filepath.Join(f.home, "mine")},
+		{Type: "project"},
+		{Type: "dir", Path: filepath.Join(f.repo, "skills")},
+	}
+	if diff := cmp.Diff(want, c.Sources); diff != "" {
+		t.Errorf("sources (-want +got):\n%s", diff)
+	}
+	if !c.Defaults.Builtin {
+		t.Error("defaults.builtin: false from an untrusted workspace file was applied")
+	}
+	for key, want := range map[string]string{
+		"sources[0].path": "user file " + user + ":3",
+		"sources[1].type": "workspace file " + ws + ":4",
+		"sources[2].path": "workspace file " + ws + ":11",
+	} {
+		if got := c.Origin(key).String(); got != want {
+			t.Errorf("Origin(%s) = %s, want %s", key, got, want)
+		}
+	}
+	how := "to allow it, trust the folder in your user file " + user + ` (trust: [` + strconv.Quote(f.repo) + `])`
+	wantWarnings := []string{
+		ws + ":2: defaults.builtin: false is ignored: a workspace file you have not trusted cannot turn off your own skill folders; " + how,
+		ws + `:5: sources[1]: source plugin "hook" is not started: a workspace file you have not trusted would run "` + filepath.Join(f.repo, "hook.sh") + `"; ` + how,
+		ws + ":8: sources[2]: your own skill folders keep their place, first, and their settings: a workspace file you have not trusted cannot rank other skills above them, rename or filter them; " + how,
+	}
+	if diff := cmp.Diff(wantWarnings, c.Warnings()); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// A plain user source at the top of a workspace's list changes nothing
+// when it is set aside: no warning.
+func TestUntrustedWorkspaceWithUserFirst(t *testing.T) {
+	f := newFixture(t)
+	write(t, filepath.Join(f.repo, ".skillmux.yaml"), "sources:\n  - type: user\n  - type: project\n")
+	c, err := f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]config.Source{{Type: "project"}}, c.Sources); diff != "" {
+		t.Errorf("sources (-want +got):\n%s", diff)
+	}
+	if len(c.Warnings()) > 0 {
+		t.Errorf("warnings: %q", c.Warnings())
+	}
+}
+
+// The user file trusts a folder and every folder below it; a link to one
+// is the folder. Nothing else trusts: trust in a workspace file (which
+// would trust itself) is ignored, with a warning.
+func TestTrust(t *testing.T) {
+	f := newFixture(t)
+	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"), "trust: [\".\"]\nsources:\n  - type: plugin\n    name: hook\n    command: [./hook.sh]\n")
+	c, err := f.load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Sources) != 0 || len(c.Warnings()) != 2 || !strings.HasPrefix(c.Warnings()[0], ws+":1: trust: ignored: only your user file ") {
+		t.Errorf("a workspace file trusting itself: sources %+v, warnings %q", c.Sources, c.Warnings())
+	}
+
+	f.userFile(t, "trust: [\"~/../repo\"]\n")
+	if c, err = f.load(t, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Sources) != 1 || c.Sources[0].Type != config.TypePlugin || len(c.Warnings()) != 1 {
+		t.Errorf("trusted by the user file: sources %+v, warnings %q", c.Sources, c.Warnings())
+	}
+	if d := c.Describe(); !strings.Contains(d, "trust: ["+f.repo+"]") {
+		t.Errorf("Describe leaves out trust:\n%s", d)
+	}
+
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(f.repo, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		dir   string
+		trust []string
+		want  bool
+	}{
+		{f.repo, []string{f.repo}, true},
+		{f.sub, []string{f.repo}, true},
+		{f.repo, []string{f.sub}, false},
+		{f.repo + "-other", []string{f.repo}, false},
+		{f.repo, []string{link}, true},
+		{filepath.Join(link, "svc"), []string{f.repo}, true},
+		{f.repo, nil, false},
+	} {
+		if got := config.Trusted(tt.dir, tt.trust); got != tt.want {
+			t.Errorf("Trusted(%s, %q) = %v, want %v", tt.dir, tt.trust, got, tt.want)
+		}
+	}
+}
