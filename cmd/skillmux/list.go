@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -23,14 +24,39 @@ import (
 
 // listedSkill is one skill in `skillmux list --json`.
 type listedSkill struct {
-	Name        string               `json:"name"`
-	Description string               `json:"description"`
-	Location    string               `json:"location"`
-	Source      string               `json:"source"`
-	Scope       sources.Scope        `json:"scope"`
-	Kind        sources.Kind         `json:"kind"`
-	Convention  string               `json:"convention,omitempty"`
-	Warnings    []sources.Diagnostic `json:"warnings,omitempty"`
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Location    string        `json:"location"`
+	Source      string        `json:"source"`
+	Scope       sources.Scope `json:"scope"`
+	Kind        sources.Kind  `json:"kind"`
+	Convention  string        `json:"convention,omitempty"`
+	// Catalog says how the model is offered the skill when not in full:
+	// "name-only" or "off" (catalog.visibility), or "user-invoked" (its
+	// front matter says disable-model-invocation: true).
+	Catalog  string               `json:"catalog,omitempty"`
+	Warnings []sources.Diagnostic `json:"warnings,omitempty"`
+}
+
+// catalogTags explains, after the table, the tags of listedSkill.Catalog.
+var catalogTags = map[string]string{
+	"name-only":    "in the catalog by name only, without its description (catalog.visibility)",
+	"off":          "not in the catalog, search or skills_list, nor a prompt (catalog.visibility); loaded by its exact name",
+	"user-invoked": "its front matter says disable-model-invocation: true: not in the catalog or search; the user loads it",
+}
+
+// offered is how vis, and the skill's own front matter, offer sk to the
+// model: "" when in full (see listedSkill.Catalog).
+func offered(sk *sources.Skill, vis *resolver.Visibility) string {
+	switch shown := vis.Of(sk.Ref); {
+	case shown == resolver.ShownOff:
+		return shown.String()
+	case sk.DisableModelInvocation:
+		return "user-invoked"
+	case shown != resolver.ShownOn:
+		return shown.String()
+	}
+	return ""
 }
 
 type shadowedSkill struct {
@@ -61,13 +87,15 @@ func listed(sk *sources.Skill) listedSkill {
 	return listedSkill{Name: sk.Ref.String(), Description: sk.Description, Location: sk.Path, Source: sk.Source, Scope: sk.Scope, Kind: sk.Kind, Convention: sk.Convention, Warnings: sk.Diagnostics}
 }
 
-// buildListing describes snap. Skipped files, source warnings and failed
-// sources are always in it; all adds the shadowed skills, the warnings of
-// served skills and every plugin considered.
-func buildListing(snap *resolver.Snapshot, all bool) listing {
+// buildListing describes snap, each skill with how vis offers it.
+// Skipped files, source warnings and failed sources are always in it; all
+// adds the shadowed skills, the warnings of served skills and every
+// plugin considered.
+func buildListing(snap *resolver.Snapshot, all bool, vis *resolver.Visibility) listing {
 	l := listing{Skills: []listedSkill{}}
 	for _, sk := range snap.Skills() {
 		ls := listed(sk)
+		ls.Catalog = offered(sk, vis)
 		if d, ok := server.PromptWarning(sk); ok {
 			ls.Warnings = append(slices.Clip(ls.Warnings), d)
 		}
@@ -123,7 +151,9 @@ func newListCmd(e *env) *cobra.Command {
 		Short: "List the skills the server would serve",
 		Long: `List the catalog as the server sees it: each skill's qualified name, source,
 description and location. Files that were skipped and folders that are
-missing are reported on stderr first.
+missing are reported on stderr first. A skill the model is not offered in
+full is tagged: [name-only] and [off] by catalog.visibility, [user-invoked]
+by disable-model-invocation: true in its front matter.
 
 --all adds the skills hidden by another of the same name (and the name that
 still reaches them), every warning, and every Claude Code plugin considered
@@ -163,7 +193,11 @@ gemini-cli-mcp-client; see the README).`,
 					snap = snap.Excluding(conventions)
 				}
 			}
-			view := buildListing(snap, all)
+			opts, err := catalogOptions(s.cfg)
+			if err != nil {
+				return err
+			}
+			view := buildListing(snap, all, opts.Visibility)
 			view.Client, view.LeftOut = l.Client, l.LeftOut
 			if l.Client != "" {
 				view.Plugins = leftOutPlugins(view.Plugins, view.Skills, l.Client)
@@ -193,6 +227,15 @@ func printListing(e *env, l listing, all bool, hints map[string]string) {
 	}
 	printTable(e.stdout, l.Skills, terminalWidth(e))
 	fmt.Fprintf(e.stdout, "\n%s\n", plural(len(l.Skills), "skill"))
+	used := map[string]bool{}
+	for _, s := range l.Skills {
+		used[s.Catalog] = s.Catalog != ""
+	}
+	for _, tag := range slices.Sorted(maps.Keys(catalogTags)) {
+		if used[tag] {
+			fmt.Fprintf(e.stdout, "[%s]: %s\n", tag, catalogTags[tag])
+		}
+	}
 	if !all {
 		return
 	}
@@ -270,6 +313,9 @@ func printTable(w io.Writer, skills []listedSkill, width int) {
 	skills = slices.Clone(skills)
 	for i, s := range skills {
 		s.Name, s.Source, s.Description, s.Location = escaped(s.Name), escaped(s.Source), escaped(oneLine(s.Description)), escaped(s.Location)
+		if s.Catalog != "" {
+			s.Description = "[" + s.Catalog + "] " + s.Description
+		}
 		skills[i] = s
 		nameW = max(nameW, utf8.RuneCountInString(s.Name))
 		srcW = max(srcW, utf8.RuneCountInString(s.Source))

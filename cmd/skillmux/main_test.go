@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,6 +186,43 @@ func TestListEscapesBytesThatAreNotUTF8(t *testing.T) {
 	}
 	if want := "Base directory: " + strconv.Quote(odd) + "\n"; !strings.Contains(out, want) {
 		t.Errorf("show:\n%q\nwant the line %q", out, want)
+	}
+}
+
+// list shows how the model is offered each skill: catalog.visibility and
+// disable-model-invocation tag a skill, in the table and in --json. Before,
+// list showed a hidden skill as any other.
+func TestListTagsWhatTheModelIsNotOffered(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "aa", "SKILL.md"), "---\nname: aa\ndescription: Hidden.\n---\n")
+	writeFile(t, filepath.Join(dir, "bb", "SKILL.md"), "---\nname: bb\ndescription: Named.\n---\n")
+	writeFile(t, filepath.Join(dir, "cc", "SKILL.md"), "---\nname: cc\ndescription: The user's.\ndisable-model-invocation: true\n---\n")
+	writeFile(t, filepath.Join(dir, "dd", "SKILL.md"), "---\nname: dd\ndescription: Plain.\n---\n")
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	writeFile(t, cfg, "catalog:\n  visibility:\n    aa: off\n    bb: name-only\n")
+	out, _, err := runCLI(t, "", "list", "--no-builtin", "--config", cfg, "--root", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[off] Hidden.", "[name-only] Named.", "[user-invoked] The user's.", "  Plain.", "[off]: not in the catalog"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runCLI(t, "", "list", "--no-builtin", "--config", cfg, "--root", dir, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l struct{ Skills []listedSkill }
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range l.Skills {
+		got[s.Name] = s.Catalog
+	}
+	if want := map[string]string{"aa": "off", "bb": "name-only", "cc": "user-invoked", "dd": ""}; !maps.Equal(got, want) {
+		t.Errorf("list --json catalog = %v, want %v", got, want)
 	}
 }
 
