@@ -273,6 +273,38 @@ func TestValidateCommand(t *testing.T) {
 // TestValidateFolderOfSkills checks that validating a folder of skills
 // reports every folder that serving would skip or pass over: a SKILL.md
 // that links nowhere or is a folder, and a skill.md in other letter cases.
+// A folder validate cannot read is an error that names it: the skills in
+// it go unchecked, and the check must not pass over them. Before, it was
+// passed over in silence ("1 skill checked: 0 errors", status 0), and a
+// skill folder that cannot be read was reported as its SKILL.md. CI runs
+// it as nobody.
+func TestValidateUnreadableFolder(t *testing.T) {
+	if os.Geteuid() == 0 || runtime.GOOS == "windows" {
+		t.Skip("root reads every folder; permissions differ on Windows")
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "ok", "SKILL.md"), "---\nname: ok\ndescription: Fine.\n---\n")
+	writeFile(t, filepath.Join(dir, "locked", "deploy", "SKILL.md"), "---\nname: Deploy_Bad\n---\n")
+	locked := filepath.Join(dir, "locked")
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(locked, 0o755) })
+	for _, arg := range []string{dir, locked} {
+		out, _, err := runCLI(t, "", "validate", arg)
+		var ex *exitError
+		if !errors.As(err, &ex) || ex.code != 1 {
+			t.Errorf("validate %s: err = %v, want exit status 1", arg, err)
+		}
+		if want := locked + ": error: cannot read folder: permission denied; the skills in it are not checked [read]"; !strings.Contains(out, want) {
+			t.Errorf("validate %s:\n%s\nwant the line %q", arg, out, want)
+		}
+		if strings.Contains(out, filepath.Join(locked, "SKILL.md")) {
+			t.Errorf("validate %s blames a SKILL.md that is not there:\n%s", arg, out)
+		}
+	}
+}
+
 func TestValidateFolderOfSkills(t *testing.T) {
 	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
 		t.Skip("needs symlinks and file names that tell cases apart")

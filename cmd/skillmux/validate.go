@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -54,7 +55,11 @@ rule. The exit status is 1 when any error is found, else 0.`,
 			for _, arg := range args {
 				// A leading ~ is the home folder, as for --root: clients
 				// pass arguments without a shell.
-				for _, p := range skillPaths(expandHome(arg, e.home())) {
+				paths, unread := skillPaths(expandHome(arg, e.home()))
+				for _, d := range unread {
+					results = append(results, validated{Path: d.Path, Diagnostics: []sources.Diagnostic{d}})
+				}
+				for _, p := range paths {
 					ds := sources.Validate(p)
 					if isSkill(p) {
 						skills++
@@ -129,21 +134,29 @@ func isSkill(p string) bool {
 
 // skillPaths expands a folder without a SKILL.md into the skill folders
 // below it; anything else is checked as given, so a wrong path is reported.
-func skillPaths(arg string) []string {
+func skillPaths(arg string) (paths []string, unread []sources.Diagnostic) {
 	st, err := os.Stat(arg)
 	if err != nil || !st.IsDir() {
-		return []string{arg}
+		return []string{arg}, nil
 	}
 	if _, err := os.Lstat(filepath.Join(arg, sources.SkillFile)); err == nil {
-		return []string{arg}
+		return []string{arg}, nil
 	}
 	// Every SKILL.md is checked, whatever it is (a folder, a link that
 	// leads nowhere), and so is a folder holding one in other letter
-	// cases: what serving skips, validating reports.
+	// cases: what serving skips, validating reports. A folder that cannot
+	// be read is an error of its own: the skills in it go unchecked, and
+	// a check that passed over them must not pass.
 	var out []string
 	seen := map[string]bool{}
 	filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			why := err.Error()
+			if pe, ok := errors.AsType[*fs.PathError](err); ok {
+				why = pe.Err.Error()
+			}
+			unread = append(unread, sources.Diagnostic{Severity: sources.Error, Path: p, Rule: "read",
+				Message: "cannot read folder: " + why + "; the skills in it are not checked"})
 			return nil
 		}
 		switch name := d.Name(); {
@@ -161,8 +174,8 @@ func skillPaths(arg string) []string {
 		}
 		return nil
 	})
-	if len(out) == 0 {
-		return []string{arg}
+	if len(out) == 0 && len(unread) == 0 {
+		return []string{arg}, nil
 	}
-	return out
+	return out, unread
 }
