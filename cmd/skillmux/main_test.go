@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/skillmux/skillmux/sources"
 )
 
 // isolatedEnv is an environment whose home and configuration folders are
@@ -223,6 +225,17 @@ func TestListTagsWhatTheModelIsNotOffered(t *testing.T) {
 	}
 	if want := map[string]string{"aa": "off", "bb": "name-only", "cc": "user-invoked", "dd": ""}; !maps.Equal(got, want) {
 		t.Errorf("list --json catalog = %v, want %v", got, want)
+	}
+}
+
+// A problem's message may quote what a file holds, such as a plugin's
+// name in Claude Code's records: its control characters are escaped as
+// the path's are.
+func TestSentenceEscapesTheMessage(t *testing.T) {
+	d := sources.Diagnostic{Severity: sources.Warning, Path: "/h/p\x1b[2J.json", Field: "plugins.e\avil", Message: "/x/\x1b]0;T\a does not exist"}
+	got := sentence(d, nil)
+	if want := `warning: /h/p\x1b[2J.json: plugins.e\avil: /x/\x1b]0;T\a does not exist`; got != want {
+		t.Errorf("sentence = %q, want %q", got, want)
 	}
 }
 

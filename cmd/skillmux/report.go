@@ -28,10 +28,13 @@ func sentence(d sources.Diagnostic, hints map[string]string) string {
 	}
 	b.WriteString(": ")
 	if d.Field != "" {
-		b.WriteString(d.Field)
+		b.WriteString(escaped(d.Field))
 		b.WriteString(": ")
 	}
-	b.WriteString(d.Message)
+	// A message may quote what a file holds (a plugin's name in Claude
+	// Code's records), which reaches the terminal as text, never as what
+	// it would make the terminal do.
+	b.WriteString(escaped(d.Message))
 	if h := hints[d.Path]; h != "" {
 		b.WriteString(" (")
 		b.WriteString(h)
