@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"golang.org/x/text/width"
 
 	"github.com/skillmux/skillmux/internal/editdist"
 	"github.com/skillmux/skillmux/resolver"
@@ -303,10 +304,12 @@ func terminalWidth(e *env) int {
 	return w
 }
 
-// printTable prints NAME, SOURCE, DESCRIPTION and LOCATION. In a terminal
-// of width columns the description is cut to fit, and the location is
-// left out when it would leave the description too little room (list
-// --json has it); elsewhere descriptions are cut at 60 characters.
+// printTable prints NAME, SOURCE, DESCRIPTION and LOCATION, in columns
+// as wide as a terminal shows their text (a CJK character takes two, an
+// accent that combines takes none). In a terminal of width columns the
+// description is cut to fit, and the location is left out when it would
+// leave the description too little room (list --json has it); elsewhere
+// descriptions are cut at 60 columns.
 func printTable(w io.Writer, skills []listedSkill, width int) {
 	const gap, minDesc = 2, 24
 	nameW, srcW, locW := len("NAME"), len("SOURCE"), len("LOCATION")
@@ -317,9 +320,9 @@ func printTable(w io.Writer, skills []listedSkill, width int) {
 			s.Description = "[" + s.Catalog + "] " + s.Description
 		}
 		skills[i] = s
-		nameW = max(nameW, utf8.RuneCountInString(s.Name))
-		srcW = max(srcW, utf8.RuneCountInString(s.Source))
-		locW = max(locW, utf8.RuneCountInString(s.Location))
+		nameW = max(nameW, columns(s.Name))
+		srcW = max(srcW, columns(s.Source))
+		locW = max(locW, columns(s.Location))
 	}
 	descW, withLoc := 60, true
 	if width > 0 {
@@ -329,20 +332,58 @@ func printTable(w io.Writer, skills []listedSkill, width int) {
 			descW = max(minDesc, width-nameW-srcW-2*gap)
 		}
 	}
-	tw := tabwriter.NewWriter(w, 2, 4, gap, ' ', 0)
-	if withLoc {
-		fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION\tLOCATION")
-	} else {
-		fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
+	descs := make([]string, len(skills))
+	shown := len("DESCRIPTION")
+	for i, s := range skills {
+		descs[i] = clip(s.Description, descW)
+		shown = max(shown, columns(descs[i]))
 	}
-	for _, s := range skills {
+	row := func(cells ...string) {
+		var b strings.Builder
+		for i, c := range cells {
+			b.WriteString(c)
+			if i < len(cells)-1 {
+				b.WriteString(strings.Repeat(" ", []int{nameW, srcW, shown}[i]-columns(c)+gap))
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	for i, s := range append([]listedSkill{{Name: "NAME", Source: "SOURCE", Location: "LOCATION"}}, skills...) {
+		desc := "DESCRIPTION"
+		if i > 0 {
+			desc = descs[i-1]
+		}
 		if withLoc {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Source, clip(s.Description, descW), s.Location)
+			row(s.Name, s.Source, desc, s.Location)
 		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Source, clip(s.Description, descW))
+			row(s.Name, s.Source, desc)
 		}
 	}
-	tw.Flush()
+}
+
+// columns is how many columns of a terminal s takes: two for a wide or
+// full-width character (CJK, most emoji), none for a mark that combines
+// with the one before it, one for any other.
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeColumns(r)
+	}
+	return n
+}
+
+func runeColumns(r rune) int {
+	switch {
+	case unicode.In(r, unicode.Mn, unicode.Me) || r == '\u200d':
+		return 0
+	case r >= 0x1f000 && r <= 0x1faff: // emoji and pictographs: wide in terminals
+		return 2
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
 }
 
 // oneLine collapses white space, line breaks included.
@@ -378,11 +419,19 @@ func escaped(s string) string {
 	return b.String()
 }
 
-// clip shortens s to n runes on one line.
+// clip shortens s to n columns (see columns) on one line, marking the cut
+// with "…".
 func clip(s string, n int) string {
-	r := []rune(oneLine(s))
-	if len(r) <= n {
-		return string(r)
+	s = oneLine(s)
+	if columns(s) <= n {
+		return s
 	}
-	return string(r[:n-1]) + "…"
+	used := 0
+	for i, r := range s {
+		if used+runeColumns(r) > n-1 {
+			return s[:i] + "…"
+		}
+		used += runeColumns(r)
+	}
+	return s
 }

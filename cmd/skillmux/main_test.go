@@ -239,6 +239,45 @@ func TestSentenceEscapesTheMessage(t *testing.T) {
 	}
 }
 
+// list's columns line up as a terminal shows them: a CJK character takes
+// two columns, a combining accent none, an emoji two; and a description of
+// wide characters is cut at 60 columns like any other. Before, cells were
+// padded by their count of characters.
+func TestListColumnsByDisplayWidth(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "skills")
+	writeFile(t, filepath.Join(dir, "cjk", "SKILL.md"), "---\nname: 日本語スキル\ndescription: "+strings.Repeat("説明", 40)+"\n---\n")
+	writeFile(t, filepath.Join(dir, "accent", "SKILL.md"), "---\nname: \"e\u0301te\u0301\"\ndescription: Combining accents.\n---\n")
+	writeFile(t, filepath.Join(dir, "emoji", "SKILL.md"), "---\nname: emoji-😀\ndescription: A smile.\n---\n")
+	writeFile(t, filepath.Join(dir, "plain", "SKILL.md"), "---\nname: plain\ndescription: Plain.\n---\n")
+	out, _, err := runCLI(t, "", "list", "--no-builtin", "--root", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// How many columns each cell takes in a terminal, counted by hand:
+	// the name column is as wide as 日本語スキル (12), the description
+	// column as the cut description (29 wide characters and "…", 59).
+	cut := strings.Repeat("説明", 14) + "説…"
+	rows := []struct{ name, desc, loc string }{
+		{"NAME", "DESCRIPTION", "LOCATION"},
+		{"emoji-😀", "A smile.", filepath.Join(dir, "emoji", "SKILL.md")},
+		{"plain", "Plain.", filepath.Join(dir, "plain", "SKILL.md")},
+		{"e\u0301te\u0301", "Combining accents.", filepath.Join(dir, "accent", "SKILL.md")},
+		{"日本語スキル", cut, filepath.Join(dir, "cjk", "SKILL.md")},
+	}
+	nameCols := map[string]int{"NAME": 4, "emoji-😀": 8, "plain": 5, "e\u0301te\u0301": 3, "日本語スキル": 12}
+	descCols := map[string]int{"DESCRIPTION": 11, "A smile.": 8, "Plain.": 6, "Combining accents.": 18, cut: 59}
+	for i, r := range rows {
+		src := "skills"
+		if i == 0 {
+			src = "SOURCE"
+		}
+		want := r.name + strings.Repeat(" ", 14-nameCols[r.name]) + src + "  " + r.desc + strings.Repeat(" ", 61-descCols[r.desc]) + r.loc + "\n"
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks the row %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestShowPrintsToolResult(t *testing.T) {
 	out, _, err := runCLI(t, "", "show", "--root", examples(t), "Release-Notes")
 	if err != nil {
