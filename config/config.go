@@ -609,7 +609,7 @@ func (c *Config) Describe() string {
 	if len(c.Catalog.Visibility) > 0 {
 		b.WriteString("  visibility:\n")
 		for _, r := range c.Catalog.Visibility {
-			line("    ", show(r.Pattern)+": "+r.Value, "catalog.visibility."+r.Pattern)
+			line("    ", show(r.Pattern)+": "+r.Value, "catalog.visibility."+keyLabel(r.Pattern))
 		}
 	}
 	line("  ", "channel: "+c.Catalog.Channel, "catalog.channel")

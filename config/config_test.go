@@ -697,7 +697,8 @@ func TestNative(t *testing.T) {
 func TestDescribeLines(t *testing.T) {
 	f := newFixture(t)
 	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"),
-		"sources:\n  - type: dir\n    name: team\n    paths:\n      - \"a\\nb\"\n      - plain\n    include: [\"*\", \"x,y\", z]\n")
+		"sources:\n  - type: dir\n    name: team\n    paths:\n      - \"a\\nb\"\n      - plain\n    include: [\"*\", \"x,y\", z]\n"+
+			"catalog:\n  visibility:\n    alpha: off\n    \"gamma: draft\": off\n")
 	c, err := f.load(t, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -710,6 +711,9 @@ func TestDescribeLines(t *testing.T) {
 		fmt.Sprintf("%-44s # workspace file %s:5", "      - "+strconv.Quote(filepath.Join(f.repo, "a\nb")), ws),
 		fmt.Sprintf("%-44s # workspace file %s:6", "      - "+filepath.Join(f.repo, "plain"), ws),
 		fmt.Sprintf("%-44s # workspace file %s:7", `    include: ["*", "x,y", z]`, ws),
+		fmt.Sprintf("%-44s # workspace file %s:10", `    alpha: off`, ws),
+		// A pattern that must be quoted has its own line, not its map's.
+		fmt.Sprintf("%-44s # workspace file %s:11", `    "gamma: draft": off`, ws),
 	} {
 		if !slices.Contains(lines, want) {
 			t.Errorf("Describe lacks the line\n%s\n%s", want, c.Describe())
