@@ -48,6 +48,7 @@ func TestProfiles(t *testing.T) {
 			nil, false},
 		{&server.ToolsOptions{Enable: []string{"skills_list"}, Disable: []string{"skills_search", "skill_resource"}}, []string{"skill", "skills_list"}, nil, false},
 		{&server.ToolsOptions{Profile: "sk", Enable: []string{"skill"}, Disable: []string{"skills.search"}}, []string{"skill", "skills.list"}, nil, true},
+		{&server.ToolsOptions{Disable: []string{"skill", "skills_search", "skill_resource"}}, nil, nil, false},
 	}
 	for _, tt := range tests {
 		name := "nil"
@@ -72,6 +73,10 @@ func TestProfiles(t *testing.T) {
 			}
 			if got := strings.Contains(log, "names with a dot"); got != tt.dots {
 				t.Errorf("warning about dots: %v, want %v:\n%s", got, tt.dots, log)
+			}
+			// A set left empty is said so, not only logged as "tools=".
+			if got := strings.Contains(log, "no tool is served"); got != (len(tt.want) == 0) {
+				t.Errorf("warning about no tool: %v, want %v:\n%s", got, len(tt.want) == 0, log)
 			}
 		})
 	}

@@ -187,6 +187,9 @@ func (s *Server) reportTools(ts toolSet) {
 	if d := ts.dotted(); len(d) > 0 {
 		s.logger.Warn("tool names with a dot ("+strings.Join(d, ", ")+") are refused or mangled by several clients (Claude Desktop, Codex, Cursor accept only letters, digits, _ and -); use them only with a client known to accept them", "tools", strings.Join(d, ", "))
 	}
+	if len(ts.served) == 0 {
+		s.logger.Warn("no tool is served: tools.disable takes out every tool of the profile; a client reaches the skills only as prompts and resources, which many clients do not show the model; set tools.disable to fewer tools")
+	}
 	s.logger.Info("tools served", "tools", strings.Join(ts.served, ", "))
 }
 
