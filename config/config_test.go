@@ -414,7 +414,7 @@ func TestEveryProblemOfAFile(t *testing.T) {
 			want: []string{`D/c.yaml:4: log.level: set twice, here and on line 2; keep one`}},
 		{name: "an alias",
 			file: "log:\n  level: &l info\n  format: *l\n",
-			want: []string{`D/c.yaml:3: log.format: must be a string, got an alias (*l); aliases are not supported here, write the value out (quote it)`}},
+			want: []string{`D/c.yaml:3: log.format: must be a string, got an alias (*l); aliases are not supported here, write the value out; use text or json`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -661,7 +661,9 @@ func TestNative(t *testing.T) {
 		{name: "flag", env: []string{"SKILLMUX_DEFAULTS__NATIVE=exclude"}, flags: []config.FlagValue{{Key: "defaults.native", Flag: "--native", Value: "include"}},
 			want: config.NativeInclude, origin: "flag --native"},
 		{name: "bad in a file", file: "defaults:\n  native: inclde\n", err: "D/.skillmux.yaml:2: defaults.native: " + bad},
-		{name: "not a string in a file", file: "defaults:\n  native: true\n", err: `D/.skillmux.yaml:2: defaults.native: must be a string, got "true" (quote it)`},
+		{name: "not a string in a file", file: "defaults:\n  native: true\n", err: `D/.skillmux.yaml:2: defaults.native: must be a string, got "true" (quote it); use exclude or include`},
+		// A map is no string once quoted: no such advice, but the words.
+		{name: "a map in a file", file: "defaults:\n  native: {mode: include}\n", err: `D/.skillmux.yaml:2: defaults.native: must be a string, got a map; use exclude or include`},
 		{name: "bad in the environment", env: []string{"SKILLMUX_DEFAULTS__NATIVE=inclde"}, err: "SKILLMUX_DEFAULTS__NATIVE: defaults.native: " + bad},
 		{name: "bad flag", flags: []config.FlagValue{{Key: "defaults.native", Flag: "--native", Value: "inclde"}}, err: "--native: defaults.native: " + bad},
 	}

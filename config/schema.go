@@ -452,7 +452,7 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 			kn, vn := n.Content[i], n.Content[i+1]
 			child := join(key, keyLabel(kn.Value))
 			if !isString(kn) {
-				c.fail(kn, key, "a pattern must be a string, got %s (quote it)", nodeKind(kn))
+				c.fail(kn, key, "a pattern must be a string, got %s%s", nodeKind(kn), quoteIt(kn))
 				continue
 			}
 			if line, dup := seen[kn.Value]; dup {
@@ -469,7 +469,7 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 		}
 	case kString:
 		if !isString(n) {
-			c.fail(n, key, "must be a string, got %s (quote it)", nodeKind(n))
+			c.fail(n, key, "must be a string, got %s%s%s", nodeKind(n), quoteIt(n), choices(f))
 		} else if f.check != nil {
 			if msg := f.check(n.Value); msg != "" {
 				c.fail(n, key, "%s", msg)
@@ -503,7 +503,7 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 			case seen[kn.Value] > 0:
 				c.fail(kn, child, "set twice, here and on line %d; keep one", seen[kn.Value])
 			case !isString(vn):
-				c.fail(vn, child, "must be a string, got %s (quote it)", nodeKind(vn))
+				c.fail(vn, child, "must be a string, got %s%s", nodeKind(vn), quoteIt(vn))
 			}
 			seen[kn.Value] = kn.Line
 			c.origins[child] = Origin{Layer: c.layer, File: c.file, Line: kn.Line}
@@ -569,6 +569,27 @@ func nodeKind(n *yaml.Node) string {
 		return "an alias (*" + keyLabel(n.Value) + "); aliases are not supported here, write the value out"
 	}
 	return "a document"
+}
+
+// quoteIt is the advice for a value that must be a string: a number or
+// a boolean is one once quoted; a map, a list or nothing is not.
+func quoteIt(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return " (quote it)"
+	}
+	return ""
+}
+
+// choices is "; use a, b or c" for a string field that takes only some
+// words (see oneOf), else "".
+func choices(f *field) string {
+	if f.check == nil {
+		return ""
+	}
+	if _, words, ok := strings.Cut(f.check("\x00"), "; use "); ok {
+		return "; use " + words
+	}
+	return ""
 }
 
 func join(key, child string) string {
