@@ -337,6 +337,22 @@ func TestMalformedSettingsNameTheLine(t *testing.T) {
 	}
 }
 
+// An install record of the wrong shape is said in JSON's words, not in
+// Go's ("cannot unmarshal array into Go struct field installedFile...").
+func TestInstallRecordOfTheWrongShape(t *testing.T) {
+	h := newHome(t)
+	installed := claudeplugins.InstalledFile(h.home)
+	write(t, installed, "{\"version\": 2, \"plugins\": []}\n")
+	l := list(t, claudeplugins.Installed(h.home, nil))
+	if len(l.Problems) != 1 {
+		t.Fatalf("problems: %v", l.Problems)
+	}
+	want := `not what Claude Code writes at column 27: "plugins" must be an object, not an array; no installed plugin is served`
+	if d := l.Problems[0]; d.Path != installed || d.Line != 1 || !strings.HasPrefix(d.Message, want) {
+		t.Errorf("got %s\nwant the message to begin %q", d, want)
+	}
+}
+
 // watch runs src's Watch until the test ends, and returns the channel its
 // reports arrive on (at most one waiting).
 // listsAfterChange waits, up to timeout, for a change reported on changed

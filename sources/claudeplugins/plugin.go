@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/skillmux/skillmux/sources"
@@ -98,13 +100,18 @@ func readJSON(path string, v any) (bool, error) {
 type jsonError struct {
 	line, col int
 	msg       string
+	shape     bool // valid JSON, of the wrong shape
 }
 
 func (e *jsonError) Error() string {
-	if e.col > 0 {
-		return fmt.Sprintf("not valid JSON at column %d: %s", e.col, e.msg)
+	what := "not valid JSON"
+	if e.shape {
+		what = "not what Claude Code writes"
 	}
-	return "not valid JSON: " + e.msg
+	if e.col > 0 {
+		return fmt.Sprintf("%s at column %d: %s", what, e.col, e.msg)
+	}
+	return what + ": " + e.msg
 }
 
 // newJSONError locates err in data by line and column, and says what a
@@ -120,6 +127,14 @@ func newJSONError(data []byte, err error) *jsonError {
 		offset = typ.Offset
 	}
 	e := &jsonError{msg: strings.TrimPrefix(err.Error(), "json: ")}
+	if typ != nil && typ.Type != nil {
+		// Said in JSON's words, not Go's ("cannot unmarshal array into
+		// Go struct field installedFile.plugins of type map[...]...").
+		e.msg, e.shape = fmt.Sprintf("must be %s, not %s", jsonKind(typ.Type), article(typ.Value)), true
+		if typ.Field != "" {
+			e.msg = strconv.Quote(typ.Field) + " " + e.msg
+		}
+	}
 	if offset <= 0 || offset > int64(len(data)) {
 		return e
 	}
@@ -324,4 +339,38 @@ func (s *Source) listPlugins(plugins []plugin, pkgs []sources.Package) *sources.
 		l.Skills = append(l.Skills, skills...)
 	}
 	return l
+}
+
+// jsonKind names, in JSON's words, what a value decoded into t must be.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && t.Name() == "RawMessage" {
+			return "a JSON value"
+		}
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	case reflect.Interface:
+		return "a JSON value"
+	}
+	return "a number"
+}
+
+// article puts "a" or "an" before a JSON kind as encoding/json names it
+// ("array", "object", "number", "string", "bool").
+func article(kind string) string {
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "bool":
+		return "true or false"
+	}
+	return "a " + kind
 }
