@@ -94,7 +94,7 @@ func TestUsageErrorsExitTwoWithAHint(t *testing.T) {
 		want string
 	}{
 		{[]string{"list", "--rot", "x"}, "unknown flag --rot (did you mean --root?)"},
-		{[]string{"serve", "--budget", "abc"}, `invalid value "abc" for --budget`},
+		{[]string{"serve", "--budget", "abc"}, `invalid value "abc" for --budget: must be an integer;`},
 		{[]string{"lst"}, `unknown command "lst" (did you mean "list"?)`},
 		{[]string{"help", "lst"}, `unknown command "lst" (did you mean "list"?); run 'skillmux --help' for the commands`},
 		{[]string{"help", "nosuch"}, `unknown command "nosuch"; run 'skillmux --help' for the commands`},

@@ -90,7 +90,19 @@ func flagError(cmd *cobra.Command, err error) error {
 		return usageError("unknown flag --%s%s; see 'skillmux %s --help'", name, hint, cmd.Name())
 	}
 	if m := badValue.FindStringSubmatch(msg); m != nil {
-		return usageError("invalid value %q for %s: %s; see 'skillmux %s --help'", m[1], m[2], m[3], cmd.Name())
+		why := m[3]
+		if f := cmd.Flags().Lookup(strings.TrimPrefix(m[2], "--")); f != nil && why == "invalid syntax" {
+			// strconv's words; the flag's type says what would be right.
+			switch f.Value.Type() {
+			case "int", "int64", "uint", "uint64":
+				why = "must be an integer"
+			case "bool":
+				why = "must be true or false"
+			case "duration":
+				why = "must be a duration, such as 200ms or 30s"
+			}
+		}
+		return usageError("invalid value %q for %s: %s; see 'skillmux %s --help'", m[1], m[2], why, cmd.Name())
 	}
 	return usageError("%s; see 'skillmux %s --help'", msg, cmd.Name())
 }

@@ -82,7 +82,7 @@ func TestSearchCommandErrors(t *testing.T) {
 		{[]string{"search"}, "search needs a QUERY"},
 		{[]string{"search", "   "}, "QUERY must not be empty"},
 		{[]string{"search", "--limit", "0", "pdf"}, "--limit must be an integer from 1 to 25 (default 10), got 0"},
-		{[]string{"search", "--limit", "many", "pdf"}, `invalid value "many" for --limit`},
+		{[]string{"search", "--limit", "many", "pdf"}, `invalid value "many" for --limit: must be an integer;`},
 		{[]string{"search", "--kind", "folder", "pdf"}, `--kind must be "skill" or "learned", got "folder"`},
 		{[]string{"search", "--source", "nope", "pdf"}, `--source names no source: "nope"`},
 	} {
