@@ -425,6 +425,12 @@ func (t *Tree) rescanOne(ctx context.Context, st *state, path string, gen uint64
 		depth = strings.Count(rel, string(filepath.Separator)) + 1
 	}
 	if !fi.IsDir() {
+		// A file is a skill of its own only as a learned note in the
+		// root; any other (a skill folder replaced by a file of its
+		// name) was forgotten above, as a full scan would not find it.
+		if depth != 1 || !t.isNote(path, fi.Mode().IsRegular()) {
+			return nil
+		}
 		w := newWalk(ctx, t, st, true, gen)
 		// A note lies in the root: its real path is the root's, joined
 		// with its name, as a full scan has it.
@@ -439,6 +445,13 @@ func (t *Tree) rescanOne(ctx context.Context, st *state, path string, gen uint64
 	w := newWalk(ctx, t, st, true, gen)
 	w.start(path, real, depth, linked)
 	return w.wait()
+}
+
+// isNote reports whether the file at path, in the root, is a learned
+// note: notes are served (Options.Learned), and it is a regular file
+// named *.md that starts with front matter.
+func (t *Tree) isNote(path string, regular bool) bool {
+	return t.opts.Learned && regular && strings.EqualFold(filepath.Ext(path), ".md") && hasFrontMatter(path)
 }
 
 // hasSkipDirAbove reports whether a folder between root and path (path

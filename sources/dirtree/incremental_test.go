@@ -356,3 +356,35 @@ func TestCacheDirFolderListings(t *testing.T) {
 	must(t, next.Close())
 	want(dirtree.New(root, opts), "a", "c", "d")
 }
+
+// A skill folder replaced by a file of its name (a git checkout of a
+// branch where it is a file) is gone, as a full scan has it; with learned
+// notes on, a file that is a note takes its place. Before, the rescan
+// loaded any such file as a note, serving a plain file as the skill and
+// the root as its folder.
+func TestSkillFolderReplacedByAFile(t *testing.T) {
+	for _, tc := range []struct {
+		name, rel string
+		opts      *dirtree.Options
+	}{
+		{"in the root", "alpha", nil},
+		{"below the root", "g/alpha", nil},
+		{"named like a note, notes off", "alpha.md", nil},
+		{"named like a note, notes on", "alpha.md", &dirtree.Options{Learned: true}},
+		{"not like a note, notes on", "alpha", &dirtree.Options{Learned: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := tree(t, map[string]string{tc.rel + "/SKILL.md": skillMD("alpha"), "beta/SKILL.md": skillMD("beta")})
+			tr := dirtree.New(root, tc.opts)
+			relist(t, tr)
+			full := filepath.Join(root, tc.rel)
+			must(t, os.RemoveAll(full))
+			must(t, os.WriteFile(full, []byte("---\nname: alpha\ndescription: A plain file.\n---\nbody\n"), 0o644))
+			tr.Changed(full)
+			got, want := relist(t, tr), list(t, root, tc.opts)
+			if d := cmp.Diff(summary(want), summary(got)); d != "" {
+				t.Errorf("incremental listing differs from a full scan (-full +incremental):\n%s", d)
+			}
+		})
+	}
+}

@@ -191,7 +191,7 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			if typ.IsRegular() && !leftover.Is(name) {
 				w.file(owner, full)
 			}
-		case depth == 0 && w.t.opts.Learned && typ.IsRegular() && strings.EqualFold(filepath.Ext(name), ".md") && hasFrontMatter(full):
+		case depth == 0 && w.t.isNote(full, typ.IsRegular()):
 			w.load(full, filepath.Join(real, name), linked, sources.KindLearned)
 		}
 	}
