@@ -290,8 +290,16 @@ func (s *Server) onInitialized(ctx context.Context, req *mcp.InitializedRequest)
 		return
 	}
 	s.mu.Lock()
-	s.sessionLocked(req.Session).initialized = true
+	st := s.sessionLocked(req.Session)
+	st.initialized = true
+	// A client may list between the handshake's answer and now; a change
+	// made meanwhile could not be announced, and is now, as any change
+	// (Refresh tells only the sessions whose lists differ).
+	listedEarly := st.listed != "" || st.promptsListed != 0 || st.res.hasSig || st.res.listed != nil
 	s.mu.Unlock()
+	if listedEarly {
+		s.Refresh()
+	}
 	s.roots.follow(req.Session)
 }
 

@@ -306,6 +306,80 @@ func testNoResourceNotesBeforeInitialized(t *testing.T) {
 	}
 }
 
+// A client that lists between the handshake's answer and its
+// notifications/initialized is told, once initialized, of a change made
+// meanwhile: nothing could be sent before, and the change was lost.
+func TestChangeBeforeInitializedIsAnnouncedAfter(t *testing.T) {
+	synctest.Test(t, testChangeBeforeInitializedIsAnnouncedAfter)
+}
+
+func testChangeBeforeInitializedIsAnnouncedAfter(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
+	r := newResolver(t, src)
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	conn, err := ct.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	msgs := make(chan jsonrpc.Message, 16)
+	go func() {
+		for {
+			m, err := conn.Read(context.Background())
+			if err != nil {
+				close(msgs)
+				return
+			}
+			msgs <- m
+		}
+	}()
+	send := func(s string) {
+		t.Helper()
+		m, err := jsonrpc.DecodeMessage([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Write(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"prompts/list"}`)
+	send(`{"jsonrpc":"2.0","id":4,"method":"resources/list"}`)
+	settle()
+	for range 4 {
+		if _, ok := (<-msgs).(*jsonrpc.Response); !ok {
+			t.Fatal("want the answers to the handshake and the lists first")
+		}
+	}
+	src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: "two", Description: "Two."})
+	reload(t, r)
+	if len(msgs) != 0 {
+		t.Errorf("%d messages before notifications/initialized: %v", len(msgs), <-msgs)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	settle()
+	var methods []string
+	for len(msgs) > 0 {
+		if req, ok := (<-msgs).(*jsonrpc.Request); ok {
+			methods = append(methods, req.Method)
+		}
+	}
+	slices.Sort(methods)
+	want := []string{"notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/tools/list_changed"}
+	if !slices.Equal(methods, want) {
+		t.Errorf("after initialized: %v, want %v", methods, want)
+	}
+}
+
 // listResources lists the resources, as a client does before it has a
 // list to be told is out of date.
 func listResources(t *testing.T, cs *mcp.ClientSession) {
