@@ -203,6 +203,13 @@ func (w *Watcher) rearm() (changed []string) {
 // was replaced. Add arms a new root alone, so that adding many missing
 // roots costs each its own path, not a look at every root before it.
 func (w *Watcher) arm(root string, want map[string]bool) (changed bool) {
+	changed = w.armPath(root, want)
+	w.guardLink(root, want)
+	return changed
+}
+
+// armPath is arm for the root's own path.
+func (w *Watcher) armPath(root string, want map[string]bool) (changed bool) {
 	if w.dirs[root] != nil || w.aliases[root] != "" {
 		if !w.replaced(root) {
 			w.guardAbove(root, want)
@@ -308,10 +315,84 @@ func (w *Watcher) guardAbove(root string, want map[string]bool) {
 	}
 }
 
-// aboveRoot reports whether path is a root or a folder above one.
+// guardLink is guardAbove for where a root reached through a symbolic
+// link leads (~/.claude/skills -> ~/dotfiles/skills): the link does not
+// change when its target folder is moved away and back, or removed and
+// made again, so the folders above the target are sentinels too; for a
+// target that is missing, the nearest existing folder above it, as for a
+// missing root. Where the root leads is kept in leadsTo, whose paths
+// aboveRoot counts.
+func (w *Watcher) guardLink(root string, want map[string]bool) {
+	target := linkTarget(root)
+	if target == root {
+		delete(w.leadsTo, root)
+		return
+	}
+	w.leadsTo[root] = target
+	if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+		w.guardAbove(target, want)
+		return
+	}
+	dir, _ := existingAbove(target)
+	if dir == "" {
+		return
+	}
+	if !w.sentinels[dir] && w.dirs[dir] == nil {
+		if err := w.addWatch(dir); err != nil {
+			w.log.Debug("watch: cannot wait for the folder a root's link leads to; it is found by periodic rescans", "folder", dir, "err", err)
+			return
+		}
+		w.sentinels[dir] = true
+	}
+	want[dir] = true
+	w.guardAbove(dir, want)
+}
+
+// linkTarget returns the path that path leads to once the symbolic links
+// on its way are followed, also when nothing is there (a link whose
+// target folder was moved away); path itself when no link is on its way.
+func linkTarget(path string) string {
+	for range 40 { // as many links as Linux follows
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return real
+		}
+		dir, next := existingAbove(path)
+		if dir == "" {
+			return path
+		}
+		realDir, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return path
+		}
+		fi, err := os.Lstat(next)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			// Missing from next down: where it would be.
+			rel, _ := filepath.Rel(dir, path)
+			return filepath.Join(realDir, rel)
+		}
+		dest, err := os.Readlink(next) // a link to nothing
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(realDir, dest)
+		}
+		rel, _ := filepath.Rel(next, path)
+		path = filepath.Join(dest, rel)
+	}
+	return path
+}
+
+// aboveRoot reports whether path is a root or a folder above one, or
+// above where a root's link leads.
 func (w *Watcher) aboveRoot(path string) bool {
 	for root := range w.roots {
 		if under(root, path) {
+			return true
+		}
+	}
+	for _, target := range w.leadsTo {
+		if under(target, path) {
 			return true
 		}
 	}

@@ -133,6 +133,9 @@ type Watcher struct {
 	ids     map[fileID]string // watched folder's identity → its path in dirs
 	aliases map[string]string // another path reaching a watched folder → its path in dirs
 	targets map[string][]string
+	// leadsTo maps a root reached through a symbolic link to the path
+	// the link leads to, whether a folder is there or not (guardLink).
+	leadsTo map[string]string
 	// sentinels are the folders watched on their own, for what happens
 	// to a root in them: the folder above each root, and the nearest
 	// existing folder above each missing root (see rearm).
@@ -192,6 +195,7 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 		ids:      map[fileID]string{},
 		aliases:  map[string]string{},
 		targets:  map[string][]string{},
+		leadsTo:  map[string]string{},
 
 		sentinels: map[string]bool{},
 	}
@@ -317,6 +321,7 @@ func (w *Watcher) Remove(root string) error {
 		return nil
 	}
 	delete(w.roots, root)
+	delete(w.leadsTo, root)
 	if (w.dirs[root] != nil || w.aliases[root] != "") && !w.covered(root) {
 		// Roots inside this one keep their watches; other paths into it
 		// take over the folders they reach. (Inside another root, every

@@ -1090,6 +1090,45 @@ func TestRootLinkSwitched(t *testing.T) {
 	h.removedLeavesNothing(root)
 }
 
+// A root that is a link (~/.claude/skills -> ~/dotfiles/skills) whose
+// target folder is moved away and back, or removed and made again, is a
+// Rescan each way, and is watched again: the link itself never changes,
+// so the folders above its target are sentinels too. Before, it waited
+// for the periodic rescan.
+func TestRootLinkTargetMovedAndBack(t *testing.T) {
+	for _, how := range []string{"moved", "removed"} {
+		t.Run(how, func(t *testing.T) {
+			base := t.TempDir()
+			target := filepath.Join(base, "dotfiles", "skills")
+			mkdirs(t, target)
+			root := filepath.Join(base, "home", "skills")
+			mkdirs(t, filepath.Dir(root))
+			must(t, os.Symlink(target, root))
+			h := start(t, nil, root)
+			first := filepath.Join(target, "first.md")
+			write(t, first)
+			h.waitFor(filepath.Join(root, "first.md"))
+			if how == "moved" {
+				must(t, os.Rename(target, target+".bak"))
+			} else {
+				must(t, os.RemoveAll(target))
+			}
+			h.waitRescan()
+			h.reset()
+			if how == "moved" {
+				must(t, os.Rename(target+".bak", target))
+			} else {
+				mkdirs(t, target)
+			}
+			h.waitRescan()
+			f := filepath.Join(target, "a.md")
+			write(t, f)
+			h.waitFor(filepath.Join(root, "a.md"))
+			h.removedLeavesNothing(root)
+		})
+	}
+}
+
 // removedLeavesNothing removes root, the harness's only root, and checks
 // that nothing stays watched for it.
 func (h *harness) removedLeavesNothing(root string) {
