@@ -24,8 +24,18 @@ func AtMost(a, b string, k int) int {
 		return k + 1
 	}
 	inf := k + 1
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	if bagDistance(a, b) > k {
+		return inf
+	}
+	// Two rows; on the stack for names of up to 64 bytes, as skill names
+	// are: a lookup of an unknown name compares it with every name of the
+	// catalog.
+	var rows [2][65]int
+	prev, cur := rows[0][:], rows[1][:]
+	if len(b) >= len(rows[0]) {
+		prev, cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
 	for j := range prev {
 		prev[j] = min(j, inf)
 	}
@@ -66,4 +76,33 @@ func Closest(s string, candidates []string, limit int) string {
 		}
 	}
 	return best
+}
+
+// bagDistance is a lower bound of the edit distance between a and b that
+// costs one pass over each: the bytes one has more of than the other, the
+// larger count of the two ways. Each edit changes each count by one at
+// most. Most names of a catalog are that far from a typo already, and
+// skip the table.
+func bagDistance(a, b string) int {
+	var count [256]int32
+	for i := 0; i < len(a); i++ {
+		count[a[i]]++
+	}
+	for i := 0; i < len(b); i++ {
+		count[b[i]]--
+	}
+	more, fewer := 0, 0
+	for i := 0; i < len(a); i++ {
+		if c := count[a[i]]; c > 0 {
+			more += int(c)
+			count[a[i]] = 0
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		if c := count[b[i]]; c < 0 {
+			fewer -= int(c)
+			count[b[i]] = 0
+		}
+	}
+	return max(more, fewer)
 }

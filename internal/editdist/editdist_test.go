@@ -1,6 +1,9 @@
 package editdist
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDistance(t *testing.T) {
 	for _, tt := range []struct {
@@ -48,7 +51,10 @@ func full(a, b string) int {
 }
 
 func TestAtMostAgreesWithTheFullDistance(t *testing.T) {
-	words := []string{"", "a", "ab", "abc", "acess", "access", "kitten", "sitting", "release-notes", "relase-note", "pdf", "docx", "xxxxxxxxxxxx"}
+	// The long ones take the rows off the stack.
+	long := strings.Repeat("skill-name-", 7)
+	words := []string{"", "a", "ab", "abc", "acess", "access", "kitten", "sitting", "release-notes", "relase-note", "pdf", "docx", "xxxxxxxxxxxx",
+		long, long[1:], long + "s", strings.Replace(long, "name", "nmae", 2)}
 	for _, a := range words {
 		for _, b := range words {
 			want := full(a, b)
@@ -65,7 +71,7 @@ func TestAtMostAgreesWithTheFullDistance(t *testing.T) {
 func FuzzAtMost(f *testing.F) {
 	f.Add("kitten", "sitting", 3)
 	f.Fuzz(func(t *testing.T, a, b string, k int) {
-		if len(a) > 64 || len(b) > 64 || k < 0 || k > 70 {
+		if len(a) > 100 || len(b) > 100 || k < 0 || k > 110 {
 			return
 		}
 		want := full(a, b)
