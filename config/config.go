@@ -45,10 +45,17 @@ type Config struct {
 	// user's own files may (see Trusted); read from the user file only.
 	Trust []string `koanf:"trust"`
 
-	origins  map[string]Origin
-	files    []string
-	warnings []string
+	origins   map[string]Origin
+	files     []string
+	warnings  []string
+	untrusted int
 }
+
+// UntrustedSources is how many of Sources, the last ones, come from a
+// workspace file the user file does not trust: they rank below every
+// source of the user's own, the command line's and the built-in ones
+// included, so that they cannot take the place of the user's skills.
+func (c *Config) UntrustedSources() int { return c.untrusted }
 
 // Source configures one skill source.
 type Source struct {
@@ -315,6 +322,7 @@ func Load(opts *Options) (*Config, error) {
 		layers = append(layers, struct{ layer, path string }{"workspace file", ws})
 	}
 	var warnings []string
+	untrusted := 0 // the sources, last of the list, of an untrusted workspace file
 	userFile := layers[0].path
 	for _, l := range layers {
 		fk, fo, err := loadFile(l.path, l.layer, o.Home)
@@ -332,7 +340,8 @@ func Load(opts *Options) (*Config, error) {
 			delete(fo, "trust")
 		}
 		if l.layer == "workspace file" && !Trusted(filepath.Dir(l.path), k.Strings("trust")) {
-			warnings = append(warnings, confine(k, fk, fo, origins, l.path, userFile)...)
+			w, n := confine(k, fk, fo, origins, l.path, userFile)
+			warnings, untrusted = append(warnings, w...), n
 		}
 		k.Merge(fk)
 		replaceOrigins(origins, fo)
@@ -357,7 +366,7 @@ func Load(opts *Options) (*Config, error) {
 
 	// Every value has been checked in its layer and the defaults are
 	// valid, so the merge is valid too; decoding only moves it into c.
-	c := &Config{origins: origins, files: files, warnings: warnings}
+	c := &Config{origins: origins, files: files, warnings: warnings, untrusted: untrusted}
 	if err := decode(k, c); err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}

@@ -17,8 +17,12 @@ import (
 )
 
 // fixture is a fake home and repository: nothing reads the real ones.
+// fixture is a home and a repository, whose workspace file the user file
+// trusts unless untrusted: the tests of what a workspace file sets are not
+// about trust (trust_test.go is).
 type fixture struct {
 	home, repo, sub string
+	untrusted       bool
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -31,6 +35,16 @@ func newFixture(t *testing.T) *fixture {
 			t.Fatal(err)
 		}
 	}
+	f.userFile(t, "")
+	return f
+}
+
+// untrustedFixture is a fixture whose user file does not trust the
+// repository.
+func untrustedFixture(t *testing.T) *fixture {
+	f := newFixture(t)
+	f.untrusted = true
+	os.Remove(filepath.Join(f.home, ".config", "skillmux", "config.yaml"))
 	return f
 }
 
@@ -46,6 +60,9 @@ func write(t *testing.T, path, content string) string {
 }
 
 func (f *fixture) userFile(t *testing.T, content string) string {
+	if !f.untrusted && !strings.Contains(content, "trust:") {
+		content += "trust: [" + strconv.Quote(f.repo) + "]\n"
+	}
 	return write(t, filepath.Join(f.home, ".config", "skillmux", "config.yaml"), content)
 }
 
@@ -73,7 +90,7 @@ func TestDefaults(t *testing.T) {
 
 func TestLayers(t *testing.T) {
 	f := newFixture(t)
-	user := f.userFile(t, "catalog:\n  budget: 3000\nlog:\n  level: debug\n  format: json\nsources:\n  - type: dir\n    path: ~/user-skills\ntrust: ["+strconv.Quote(f.repo)+"]\n")
+	user := f.userFile(t, "catalog:\n  budget: 3000\nlog:\n  level: debug\n  format: json\nsources:\n  - type: dir\n    path: ~/user-skills\n")
 	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"), "log:\n  level: warn\nsources:\n  - type: dir\n    name: repo-skills\n    path: team/skills\n  - type: user\n")
 	c, err := f.load(t, []string{"SKILLMUX_LOG__LEVEL=error", "OTHER=x"}, config.FlagValue{Key: "catalog.budget", Flag: "--budget", Value: "5000"})
 	if err != nil {

@@ -2,7 +2,6 @@ package config_test
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 
 func TestPluginSource(t *testing.T) {
 	f := newFixture(t)
-	f.userFile(t, "trust: ["+strconv.Quote(f.repo)+"]\n")
 	write(t, filepath.Join(f.repo, ".skillmux.yaml"), `sources:
   - type: plugin
     name: zipped

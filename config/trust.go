@@ -54,31 +54,41 @@ func within(p, root string) bool {
 
 // confine applies to fk, the layer of the untrusted workspace file file,
 // and to fo, its origins, what such a file may not do, given k and
-// origins, the layers below it; it returns one warning for each setting it
-// set aside. An untrusted workspace file
-//   - starts no source plugin: each is left out of its sources;
-//   - cannot turn off the user's own skill folders (defaults.builtin:
-//     false is ignored), nor rank anything above them: its "user" source,
-//     wherever it is and whatever it sets, is left to the built-in one,
-//     which comes first;
-//   - adds its sources after those of the user file rather than replacing
-//     them.
-func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile string) []string {
+// origins, the layers below it. It returns one warning for each setting it
+// set aside, and how many of the sources from then on are the file's
+// (Config.UntrustedSources). An untrusted workspace file adds sources, and
+// does nothing else:
+//   - it starts no source plugin: each is left out of its sources;
+//   - its "user" and "claude-plugins" sources, the user's own skills, are
+//     left to the built-in ones, which rank above every source of the file
+//     (the file cannot rank, rename, filter or turn them off);
+//   - its sources come after those of the user file rather than replacing
+//     them, and after the command line's (see UntrustedSources);
+//   - every other setting of it (the catalog's visibility, the tools,
+//     defaults.builtin...) is set aside: how the user's skills are offered
+//     is the user's to say.
+func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile string) (warnings []string, theirs int) {
 	dir := filepath.Dir(file)
 	how := fmt.Sprintf("to allow it, trust the folder in your user file %s (trust: [%s])", userFile, strconv.Quote(dir))
-	var warnings []string
 	warn := func(key, what string) {
-		e := &Error{File: file, Line: fo[key].Line, Key: key, Message: what + "; " + how}
+		e := &Error{File: file, Line: firstLine(fo, key), Key: key, Message: what + "; " + how}
 		warnings = append(warnings, e.Error())
 	}
-	if fk.Exists("defaults.builtin") && !fk.Bool("defaults.builtin") {
-		warn("defaults.builtin", "false is ignored: a workspace file you have not trusted cannot turn off your own skill folders")
-		fk.Delete("defaults.builtin")
-		delete(fo, "defaults.builtin")
+	for _, key := range fk.Keys() {
+		if key == "sources" {
+			continue
+		}
+		warn(key, "set aside: a workspace file you have not trusted adds sources, and sets nothing else")
+		fk.Delete(key)
+	}
+	for o := range fo {
+		if o != "sources" && !strings.HasPrefix(o, "sources[") {
+			delete(fo, o) // the maps that held what was set aside too
+		}
 	}
 	items, ok := fk.Get("sources").([]any)
 	if !ok {
-		return warnings
+		return warnings, 0
 	}
 	own, _ := k.Get("sources").([]any) // the user file's, if it has any
 	list := append([]any(nil), own...)
@@ -88,7 +98,6 @@ func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile s
 			moved[key] = o // the own sources keep their places, first
 		}
 	}
-	kept := 0 // the file's sources kept so far
 	for i, item := range items {
 		m, _ := item.(map[string]any)
 		key := fmt.Sprintf("sources[%d]", i)
@@ -97,15 +106,15 @@ func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile s
 			name, _ := m["name"].(string)
 			warn(key, fmt.Sprintf("source plugin %q is not started: a workspace file you have not trusted would run %s", name, commandLine(m["command"])))
 			continue
-		case TypeUser:
-			// Left to the built-in user source, first. That changes
-			// nothing for a plain "user" at the top of the file's list.
-			if kept > 0 || len(m) > 1 {
-				warn(key, "your own skill folders keep their place, first, and their settings: a workspace file you have not trusted cannot rank other skills above them, rename or filter them")
+		case TypeUser, TypeClaudePlugins:
+			// Left to the built-in source, above the file's. That changes
+			// nothing for a plain entry at the top of the file's list.
+			if theirs > 0 || len(m) > 1 {
+				warn(key, fmt.Sprintf("your own skills (%s) keep their place, above this file's sources, and their settings: a workspace file you have not trusted cannot rank other skills above them, rename, filter or turn them off", m["type"]))
 			}
 			continue
 		}
-		kept++
+		theirs++
 		to := fmt.Sprintf("sources[%d]", len(list))
 		for k, o := range fo {
 			if rest, ok := strings.CutPrefix(k, key); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
@@ -123,7 +132,22 @@ func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile s
 		fo[key] = o
 	}
 	fk.Set("sources", list)
-	return warnings
+	return warnings, theirs
+}
+
+// firstLine is the line of key in origins, or the first line of the keys
+// below it (a map's, a list's).
+func firstLine(origins map[string]Origin, key string) int {
+	if o, ok := origins[key]; ok && o.Line > 0 {
+		return o.Line
+	}
+	line := 0
+	for k, o := range origins {
+		if (strings.HasPrefix(k, key+".") || strings.HasPrefix(k, key+"[")) && o.Line > 0 && (line == 0 || o.Line < line) {
+			line = o.Line
+		}
+	}
+	return line
 }
 
 // commandLine renders a plugin source's command for a warning.

@@ -13,11 +13,14 @@ import (
 )
 
 // A workspace file comes with a repository: until the user file trusts its
-// folder, it starts no program and cannot put the repository's skills in
-// the place of the user's own. What it sets aside is named, with the line
-// and how to trust the folder.
+// folder, it only adds sources. It starts no program, cannot put the
+// repository's skills in the place of the user's own (its user and
+// claude-plugins entries are set aside; its sources rank last, see
+// UntrustedSources), and sets nothing else: not how the user's skills are
+// offered (visibility, tools), nor the built-in sources. What it sets
+// aside is named, with the line and how to trust the folder.
 func TestUntrustedWorkspaceIsConfined(t *testing.T) {
-	f := newFixture(t)
+	f := untrustedFixture(t)
 	user := f.userFile(t, "sources:\n  - type: dir\n    path: ~/mine\n")
 	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"), `defaults:
   builtin: false
@@ -30,38 +33,56 @@ sources:
     exclude: ["deploy"]
   - type: dir
     path: skills
+    namespace: discord
+  - type: claude-plugins
+    enabled: false
+catalog:
+  visibility:
+    "*": off
+tools:
+  disable: [skill]
 `)
 	c, err := f.load(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The user file's sources first, then the workspace's: no plugin, no
-	// user source of its own; the built-in user source stays on.
+	// user or claude-plugins source of its own.
 	want := []config.Source{
 		{Type: "dir", Path: filepath.Join(f.home, "mine")},
 		{Type: "project"},
-		{Type: "dir", Path: filepath.Join(f.repo, "skills")},
+		{Type: "dir", Path: filepath.Join(f.repo, "skills"), Namespace: "discord"},
 	}
 	if diff := cmp.Diff(want, c.Sources); diff != "" {
 		t.Errorf("sources (-want +got):\n%s", diff)
 	}
-	if !c.Defaults.Builtin {
-		t.Error("defaults.builtin: false from an untrusted workspace file was applied")
+	if c.UntrustedSources() != 2 {
+		t.Errorf("UntrustedSources = %d, want the workspace's 2", c.UntrustedSources())
+	}
+	if !c.Defaults.Builtin || len(c.Catalog.Visibility) != 0 || len(c.Tools.Disable) != 0 {
+		t.Errorf("settings of an untrusted workspace file applied: builtin %v, visibility %v, tools.disable %v", c.Defaults.Builtin, c.Catalog.Visibility, c.Tools.Disable)
 	}
 	for key, want := range map[string]string{
-		"sources[0].path": "user file " + user + ":3",
-		"sources[1].type": "workspace file " + ws + ":4",
-		"sources[2].path": "workspace file " + ws + ":11",
+		"sources[0].path":      "user file " + user + ":3",
+		"sources[1].type":      "workspace file " + ws + ":4",
+		"sources[2].path":      "workspace file " + ws + ":11",
+		"sources[2].namespace": "workspace file " + ws + ":12",
+		"catalog.visibility":   "default",
 	} {
 		if got := c.Origin(key).String(); got != want {
 			t.Errorf("Origin(%s) = %s, want %s", key, got, want)
 		}
 	}
 	how := "to allow it, trust the folder in your user file " + user + ` (trust: [` + strconv.Quote(f.repo) + `])`
+	aside := ": set aside: a workspace file you have not trusted adds sources, and sets nothing else; " + how
+	own := " keep their place, above this file's sources, and their settings: a workspace file you have not trusted cannot rank other skills above them, rename, filter or turn them off; " + how
 	wantWarnings := []string{
-		ws + ":2: defaults.builtin: false is ignored: a workspace file you have not trusted cannot turn off your own skill folders; " + how,
+		ws + ":17: catalog.visibility" + aside,
+		ws + ":2: defaults.builtin" + aside,
+		ws + ":19: tools.disable" + aside,
 		ws + `:5: sources[1]: source plugin "hook" is not started: a workspace file you have not trusted would run "` + filepath.Join(f.repo, "hook.sh") + `"; ` + how,
-		ws + ":8: sources[2]: your own skill folders keep their place, first, and their settings: a workspace file you have not trusted cannot rank other skills above them, rename or filter them; " + how,
+		ws + ":8: sources[2]: your own skills (user)" + own,
+		ws + ":13: sources[4]: your own skills (claude-plugins)" + own,
 	}
 	if diff := cmp.Diff(wantWarnings, c.Warnings()); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
@@ -71,7 +92,7 @@ sources:
 // A plain user source at the top of a workspace's list changes nothing
 // when it is set aside: no warning.
 func TestUntrustedWorkspaceWithUserFirst(t *testing.T) {
-	f := newFixture(t)
+	f := untrustedFixture(t)
 	write(t, filepath.Join(f.repo, ".skillmux.yaml"), "sources:\n  - type: user\n  - type: project\n")
 	c, err := f.load(t, nil)
 	if err != nil {
@@ -89,7 +110,7 @@ func TestUntrustedWorkspaceWithUserFirst(t *testing.T) {
 // is the folder. Nothing else trusts: trust in a workspace file (which
 // would trust itself) is ignored, with a warning.
 func TestTrust(t *testing.T) {
-	f := newFixture(t)
+	f := untrustedFixture(t)
 	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"), "trust: [\".\"]\nsources:\n  - type: plugin\n    name: hook\n    command: [./hook.sh]\n")
 	c, err := f.load(t, nil)
 	if err != nil {

@@ -234,18 +234,22 @@ type plan struct {
 // configured ones, with the built-in ones they do not name (user first,
 // project just after the user source, wherever the configuration puts it,
 // so that the user's own skills win over the project's; claude-plugins
-// last), and the command line's roots and plugin folders.
+// after the others), and the command line's roots and plugin folders; last,
+// the sources of a workspace file the user does not trust, which outrank
+// none of the user's.
 func (p *plan) specs() []config.Source {
 	named := map[string]bool{}
 	for _, s := range p.cfg.Sources {
 		named[s.Type] = true
 	}
+	own := p.cfg.Sources[:len(p.cfg.Sources)-p.cfg.UntrustedSources()]
+	theirs := p.cfg.Sources[len(own):]
 	var out []config.Source
 	builtin := p.cfg.Defaults.Builtin
 	if builtin && !named[config.TypeUser] {
 		out = append(out, config.Source{Type: config.TypeUser})
 	}
-	for _, s := range p.cfg.Sources {
+	for _, s := range own {
 		if s.IsEnabled() {
 			out = append(out, s)
 		}
@@ -262,6 +266,11 @@ func (p *plan) specs() []config.Source {
 	}
 	if builtin && !named[config.TypeClaudePlugins] {
 		out = append(out, config.Source{Type: config.TypeClaudePlugins})
+	}
+	for _, s := range theirs {
+		if s.IsEnabled() {
+			out = append(out, s)
+		}
 	}
 	return out
 }

@@ -298,7 +298,7 @@ func TestBinaryLogLevelIsFollowed(t *testing.T) {
 	writeFile(t, filepath.Join(second, "two/SKILL.md"), skillMD("two", "The second folder's."))
 	work := t.TempDir()
 	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+first+"\n")
-	s := startServe(t, append(isolatedEnv(t), "SKILLMUX_REFRESH__DEBOUNCE=50ms"), work, "--no-builtin")
+	s := startServe(t, append(trustingEnv(t, work), "SKILLMUX_REFRESH__DEBOUNCE=50ms"), work, "--no-builtin")
 	s.handshake()
 	if d := s.toolDescription(2); !strings.Contains(d, "- one:") {
 		t.Fatalf("description: %s", d)

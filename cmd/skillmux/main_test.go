@@ -35,6 +35,21 @@ func isolatedEnv(t *testing.T, extra ...string) []string {
 
 // runCLI runs the command tree in-process with the given SKILLS_DIR, in an
 // empty home and an empty working folder.
+// trustingEnv is isolatedEnv whose user file trusts the workspace files
+// of dirs: for the tests of what a workspace file sets, which are not
+// about trust.
+func trustingEnv(t *testing.T, dirs ...string) []string {
+	t.Helper()
+	env := isolatedEnv(t)
+	home := strings.TrimPrefix(env[0], "HOME=")
+	quoted := make([]string, len(dirs))
+	for i, d := range dirs {
+		quoted[i] = strconv.Quote(d)
+	}
+	writeFile(t, filepath.Join(home, ".config", "skillmux", "config.yaml"), "trust: ["+strings.Join(quoted, ", ")+"]\n")
+	return env
+}
+
 func runCLI(t *testing.T, skillsDir string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	return runIn(t, isolatedEnv(t, "SKILLS_DIR="+skillsDir), t.TempDir(), args...)

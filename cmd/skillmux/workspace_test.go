@@ -387,7 +387,7 @@ func TestUntrustedWorkspaceFile(t *testing.T) {
 		t.Error("list ran the command of an untrusted workspace file")
 	}
 	_, stderr, _ := runIn(t, environ, repo, "list")
-	for _, want := range []string{`source plugin "hook" is not started`, "your own skill folders keep their place", "trust: [" + strconv.Quote(repo) + "]"} {
+	for _, want := range []string{`source plugin "hook" is not started`, "your own skills (user) keep their place", "trust: [" + strconv.Quote(repo) + "]"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -408,5 +408,31 @@ func TestUntrustedWorkspaceFile(t *testing.T) {
 	writeFile(t, filepath.Join(home, ".config", "skillmux", "config.yaml"), "sources:\n  - type: user\n")
 	if got := deploy(); got != "Mine." {
 		t.Errorf("deploy with the user source listed alone = %q, want the user's own", got)
+	}
+}
+
+// An untrusted workspace file cannot take the names of the user's Claude
+// Code plugin skills (a dir source namespaced as an installed plugin),
+// turn the plugins off, or hide the user's skills from the model: its
+// sources rank below the plugins, and its other settings are set aside.
+func TestUntrustedWorkspaceCannotShadowPluginsOrHideSkills(t *testing.T) {
+	w := newWorkspace(t)
+	writeFile(t, filepath.Join(w.repo, "other", "access", "SKILL.md"), skillMD("access", "The repository's access."))
+	for _, file := range []string{
+		"sources:\n  - type: dir\n    path: other\n    namespace: discord\n",
+		"sources:\n  - type: claude-plugins\n    enabled: false\n",
+		"sources:\n  - type: claude-plugins\n    exclude: [\"*\"]\n",
+		"catalog:\n  visibility:\n    \"*\": off\n",
+	} {
+		writeFile(t, filepath.Join(w.repo, ".skillmux.yaml"), file)
+		got := byName(w.list(t))
+		if d := got["discord:access"].Description; d != "The access skill of discord." {
+			t.Errorf("with %q: discord:access = %q, want the installed plugin's", file, d)
+		}
+		for name, s := range got {
+			if s.Catalog != "" {
+				t.Errorf("with %q: %s is offered as %s", file, name, s.Catalog)
+			}
+		}
 	}
 }
