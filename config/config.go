@@ -278,6 +278,9 @@ type Options struct {
 	// ConfigFile replaces the workspace file search; it must exist. A
 	// relative path is relative to WorkDir.
 	ConfigFile string
+	// NoWorkspace leaves the workspace file out: the configuration of the
+	// user's own files, environment and flags alone.
+	NoWorkspace bool
 	// Flags are values given on the command line.
 	Flags []FlagValue
 }
@@ -318,7 +321,7 @@ func Load(opts *Options) (*Config, error) {
 	layers := []struct{ layer, path string }{{"user file", UserFile(o.Home, o.env)}}
 	if o.ConfigFile != "" {
 		layers = append(layers, struct{ layer, path string }{"config file", absFrom(o.WorkDir, o.ConfigFile)})
-	} else if ws := WorkspaceFile(o.WorkDir); ws != "" {
+	} else if ws := WorkspaceFile(o.WorkDir); ws != "" && !o.NoWorkspace {
 		layers = append(layers, struct{ layer, path string }{"workspace file", ws})
 	}
 	var warnings []string

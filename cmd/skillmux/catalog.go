@@ -139,10 +139,17 @@ type setup struct {
 // for them; serve logs, and its folder trees follow changes as refresh
 // configures.
 func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, workspace string, serving bool) (*setup, error) {
+	return newSetupWith(cmd, e, f, &config.Options{WorkDir: workspace}, serving)
+}
+
+// newSetupWith is newSetup with the configuration read as o says (its
+// WorkDir is the workspace); the rest of o is filled from e and f.
+func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options, serving bool) (*setup, error) {
+	workspace := o.WorkDir
 	if err := f.checkEmpty(cmd); err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(&config.Options{WorkDir: workspace, Home: e.home(), Env: e.environ, ConfigFile: f.configPath(e), Flags: f.flagValues(cmd)})
+	cfg, err := config.Load(&config.Options{WorkDir: workspace, Home: e.home(), Env: e.environ, ConfigFile: f.configPath(e), Flags: f.flagValues(cmd), NoWorkspace: o.NoWorkspace})
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
 	}

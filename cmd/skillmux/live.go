@@ -94,6 +94,16 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		l.repoll()
 	}
 	s, err := newSetup(l.cmd, l.e, l.f, workspace, true)
+	if err != nil && moved && l.f.configPath(l.e) == "" {
+		// The new workspace's file is refused. Its folders are served
+		// with the user's own configuration alone: never with the one
+		// of the workspace before, which the user may trust and this
+		// one not.
+		if own, ownErr := newSetupWith(l.cmd, l.e, l.f, &config.Options{WorkDir: workspace, NoWorkspace: true}, true); ownErr == nil {
+			l.logger.Error("the new workspace's configuration is not applied; its folders are served with your own configuration alone (user file, environment, flags)", "why", why, "err", err)
+			s, err = own, nil
+		}
+	}
 	switch {
 	case err != nil && !moved:
 		l.logger.Error("configuration not applied; the previous one stays in force", "why", why, "err", err)

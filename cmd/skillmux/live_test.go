@@ -238,9 +238,10 @@ func TestBinaryRelativePathsStayWithTheWorkingFolder(t *testing.T) {
 }
 
 // When the client's roots move to a folder whose .skillmux.yaml is
-// invalid, the error is logged and the configuration in force stays, but
-// the project's skills are the new root's; and the new root's file is
-// the one watched, so that fixing it applies it.
+// invalid, the error is logged and the user's own configuration applies
+// (TestBinaryRootsMoveFromATrustedWorkspace), with the project's skills
+// of the new root; and the new root's file is the one watched, so that
+// fixing it applies it.
 func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 	t.Parallel() // it waits for the configuration files' polls, mostly
 	base := t.TempDir()
@@ -285,6 +286,37 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 	}
 	if d := s.toolDescription(4); !strings.Contains(d, "- team-skill:") || !strings.Contains(d, "- in-b:") {
 		t.Errorf("the fixed file is not applied:\n%s", d)
+	}
+}
+
+// Roots that move from a trusted workspace to one whose file is invalid
+// get the user's own configuration, not the trusted one's: before, the
+// configuration in force stayed, and the trusted workspace's source order
+// (its project above the user) served the new repository's deploy in
+// place of the user's.
+func TestBinaryRootsMoveFromATrustedWorkspace(t *testing.T) {
+	t.Parallel() // it waits for the roots' reload
+	base := t.TempDir()
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	env := append(trustingEnv(t, a), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+	home := strings.TrimPrefix(env[0], "HOME=")
+	writeFile(t, filepath.Join(home, ".claude/skills/deploy/SKILL.md"), skillMD("deploy", "The user's own."))
+	for _, dir := range []string{a, b} {
+		writeFile(t, filepath.Join(dir, ".git/HEAD"), "ref: refs/heads/main\n")
+	}
+	writeFile(t, filepath.Join(a, ".skillmux.yaml"), "sources:\n  - type: project\n  - type: user\n")
+	writeFile(t, filepath.Join(b, ".claude/skills/deploy/SKILL.md"), skillMD("deploy", "The repository's."))
+	writeFile(t, filepath.Join(b, ".skillmux.yaml"), "bogus: 1\n")
+	s := startServe(t, env, a)
+	s.handshakeWithRoots(b)
+	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
+		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
+	}
+	if d := s.toolDescription(2); !strings.Contains(d, "- deploy: The user's own.") {
+		t.Errorf("deploy in the untrusted root is not the user's:\n%s", d)
+	}
+	if !strings.Contains(s.stderr.String(), "served with your own configuration alone") {
+		t.Errorf("the fallback is not logged:\n%s", s.stderr.String())
 	}
 }
 
