@@ -38,3 +38,6 @@ func (s *Server) HoldReads() func() {
 	release, _ := s.reads.acquire(context.Background(), s.reads.size)
 	return release
 }
+
+// OnRefreshTaken makes Refresh call f once it has taken its snapshot.
+func (s *Server) OnRefreshTaken(f func()) { s.refreshTaken = f }

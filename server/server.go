@@ -95,6 +95,8 @@ type Server struct {
 	pageSize      int
 	digests       sources.Digests
 	fronts        frontCache // front matter as JSON (skillsext.go)
+	refreshing    sync.Mutex // serializes Refresh: the last call works from the newest snapshot
+	refreshTaken  func()     // tests: called by Refresh once it has its snapshot
 	resRefresh    sync.Mutex // serializes refreshResources
 	listSums      skillSums  // refreshResources's memo; resRefresh guards it
 	negotiated    sync.Map   // *mcp.ServerSession → the version initialize answered (see modern)
@@ -232,9 +234,17 @@ func (s *Server) catalogOptions(c *resolver.CatalogOptions) resolver.CatalogOpti
 // notifications/initialized; one whose resources changed gets the
 // resource notifications it is due (subscribe.go); the others get
 // nothing. The search index follows the snapshot in the background. Call
-// Refresh after the catalog swaps in a new snapshot.
+// Refresh after the catalog swaps in a new snapshot. Calls are one at a
+// time, each with the snapshot current when it starts: one that took an
+// older snapshot cannot finish after a newer one and record the older as
+// what sessions were told.
 func (s *Server) Refresh() {
+	s.refreshing.Lock()
+	defer s.refreshing.Unlock()
 	snap := s.catalog.Snapshot()
+	if s.refreshTaken != nil {
+		s.refreshTaken()
+	}
 	s.index.follow()
 	live := map[*mcp.ServerSession]bool{}
 	for ss := range s.mcp.Sessions() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -377,6 +378,96 @@ func testChangeBeforeInitializedIsAnnouncedAfter(t *testing.T) {
 	want := []string{"notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/tools/list_changed"}
 	if !slices.Equal(methods, want) {
 		t.Errorf("after initialized: %v, want %v", methods, want)
+	}
+}
+
+// Refresh runs from the catalog's swaps and from a session's initialized
+// (TestChangeBeforeInitializedIsAnnouncedAfter). A Refresh that took its
+// snapshot before a swap must not finish after the swap's own and record
+// the older catalog as what the client was told: a change back to that
+// catalog would then never be announced.
+func TestRefreshesDoNotCross(t *testing.T) {
+	synctest.Test(t, testRefreshesDoNotCross)
+}
+
+func testRefreshesDoNotCross(t *testing.T) {
+	skill := func(name string) sourcetest.FakeSkill {
+		return sourcetest.FakeSkill{Name: name, Description: name + "."}
+	}
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{skill("one")}}
+	r := newResolver(t, src)
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	conn, err := ct.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	msgs := make(chan jsonrpc.Message, 64)
+	go func() {
+		defer close(msgs)
+		for {
+			m, err := conn.Read(context.Background())
+			if err != nil {
+				return
+			}
+			msgs <- m
+		}
+	}()
+	send := func(s string) {
+		t.Helper()
+		m, err := jsonrpc.DecodeMessage([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Write(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes := func() []string {
+		var out []string
+		for len(msgs) > 0 {
+			if req, ok := (<-msgs).(*jsonrpc.Request); ok {
+				out = append(out, req.Method)
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"resources/list"}`)
+	settle()
+	notes()
+	src.Skills = []sourcetest.FakeSkill{skill("one"), skill("two")} // catalog A, before initialized
+	reload(t, r)
+	// initialized's Refresh takes A; catalog B is swapped in meanwhile.
+	srv.OnRefreshTaken(func() {
+		srv.OnRefreshTaken(nil)
+		src.Skills = []sourcetest.FakeSkill{skill("one"), skill("two"), skill("three")}
+		before := r.Snapshot()
+		go r.Reload(context.Background())
+		for r.Snapshot() == before {
+			runtime.Gosched() // a goroutine waiting on a mutex is no durable block for synctest.Wait
+		}
+	})
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	settle()
+	notes()
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`) // the client has B
+	send(`{"jsonrpc":"2.0","id":5,"method":"resources/list"}`)
+	settle()
+	notes()
+	src.Skills = []sourcetest.FakeSkill{skill("one"), skill("two")} // back to A
+	reload(t, r)
+	if got, want := notes(), []string{"notifications/resources/list_changed", "notifications/tools/list_changed"}; !slices.Equal(got, want) {
+		t.Errorf("after the change back: %v, want %v", got, want)
 	}
 }
 
