@@ -350,7 +350,7 @@ func TestCheckFileOptions(t *testing.T) {
 	t.Setenv("HOME", "") // the process has no home; the caller's must be used
 	f := newFixture(t)
 	rel := filepath.Join("conf", "skills.yaml")
-	file := write(t, filepath.Join(f.sub, rel), "sources:\n  - type: dir\n    paths: [a, ~/b]\n")
+	file := write(t, filepath.Join(f.sub, rel), "sources:\n  - type: dir\n    paths: [a, ~/b]\ntrust: [~/c]\n")
 	tests := []struct {
 		name string
 		path string
@@ -360,7 +360,8 @@ func TestCheckFileOptions(t *testing.T) {
 		{name: "home and working folder injected", path: rel, opts: &config.Options{WorkDir: f.sub, Home: f.home}},
 		{name: "absolute path, home injected", path: file, opts: &config.Options{Home: f.home}},
 		{name: "no home anywhere", path: file, opts: nil,
-			want: file + ":3: sources[0].paths[1]: ~ stands for the home folder, which is not known here (HOME is not set); write the path out"},
+			want: file + ":3: sources[0].paths[1]: ~ stands for the home folder, which is not known here (HOME is not set); write the path out\n" +
+				file + ":4: trust[0]: ~ stands for the home folder, which is not known here (HOME is not set); write the path out"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

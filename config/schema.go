@@ -116,6 +116,8 @@ type field struct {
 	// check says what is wrong with a string (a kString, or each element
 	// of a kStrings), or "" when nothing is.
 	check func(string) string
+	// paths marks a kStrings of paths, where ~ is the home folder.
+	paths bool
 	// keyCheck says what is wrong with a key of a kRules.
 	keyCheck func(string) string
 	// min and max bound a kInt when either is set.
@@ -194,7 +196,7 @@ var schema = &field{kind: kMap, fields: map[string]*field{
 		"level":  {kind: kString, check: oneOf("a level", "debug", "info", "warn", "error")},
 		"format": {kind: kString, check: oneOf("a format", "text", "json")},
 	}},
-	"trust": {kind: kStrings, check: notEmpty},
+	"trust": {kind: kStrings, check: notEmpty, paths: true},
 }}
 
 // oneOf accepts only words.
@@ -441,6 +443,9 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 			ek := fmt.Sprintf("%s[%d]", key, i)
 			c.origins[ek] = Origin{Layer: c.layer, File: c.file, Line: e.Line}
 			c.walk(e, &field{kind: kString, check: f.check}, ek)
+			if f.paths && c.home == "" {
+				c.checkTilde(e, ek)
+			}
 		}
 	case kRules:
 		if n.Kind != yaml.MappingNode {
