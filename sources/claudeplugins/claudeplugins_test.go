@@ -340,16 +340,21 @@ func TestMalformedSettingsNameTheLine(t *testing.T) {
 // An install record of the wrong shape is said in JSON's words, not in
 // Go's ("cannot unmarshal array into Go struct field installedFile...").
 func TestInstallRecordOfTheWrongShape(t *testing.T) {
-	h := newHome(t)
-	installed := claudeplugins.InstalledFile(h.home)
-	write(t, installed, "{\"version\": 2, \"plugins\": []}\n")
-	l := list(t, claudeplugins.Installed(h.home, nil))
-	if len(l.Problems) != 1 {
-		t.Fatalf("problems: %v", l.Problems)
-	}
-	want := `not what Claude Code writes at column 27: "plugins" must be an object, not an array; no installed plugin is served`
-	if d := l.Problems[0]; d.Path != installed || d.Line != 1 || !strings.HasPrefix(d.Message, want) {
-		t.Errorf("got %s\nwant the message to begin %q", d, want)
+	for file, want := range map[string]string{
+		`{"version": 2, "plugins": []}`:   `not what Claude Code writes at column 27: "plugins" must be an object, not an array; no installed plugin is served`,
+		`{"version": 2.5, "plugins": {}}`: `not what Claude Code writes at column 15: "version" must be an integer, not 2.5; no installed plugin is served`,
+		`{"version": "2", "plugins": {}}`: `not what Claude Code writes at column 15: "version" must be an integer, not a string; no installed plugin is served`,
+	} {
+		h := newHome(t)
+		installed := claudeplugins.InstalledFile(h.home)
+		write(t, installed, file+"\n")
+		l := list(t, claudeplugins.Installed(h.home, nil))
+		if len(l.Problems) != 1 {
+			t.Fatalf("%s: problems: %v", file, l.Problems)
+		}
+		if d := l.Problems[0]; d.Path != installed || d.Line != 1 || !strings.HasPrefix(d.Message, want) {
+			t.Errorf("%s: got %s\nwant the message to begin %q", file, d, want)
+		}
 	}
 }
 

@@ -359,13 +359,19 @@ func jsonKind(t reflect.Type) string {
 		return jsonKind(t.Elem())
 	case reflect.Interface:
 		return "a JSON value"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
 	}
-	return "a number"
+	return "an integer"
 }
 
 // article puts "a" or "an" before a JSON kind as encoding/json names it
-// ("array", "object", "number", "string", "bool").
+// ("array", "object", "number", "string", "bool"); a number it names with
+// its value ("number 2.5") is that value.
 func article(kind string) string {
+	if n, ok := strings.CutPrefix(kind, "number "); ok {
+		return n // "number 2.5": a number it could not take
+	}
 	switch kind {
 	case "array", "object":
 		return "an " + kind
