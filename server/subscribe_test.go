@@ -236,6 +236,46 @@ func connectNamed(t *testing.T, srv *server.Server, name string, opts *mcp.Clien
 	return cs
 }
 
+// rawSession connects to srv a client that speaks raw JSON-RPC: send
+// writes one message, and msgs has every message the server writes, in
+// order (closed when the session ends).
+func rawSession(t *testing.T, srv *server.Server) (send func(string), msgs <-chan jsonrpc.Message) {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	conn, err := ct.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ch := make(chan jsonrpc.Message, 64)
+	go func() {
+		defer close(ch)
+		for {
+			m, err := conn.Read(context.Background())
+			if err != nil {
+				return
+			}
+			ch <- m
+		}
+	}()
+	send = func(s string) {
+		t.Helper()
+		m, err := jsonrpc.DecodeMessage([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Write(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return send, ch
+}
+
 // Nothing is sent to a session before its notifications/initialized; a
 // change after it is.
 func TestNoResourceNotesBeforeInitialized(t *testing.T) {
@@ -247,38 +287,7 @@ func testNoResourceNotesBeforeInitialized(t *testing.T) {
 	r := newResolver(t, src)
 	srv := server.New(r, nil)
 	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	conn, err := ct.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	msgs := make(chan jsonrpc.Message, 16)
-	go func() {
-		for {
-			m, err := conn.Read(context.Background())
-			if err != nil {
-				close(msgs)
-				return
-			}
-			msgs <- m
-		}
-	}()
-	send := func(s string) {
-		t.Helper()
-		m, err := jsonrpc.DecodeMessage([]byte(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.Write(context.Background(), m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	send, msgs := rawSession(t, srv)
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	if m := <-msgs; m.(*jsonrpc.Response).ID.Raw() != int64(1) {
 		t.Fatalf("want the initialize answer, got %+v", m)
@@ -319,38 +328,7 @@ func testChangeBeforeInitializedIsAnnouncedAfter(t *testing.T) {
 	r := newResolver(t, src)
 	srv := server.New(r, nil)
 	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	conn, err := ct.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	msgs := make(chan jsonrpc.Message, 16)
-	go func() {
-		for {
-			m, err := conn.Read(context.Background())
-			if err != nil {
-				close(msgs)
-				return
-			}
-			msgs <- m
-		}
-	}()
-	send := func(s string) {
-		t.Helper()
-		m, err := jsonrpc.DecodeMessage([]byte(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.Write(context.Background(), m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	send, msgs := rawSession(t, srv)
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	send(`{"jsonrpc":"2.0","id":3,"method":"prompts/list"}`)
@@ -398,38 +376,7 @@ func testRefreshesDoNotCross(t *testing.T) {
 	r := newResolver(t, src)
 	srv := server.New(r, nil)
 	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	conn, err := ct.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	msgs := make(chan jsonrpc.Message, 64)
-	go func() {
-		defer close(msgs)
-		for {
-			m, err := conn.Read(context.Background())
-			if err != nil {
-				return
-			}
-			msgs <- m
-		}
-	}()
-	send := func(s string) {
-		t.Helper()
-		m, err := jsonrpc.DecodeMessage([]byte(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.Write(context.Background(), m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	send, msgs := rawSession(t, srv)
 	notes := func() []string {
 		var out []string
 		for len(msgs) > 0 {
