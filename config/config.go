@@ -281,6 +281,11 @@ type Options struct {
 	// NoWorkspace leaves the workspace file out: the configuration of the
 	// user's own files, environment and flags alone.
 	NoWorkspace bool
+	// AlsoServes are the other folders (the client's other roots) whose
+	// project skills are served with this configuration: the workspace
+	// file is trusted only when each of them is trusted too, since its
+	// sources' order ranks their skills as well.
+	AlsoServes []string
 	// Flags are values given on the command line.
 	Flags []FlagValue
 }
@@ -325,11 +330,23 @@ func Load(opts *Options) (*Config, error) {
 		layers = append(layers, struct{ layer, path string }{"workspace file", ws})
 	}
 	var warnings []string
-	untrusted := 0 // the sources, last of the list, of an untrusted workspace file
+	var setAside error // the problems of an untrusted workspace file, not read
+	setAsideAt := 0    // where they go among errs
+	untrusted := 0     // the sources, last of the list, of an untrusted workspace file
 	userFile := layers[0].path
 	for _, l := range layers {
 		fk, fo, err := loadFile(l.path, l.layer, o.Home)
 		if errors.Is(err, os.ErrNotExist) && l.layer == "user file" {
+			continue
+		}
+		trusted := l.layer != "workspace file" || o.trusts(filepath.Dir(l.path), k.Strings("trust"))
+		if err != nil && !trusted {
+			// Refused whole, it would stop every command: an untrusted
+			// file only adds sources, and a repository must not decide
+			// whether the user's own skills are served. Its problems
+			// are told all the same, and are errors among others when
+			// the configuration fails anyway.
+			setAside, setAsideAt = err, len(errs)
 			continue
 		}
 		if err != nil {
@@ -342,7 +359,7 @@ func Load(opts *Options) (*Config, error) {
 			fk.Delete("trust")
 			delete(fo, "trust")
 		}
-		if l.layer == "workspace file" && !Trusted(filepath.Dir(l.path), k.Strings("trust")) {
+		if !trusted {
 			w, n := confine(k, fk, fo, origins, l.path, userFile)
 			warnings, untrusted = append(warnings, w...), n
 		}
@@ -363,8 +380,16 @@ func Load(opts *Options) (*Config, error) {
 	}
 	k.Merge(fk)
 	replaceOrigins(origins, fo)
+	if setAside != nil && len(errs) > 0 {
+		errs = slices.Insert(errs, setAsideAt, setAside) // in layer order
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	if setAside != nil {
+		for _, line := range strings.Split(setAside.Error(), "\n") {
+			warnings = append(warnings, line+" (the file is not read: a workspace file you have not trusted only adds sources, and your own configuration applies without it)")
+		}
 	}
 
 	// Every value has been checked in its layer and the defaults are
@@ -423,6 +448,20 @@ func replaceOrigins(dst, src map[string]Origin) {
 type filled struct {
 	Options
 	env []string
+}
+
+// trusts reports whether trust, the user file's, trusts the workspace
+// file in dir, for the folders it serves (Options.AlsoServes).
+func (o *filled) trusts(dir string, trust []string) bool {
+	if !Trusted(dir, trust) {
+		return false
+	}
+	for _, d := range o.AlsoServes {
+		if !Trusted(d, trust) {
+			return false
+		}
+	}
+	return true
 }
 
 // absFrom makes p absolute against dir, which fill has made absolute.

@@ -64,6 +64,9 @@ func within(p, root string) bool {
 //     (the file cannot rank, rename, filter or turn them off);
 //   - its sources come after those of the user file rather than replacing
 //     them, and after the command line's (see UntrustedSources);
+//   - its sources choose no namespace (a plugin-dir entry, whose plugins
+//     name theirs, is not served): a name such as "user:deploy" reaches
+//     the user's own shadowed skill, and a served name beats it;
 //   - every other setting of it (the catalog's visibility, the tools,
 //     defaults.builtin...) is set aside: how the user's skills are offered
 //     is the user's to say.
@@ -113,6 +116,19 @@ func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile s
 				warn(key, fmt.Sprintf("your own skills (%s) keep their place, above this file's sources, and their settings: a workspace file you have not trusted cannot rank other skills above them, rename, filter or turn them off", m["type"]))
 			}
 			continue
+		case TypePluginDir:
+			// A plugin's manifest names its skills' namespace: the
+			// repository would choose names such as "user:deploy", which
+			// reach the user's own skills when shadowed.
+			warn(key, "not served: a Claude Code plugin folder names the namespace of its skills, and a workspace file you have not trusted cannot choose names that may reach your own skills")
+			continue
+		}
+		if ns, ok := m["namespace"].(string); ok && ns != "" {
+			// Likewise: "user:deploy" may be the name that reaches the
+			// user's second deploy (an alias); the file's skills keep
+			// their plain names, which the user's own outrank.
+			warn(key+".namespace", fmt.Sprintf("%q set aside: a workspace file you have not trusted cannot choose names that may reach your own skills (such as user:deploy); its skills keep their plain names", ns))
+			delete(m, "namespace")
 		}
 		theirs++
 		to := fmt.Sprintf("sources[%d]", len(list))

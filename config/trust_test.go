@@ -51,7 +51,7 @@ tools:
 	want := []config.Source{
 		{Type: "dir", Path: filepath.Join(f.home, "mine")},
 		{Type: "project"},
-		{Type: "dir", Path: filepath.Join(f.repo, "skills"), Namespace: "discord"},
+		{Type: "dir", Path: filepath.Join(f.repo, "skills")},
 	}
 	if diff := cmp.Diff(want, c.Sources); diff != "" {
 		t.Errorf("sources (-want +got):\n%s", diff)
@@ -63,11 +63,10 @@ tools:
 		t.Errorf("settings of an untrusted workspace file applied: builtin %v, visibility %v, tools.disable %v", c.Defaults.Builtin, c.Catalog.Visibility, c.Tools.Disable)
 	}
 	for key, want := range map[string]string{
-		"sources[0].path":      "user file " + user + ":3",
-		"sources[1].type":      "workspace file " + ws + ":4",
-		"sources[2].path":      "workspace file " + ws + ":11",
-		"sources[2].namespace": "workspace file " + ws + ":12",
-		"catalog.visibility":   "default",
+		"sources[0].path":    "user file " + user + ":3",
+		"sources[1].type":    "workspace file " + ws + ":4",
+		"sources[2].path":    "workspace file " + ws + ":11",
+		"catalog.visibility": "default",
 	} {
 		if got := c.Origin(key).String(); got != want {
 			t.Errorf("Origin(%s) = %s, want %s", key, got, want)
@@ -82,6 +81,7 @@ tools:
 		ws + ":19: tools.disable" + aside,
 		ws + `:5: sources[1]: source plugin "hook" is not started: a workspace file you have not trusted would run "` + filepath.Join(f.repo, "hook.sh") + `"; ` + how,
 		ws + ":8: sources[2]: your own skills (user)" + own,
+		ws + `:12: sources[3].namespace: "discord" set aside: a workspace file you have not trusted cannot choose names that may reach your own skills (such as user:deploy); its skills keep their plain names; ` + how,
 		ws + ":13: sources[4]: your own skills (claude-plugins)" + own,
 	}
 	if diff := cmp.Diff(wantWarnings, c.Warnings()); diff != "" {
@@ -129,6 +129,15 @@ func TestTrust(t *testing.T) {
 	}
 	if d := c.Describe(); !strings.Contains(d, "trust: ["+f.repo+"]") {
 		t.Errorf("Describe leaves out trust:\n%s", d)
+	}
+	// With the client's roots, the file ranks the project skills of every
+	// root: it is trusted only when each of them is.
+	c, err = config.Load(&config.Options{WorkDir: f.sub, Home: f.home, Env: []string{}, AlsoServes: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Sources) != 0 {
+		t.Errorf("trusted, with another root not trusted: sources %+v, want the plugin set aside", c.Sources)
 	}
 
 	link := filepath.Join(t.TempDir(), "link")

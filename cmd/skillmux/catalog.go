@@ -149,7 +149,7 @@ func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options
 	if err := f.checkEmpty(cmd); err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(&config.Options{WorkDir: workspace, Home: e.home(), Env: e.environ, ConfigFile: f.configPath(e), Flags: f.flagValues(cmd), NoWorkspace: o.NoWorkspace})
+	cfg, err := config.Load(&config.Options{WorkDir: workspace, Home: e.home(), Env: e.environ, ConfigFile: f.configPath(e), Flags: f.flagValues(cmd), NoWorkspace: o.NoWorkspace, AlsoServes: o.AlsoServes})
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
 	}

@@ -93,7 +93,13 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 	if l.repoll != nil {
 		l.repoll()
 	}
-	s, err := newSetup(l.cmd, l.e, l.f, workspace, true)
+	// The workspace file is trusted only when the user trusts every root
+	// whose project skills it ranks.
+	var others []string
+	if len(l.workspaces) > 1 {
+		others = l.workspaces[1:]
+	}
+	s, err := newSetupWith(l.cmd, l.e, l.f, &config.Options{WorkDir: workspace, AlsoServes: others}, true)
 	if err != nil && moved && l.f.configPath(l.e) == "" {
 		// The new workspace's file is refused. Its folders are served
 		// with the user's own configuration alone: never with the one

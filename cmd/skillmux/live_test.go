@@ -131,6 +131,7 @@ func TestBinaryLiveRefresh(t *testing.T) {
 	writeFile(t, filepath.Join(root, "first/SKILL.md"), skillMD("first", "The first skill."))
 	work := t.TempDir()
 	env := append(isolatedEnv(t), "HOME="+home, "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+	trustIn(t, env, work) // its workspace file's invalid edit keeps the one in force
 	s := startServe(t, env, work, "--root", root)
 	s.handshake()
 	if d := s.toolDescription(2); !strings.Contains(d, "- first:") {
@@ -293,30 +294,47 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 // get the user's own configuration, not the trusted one's: before, the
 // configuration in force stayed, and the trusted workspace's source order
 // (its project above the user) served the new repository's deploy in
-// place of the user's.
+// place of the user's. An untrusted file is set aside with its problems
+// as warnings; a trusted one is refused, and said so.
 func TestBinaryRootsMoveFromATrustedWorkspace(t *testing.T) {
-	t.Parallel() // it waits for the roots' reload
-	base := t.TempDir()
-	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
-	env := append(trustingEnv(t, a), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
-	home := strings.TrimPrefix(env[0], "HOME=")
-	writeFile(t, filepath.Join(home, ".claude/skills/deploy/SKILL.md"), skillMD("deploy", "The user's own."))
-	for _, dir := range []string{a, b} {
-		writeFile(t, filepath.Join(dir, ".git/HEAD"), "ref: refs/heads/main\n")
-	}
-	writeFile(t, filepath.Join(a, ".skillmux.yaml"), "sources:\n  - type: project\n  - type: user\n")
-	writeFile(t, filepath.Join(b, ".claude/skills/deploy/SKILL.md"), skillMD("deploy", "The repository's."))
-	writeFile(t, filepath.Join(b, ".skillmux.yaml"), "bogus: 1\n")
-	s := startServe(t, env, a)
-	s.handshakeWithRoots(b)
-	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
-		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
-	}
-	if d := s.toolDescription(2); !strings.Contains(d, "- deploy: The user's own.") {
-		t.Errorf("deploy in the untrusted root is not the user's:\n%s", d)
-	}
-	if !strings.Contains(s.stderr.String(), "served with your own configuration alone") {
-		t.Errorf("the fallback is not logged:\n%s", s.stderr.String())
+	for _, tc := range []struct {
+		name   string
+		trustB bool
+		logged string
+	}{
+		{"to an untrusted one", false, "the file is not read"},
+		{"to a trusted one", true, "served with your own configuration alone"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // it waits for the roots' reload
+			base := t.TempDir()
+			a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+			env := append(isolatedEnv(t), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+			if tc.trustB {
+				trustIn(t, env, a, b)
+			} else {
+				trustIn(t, env, a)
+			}
+			home := strings.TrimPrefix(env[0], "HOME=")
+			writeFile(t, filepath.Join(home, ".claude/skills/deploy/SKILL.md"), skillMD("deploy", "The user's own."))
+			for _, dir := range []string{a, b} {
+				writeFile(t, filepath.Join(dir, ".git/HEAD"), "ref: refs/heads/main\n")
+			}
+			writeFile(t, filepath.Join(a, ".skillmux.yaml"), "sources:\n  - type: project\n  - type: user\n")
+			writeFile(t, filepath.Join(b, ".claude/skills/deploy/SKILL.md"), skillMD("deploy", "The repository's."))
+			writeFile(t, filepath.Join(b, ".skillmux.yaml"), "bogus: 1\n")
+			s := startServe(t, env, a)
+			s.handshakeWithRoots(b)
+			if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
+				t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
+			}
+			if d := s.toolDescription(2); !strings.Contains(d, "- deploy: The user's own.") {
+				t.Errorf("deploy in the new root is not the user's:\n%s", d)
+			}
+			if !strings.Contains(s.stderr.String(), tc.logged) {
+				t.Errorf("the log lacks %q:\n%s", tc.logged, s.stderr.String())
+			}
+		})
 	}
 }
 

@@ -41,13 +41,25 @@ func isolatedEnv(t *testing.T, extra ...string) []string {
 func trustingEnv(t *testing.T, dirs ...string) []string {
 	t.Helper()
 	env := isolatedEnv(t)
-	home := strings.TrimPrefix(env[0], "HOME=")
+	trustIn(t, env, dirs...)
+	return env
+}
+
+// trustIn writes, in the configuration folder of environ
+// (XDG_CONFIG_HOME), a user file that trusts dirs.
+func trustIn(t *testing.T, environ []string, dirs ...string) {
+	t.Helper()
+	var config string
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME="); ok {
+			config = v
+		}
+	}
 	quoted := make([]string, len(dirs))
 	for i, d := range dirs {
 		quoted[i] = strconv.Quote(d)
 	}
-	writeFile(t, filepath.Join(home, ".config", "skillmux", "config.yaml"), "trust: ["+strings.Join(quoted, ", ")+"]\n")
-	return env
+	writeFile(t, filepath.Join(config, "skillmux", "config.yaml"), "trust: ["+strings.Join(quoted, ", ")+"]\n")
 }
 
 func runCLI(t *testing.T, skillsDir string, args ...string) (stdout, stderr string, err error) {

@@ -116,7 +116,7 @@ func TestServeTakesFolders(t *testing.T) {
 func TestToolConfigurationErrors(t *testing.T) {
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, ".skillmux.yaml"), "tools:\n  profile: sk-mcp\ncatalog:\n  visibility:\n    pdf: hide\n")
-	_, _, err := runIn(t, isolatedEnv(t), work, "serve", "--no-builtin")
+	_, _, err := runIn(t, trustingEnv(t, work), work, "serve", "--no-builtin")
 	if exitCode(err) != 2 {
 		t.Fatalf("exit %d: %v", exitCode(err), err)
 	}

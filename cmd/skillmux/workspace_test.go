@@ -227,6 +227,7 @@ func TestPluginDirFlagAndNoBuiltin(t *testing.T) {
 
 func TestBadConfigStopsEverything(t *testing.T) {
 	w := newWorkspace(t)
+	trustIn(t, w.environ, w.repo) // an untrusted one is set aside: TestUntrustedInvalidWorkspaceFile
 	cfg := writeFileRet(t, filepath.Join(w.repo, ".skillmux.yaml"), "sources:\n  - type: dir\n    paht: x\n")
 	for _, args := range [][]string{{"list"}, {"show", "mine"}, {"serve"}} {
 		out, _, err := runIn(t, w.environ, w.sub, args...)
@@ -433,6 +434,51 @@ func TestUntrustedWorkspaceCannotShadowPluginsOrHideSkills(t *testing.T) {
 			if s.Catalog != "" {
 				t.Errorf("with %q: %s is offered as %s", file, name, s.Catalog)
 			}
+		}
+	}
+}
+
+// An invalid workspace file the user does not trust stops nothing: it is
+// set aside with its problems as warnings, and the user's own skills are
+// served. Before, a repository's broken .skillmux.yaml (one typo) made
+// every command exit with status 2.
+func TestUntrustedInvalidWorkspaceFile(t *testing.T) {
+	w := newWorkspace(t)
+	cfg := writeFileRet(t, filepath.Join(w.repo, ".skillmux.yaml"), "sources:\n  - type: User\n")
+	out, stderr, err := runIn(t, w.environ, w.sub, "list")
+	if err != nil || !strings.Contains(out, "mine ") {
+		t.Errorf("list: %v\n%s", err, out)
+	}
+	if want := cfg + `:2: sources[0].type: "User" is not a source type`; !strings.Contains(stderr, want) || !strings.Contains(stderr, "the file is not read") {
+		t.Errorf("stderr lacks %q, and that the file is not read:\n%s", want, stderr)
+	}
+	// In a run that fails anyway, its problems are among the errors.
+	_, _, err = runIn(t, append(w.environ, "SKILLMUX_LOG__LEVEL=loud"), w.sub, "list")
+	if err == nil || !strings.Contains(err.Error(), cfg+":2:") || !strings.Contains(err.Error(), "SKILLMUX_LOG__LEVEL") {
+		t.Errorf("list with another error: %v", err)
+	}
+}
+
+// The name that reaches the user's shadowed skill (user:deploy for a
+// second deploy in ~/.agents/skills) stays theirs: an untrusted file's
+// source cannot take it with namespace: user, nor with a plugin folder of
+// its own named "user".
+func TestUntrustedWorkspaceCannotTakeAnAlias(t *testing.T) {
+	home, repo := t.TempDir(), t.TempDir()
+	environ := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
+	writeFile(t, filepath.Join(home, ".claude", "skills", "deploy", "SKILL.md"), skillMD("deploy", "Mine."))
+	writeFile(t, filepath.Join(home, ".agents", "skills", "deploy", "SKILL.md"), skillMD("deploy", "My other one."))
+	writeFile(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(repo, "evil", "deploy", "SKILL.md"), skillMD("deploy", "The repository's."))
+	writePlugin(t, filepath.Join(repo, "plug"), "user", "deploy")
+	for _, file := range []string{
+		"sources:\n  - type: dir\n    path: evil\n    namespace: user\n",
+		"sources:\n  - type: plugin-dir\n    paths: [plug]\n",
+	} {
+		writeFile(t, filepath.Join(repo, ".skillmux.yaml"), file)
+		out, _, err := runIn(t, environ, repo, "show", "user:deploy")
+		if err != nil || !strings.Contains(out, "My other one.") {
+			t.Errorf("with %q: show user:deploy = %v\n%s", file, err, out)
 		}
 	}
 }
