@@ -1,8 +1,10 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -73,10 +75,17 @@ func within(p, root string) bool {
 func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile string) (warnings []string, theirs int) {
 	dir := filepath.Dir(file)
 	how := fmt.Sprintf("to allow it, trust the folder in your user file %s (trust: [%s])", userFile, strconv.Quote(dir))
+	var found []*Error
 	warn := func(key, what string) {
-		e := &Error{File: file, Line: firstLine(fo, key), Key: key, Message: what + "; " + how}
-		warnings = append(warnings, e.Error())
+		found = append(found, &Error{File: file, Line: firstLine(fo, key), Key: key, Message: what + "; " + how})
 	}
+	defer func() {
+		// In the order of the file, as its errors are told.
+		slices.SortStableFunc(found, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
+		for _, e := range found {
+			warnings = append(warnings, e.Error())
+		}
+	}()
 	for _, key := range fk.Keys() {
 		if key == "sources" {
 			continue

@@ -76,14 +76,15 @@ tools:
 	aside := ": set aside: a workspace file you have not trusted adds sources, and sets nothing else; " + how
 	own := " keep their place, above this file's sources, and their settings: a workspace file you have not trusted cannot rank other skills above them, rename, filter or turn them off; " + how
 	wantWarnings := []string{
-		ws + ":17: catalog.visibility" + aside,
 		ws + ":2: defaults.builtin" + aside,
-		ws + ":19: tools.disable" + aside,
 		ws + `:5: sources[1]: source plugin "hook" is not started: a workspace file you have not trusted would run "` + filepath.Join(f.repo, "hook.sh") + `"; ` + how,
 		ws + ":8: sources[2]: your own skills (user)" + own,
 		ws + `:12: sources[3].namespace: "discord" set aside: a workspace file you have not trusted cannot choose names that may reach your own skills (such as user:deploy); its skills keep their plain names; ` + how,
 		ws + ":13: sources[4]: your own skills (claude-plugins)" + own,
+		ws + ":17: catalog.visibility" + aside,
+		ws + ":19: tools.disable" + aside,
 	}
+
 	if diff := cmp.Diff(wantWarnings, c.Warnings()); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
