@@ -838,9 +838,10 @@ func TestRefresh(t *testing.T) {
 	if err != nil || c.Refresh.Interval != 2*time.Minute {
 		t.Errorf("from the environment: %+v %v", c.Refresh, err)
 	}
-	write(t, filepath.Join(f.repo, config.WorkspaceFileName), "refresh:\n  debounce: soon\n  interval: 5ms\n")
+	write(t, filepath.Join(f.repo, config.WorkspaceFileName), "refresh:\n  debounce: soon\n  interval: 5ms\nsources:\n  - type: plugin\n    name: p\n    command: [p]\n    timeout: 0\n")
 	_, err = f.load(t, nil)
-	for _, want := range []string{`refresh.debounce: "soon" is not a duration`, `refresh.interval: "5ms" is out of range; use a duration from 1s to 24h0m0s, or 0 to turn it off`} {
+	for _, want := range []string{`refresh.debounce: "soon" is not a duration`, `refresh.interval: "5ms" is out of range; use a duration from 1s to 24h0m0s, or 0 to turn it off`,
+		`sources[0].timeout: 0 is out of range; use a duration from 100ms to 10m0s`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}

@@ -517,7 +517,7 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 		switch {
 		case n.Kind == yaml.ScalarNode && n.Tag == "!!int" && n.Value == "0":
 			if !f.zeroOff {
-				c.fail(n, key, "%s", f.durationRange())
+				c.fail(n, key, "0 is out of range; %s", f.durationRange())
 			}
 		case !isString(n):
 			c.fail(n, key, "must be a duration such as \"200ms\" or \"30s\", got %s", nodeKind(n))
