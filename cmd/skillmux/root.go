@@ -167,6 +167,18 @@ Start with:
 	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("skillmux {{.Version}}\n")
 	root.AddCommand(newServeCmd(e), newListCmd(e), newSearchCmd(e), newShowCmd(e), newValidateCmd(e), newConfigCmd(e), newVersionCmd(e))
+	// Cobra's completion command shows its help, with status 0, for a
+	// shell it does not know.
+	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError("completion: unknown shell %q; give one of bash, zsh, fish or powershell, such as 'skillmux completion bash'", args[0])
+			}
+			return nil
+		}
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
 	return root
 }
 
