@@ -3,6 +3,7 @@ package config
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -110,6 +111,7 @@ func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile s
 			moved[key] = o // the own sources keep their places, first
 		}
 	}
+	w := &walled{dir: dir, fo: fo, budget: maxUntrustedPaths}
 	for i, item := range items {
 		m, _ := item.(map[string]any)
 		key := fmt.Sprintf("sources[%d]", i)
@@ -125,6 +127,18 @@ func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile s
 				warn(key, fmt.Sprintf("your own skills (%s) keep their place, above this file's sources, and their settings: a workspace file you have not trusted cannot rank other skills above them, rename, filter or turn them off", m["type"]))
 			}
 			continue
+		case TypeProject:
+			// Left to the built-in project source too: it serves the
+			// project skills of every root the user serves, trusted ones
+			// included, which the file must not filter or turn off.
+			if len(m) > 1 {
+				warn(key, "the project source keeps its place and its settings: a workspace file you have not trusted cannot filter, rename or turn off the project skills of the folders you serve")
+			}
+			continue
+		case TypeDir:
+			if !w.within(m, key, warn) {
+				continue
+			}
 		case TypePluginDir:
 			// A plugin's manifest names its skills' namespace: the
 			// repository would choose names such as "user:deploy", which
@@ -158,6 +172,89 @@ func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile s
 	}
 	fk.Set("sources", list)
 	return warnings, theirs
+}
+
+// maxUntrustedPaths bounds the folders the dir sources of an untrusted
+// workspace file may add: each is a tree of its own, walked and watched.
+const maxUntrustedPaths = 16
+
+// walled keeps the dir sources of an untrusted workspace file inside the
+// file's folder (the repository), within a bound on their paths.
+type walled struct {
+	dir    string            // the workspace file's folder
+	real   string            // its real path, once looked up
+	fo     map[string]Origin // the file's origins, renumbered with the paths
+	budget int               // paths the file may still add
+	seen   map[string]bool
+}
+
+// within keeps, of the dir source m (at key), the paths inside the
+// workspace file's folder, once each and within the bound, warning of
+// the others; it reports whether any is left.
+func (w *walled) within(m map[string]any, key string, warn func(key, what string)) bool {
+	if w.real == "" {
+		w.real = w.dir
+		if r, err := filepath.EvalSymlinks(w.dir); err == nil {
+			w.real = r
+		}
+	}
+	keep := func(p string, at string) bool {
+		real := p
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			real = r
+		}
+		switch {
+		case !within(filepath.Clean(p), w.dir) || !within(real, w.real):
+			warn(at, fmt.Sprintf("%s is set aside: a workspace file you have not trusted serves skills from its own folder (%s), not from elsewhere", strconv.Quote(p), w.dir))
+			return false
+		case w.seen[real]:
+			return false // named already: one tree is enough
+		case w.budget == 0:
+			warn(at, fmt.Sprintf("%s is set aside: a workspace file you have not trusted adds at most %d folders", strconv.Quote(p), maxUntrustedPaths))
+			return false
+		}
+		if w.seen == nil {
+			w.seen = map[string]bool{}
+		}
+		w.seen[real] = true
+		w.budget--
+		return true
+	}
+	kept := false
+	if p, ok := m["path"].(string); ok {
+		if keep(p, key+".path") {
+			kept = true
+		} else {
+			delete(m, "path")
+		}
+	}
+	if ps, ok := m["paths"].([]any); ok {
+		var left []any
+		renumbered := map[string]Origin{}
+		for i, p := range ps {
+			at := fmt.Sprintf("%s.paths[%d]", key, i)
+			s, _ := p.(string)
+			if !keep(s, at) {
+				continue
+			}
+			if o, ok := w.fo[at]; ok {
+				renumbered[fmt.Sprintf("%s.paths[%d]", key, len(left))] = o
+			}
+			left = append(left, p)
+		}
+		for k := range w.fo {
+			if strings.HasPrefix(k, key+".paths[") {
+				delete(w.fo, k)
+			}
+		}
+		maps.Copy(w.fo, renumbered)
+		if len(left) > 0 {
+			m["paths"], kept = left, true
+		} else {
+			delete(m, "paths")
+		}
+	}
+	return kept
 }
 
 // firstLine is the line of key in origins, or the first line of the keys

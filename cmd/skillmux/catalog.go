@@ -245,12 +245,12 @@ type plan struct {
 // the sources of a workspace file the user does not trust, which outrank
 // none of the user's.
 func (p *plan) specs() []config.Source {
-	named := map[string]bool{}
-	for _, s := range p.cfg.Sources {
-		named[s.Type] = true
-	}
 	own := p.cfg.Sources[:len(p.cfg.Sources)-p.cfg.UntrustedSources()]
 	theirs := p.cfg.Sources[len(own):]
+	named := map[string]bool{} // by the user: an untrusted file's sources name no built-in one away
+	for _, s := range own {
+		named[s.Type] = true
+	}
 	var out []config.Source
 	builtin := p.cfg.Defaults.Builtin
 	if builtin && !named[config.TypeUser] {

@@ -198,7 +198,7 @@ func TestBinaryConfigLeavesNoSources(t *testing.T) {
 	writeFile(t, filepath.Join(team, "team-skill/SKILL.md"), skillMD("team-skill", "From the team's folder."))
 	work := t.TempDir()
 	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+team+"\n")
-	env := append(isolatedEnv(t), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+	env := append(trustingEnv(t, work), "SKILLMUX_REFRESH__DEBOUNCE=50ms") // it names a folder outside its own
 	s := startServe(t, env, work, "--no-builtin")
 	s.handshake()
 	if d := s.toolDescription(2); !strings.Contains(d, "- team-skill:") {
@@ -252,7 +252,7 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 		writeFile(t, filepath.Join(p.dir, ".claude/skills", p.skill, "SKILL.md"), skillMD(p.skill, "The project's skill."))
 	}
 	cfg := writeFileRet(t, filepath.Join(b, ".skillmux.yaml"), "catalog:\n  budgte: 3000\n")
-	env := append(isolatedEnv(t), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+	env := append(trustingEnv(t, b), "SKILLMUX_REFRESH__DEBOUNCE=50ms") // its fixed file names a folder outside its own
 	s := startServe(t, env, t.TempDir())
 	s.handshakeWithRoots(a)
 	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
@@ -478,6 +478,7 @@ func TestBinaryWorkspaceFileAboveTheWorkingFolder(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "first/SKILL.md"), skillMD("first", "The first skill."))
 	env := append(isolatedEnv(t), "HOME="+t.TempDir(), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+	trustIn(t, env, repo) // its file names a folder outside its own
 	s := startServe(t, env, work, "--root", root)
 	s.handshake()
 	if d := s.toolDescription(2); !strings.Contains(d, "- first:") {

@@ -388,7 +388,7 @@ func TestUntrustedWorkspaceFile(t *testing.T) {
 		t.Error("list ran the command of an untrusted workspace file")
 	}
 	_, stderr, _ := runIn(t, environ, repo, "list")
-	for _, want := range []string{`source plugin "hook" is not started`, "your own skills (user) keep their place", "trust: [" + strconv.Quote(repo) + "]"} {
+	for _, want := range []string{`source plugin "hook" is not started`, "trust: [" + strconv.Quote(repo) + "]"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -424,11 +424,19 @@ func TestUntrustedWorkspaceCannotShadowPluginsOrHideSkills(t *testing.T) {
 		"sources:\n  - type: claude-plugins\n    enabled: false\n",
 		"sources:\n  - type: claude-plugins\n    exclude: [\"*\"]\n",
 		"catalog:\n  visibility:\n    \"*\": off\n",
+		"sources:\n  - type: project\n    enabled: false\n",
+		"sources:\n  - type: user\n    exclude: [\"*\"]\n",
 	} {
 		writeFile(t, filepath.Join(w.repo, ".skillmux.yaml"), file)
 		got := byName(w.list(t))
 		if d := got["discord:access"].Description; d != "The access skill of discord." {
 			t.Errorf("with %q: discord:access = %q, want the installed plugin's", file, d)
+		}
+		if _, ok := got["repo-only"]; !ok {
+			t.Errorf("with %q: the project's skills are gone", file)
+		}
+		if d := got["mine"].Description; d != "A personal skill." {
+			t.Errorf("with %q: mine = %q, want the user's", file, d)
 		}
 		for name, s := range got {
 			if s.Catalog != "" {
