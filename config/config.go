@@ -86,6 +86,11 @@ type Source struct {
 	// Grace is how long the skills of a plugin that is down stay served;
 	// 0 drops them at once; default DefaultPluginGrace.
 	Grace time.Duration `koanf:"grace"`
+	// Within is, for a dir source of a workspace file the user does not
+	// trust, the folder of that file: its paths must lead inside it, also
+	// through links made after the file was read. Set by Load, never by a
+	// file.
+	Within string `koanf:"-"`
 }
 
 // Defaults of plugin sources, filled in by Load when a file leaves the
@@ -333,6 +338,7 @@ func Load(opts *Options) (*Config, error) {
 	var setAside error // the problems of an untrusted workspace file, not read
 	setAsideAt := 0    // where they go among errs
 	untrusted := 0     // the sources, last of the list, of an untrusted workspace file
+	untrustedDir := "" // and its folder
 	userFile := layers[0].path
 	for _, l := range layers {
 		fk, fo, err := loadFile(l.path, l.layer, o.Home)
@@ -361,7 +367,7 @@ func Load(opts *Options) (*Config, error) {
 		}
 		if !trusted {
 			w, n := confine(k, fk, fo, origins, l.path, userFile)
-			warnings, untrusted = append(warnings, w...), n
+			warnings, untrusted, untrustedDir = append(warnings, w...), n, filepath.Dir(l.path)
 		}
 		k.Merge(fk)
 		replaceOrigins(origins, fo)
@@ -397,6 +403,9 @@ func Load(opts *Options) (*Config, error) {
 	c := &Config{origins: origins, files: files, warnings: warnings, untrusted: untrusted}
 	if err := decode(k, c); err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	for i := len(c.Sources) - untrusted; i < len(c.Sources); i++ {
+		c.Sources[i].Within = untrustedDir
 	}
 	return c, nil
 }

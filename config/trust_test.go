@@ -56,8 +56,8 @@ tools:
 	// no folder outside the repository, none twice.
 	want := []config.Source{
 		{Type: "dir", Path: filepath.Join(f.home, "mine")},
-		{Type: "dir", Path: filepath.Join(f.repo, "skills")},
-		{Type: "dir", Paths: []string{filepath.Join(f.repo, "more")}},
+		{Type: "dir", Path: filepath.Join(f.repo, "skills"), Within: f.repo},
+		{Type: "dir", Paths: []string{filepath.Join(f.repo, "more")}, Within: f.repo},
 	}
 	if diff := cmp.Diff(want, c.Sources); diff != "" {
 		t.Errorf("sources (-want +got):\n%s", diff)

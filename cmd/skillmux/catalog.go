@@ -303,7 +303,7 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 			var trees []sources.Source
 			for _, dir := range spec.AllPaths() {
 				o := p.trees
-				o.Name, o.Namespace = name, spec.Namespace
+				o.Name, o.Namespace, o.Within = name, spec.Namespace, spec.Within
 				trees = append(trees, dirtree.New(dir, &o))
 			}
 			src = sources.Concat(name, trees...)

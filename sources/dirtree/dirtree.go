@@ -55,6 +55,11 @@ const (
 type Options struct {
 	// Name is the source name; default "dir:" + the root path.
 	Name string
+	// Within, when set, is the folder the root must lead into: a root
+	// whose real path (its links followed) is elsewhere serves nothing,
+	// with a warning. It is checked at every scan, so a link made later
+	// is caught too. The sources of an untrusted workspace file have it.
+	Within string
 	// Namespace qualifies every skill's name; empty gives plain names.
 	Namespace string
 	// Scope is recorded on every skill; default sources.ScopeRoot.
@@ -331,6 +336,17 @@ func (t *Tree) check(st *state) error {
 		st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "pseudo-fs",
 			Message: "is " + why + ", where skills never live; not searched"}
 		return nil
+	}
+	if t.opts.Within != "" {
+		bound := t.opts.Within
+		if r, err := filepath.EvalSymlinks(bound); err == nil {
+			bound = r
+		}
+		if !within(real, bound) {
+			st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "outside",
+				Message: "leads to " + real + ", outside " + t.opts.Within + ", the only folder it may serve; not searched"}
+			return nil
+		}
 	}
 	st.rootReal = real
 	return nil

@@ -388,3 +388,24 @@ func TestSkillFolderReplacedByAFile(t *testing.T) {
 		})
 	}
 }
+
+// A tree bound to a folder (Options.Within) serves nothing from a root
+// that leads out of it, a link made after the tree was made included, and
+// says so; a root inside is served as any other.
+func TestWithinBoundsTheRoot(t *testing.T) {
+	repo, outside := t.TempDir(), tree(t, map[string]string{"secret/SKILL.md": skillMD("secret")})
+	inside := filepath.Join(repo, "skills")
+	writeSkill(t, filepath.Join(inside, "ok", "SKILL.md"), skillMD("ok"))
+	link := filepath.Join(repo, "later")
+	tr := dirtree.New(link, &dirtree.Options{Within: repo})
+	relist(t, tr) // missing for now
+	must(t, os.Symlink(outside, link))
+	tr.Changed(link)
+	l := relist(t, tr)
+	if len(l.Skills) != 0 || len(l.Problems) != 1 || l.Problems[0].Rule != "outside" {
+		t.Errorf("a root leading out: skills %v, problems %v; want none, and one problem of rule outside", names(l), l.Problems)
+	}
+	if l := relist(t, dirtree.New(inside, &dirtree.Options{Within: repo})); len(l.Skills) != 1 {
+		t.Errorf("a root inside: skills %v, problems %v", names(l), l.Problems)
+	}
+}
