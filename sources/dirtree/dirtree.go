@@ -55,10 +55,12 @@ const (
 type Options struct {
 	// Name is the source name; default "dir:" + the root path.
 	Name string
-	// Within, when set, is the folder the root must lead into: a root
-	// whose real path (its links followed) is elsewhere serves nothing,
-	// with a warning. It is checked at every scan, so a link made later
-	// is caught too. The sources of an untrusted workspace file have it.
+	// Within, when set, is the folder the tree must stay in: a root whose
+	// real path (its links followed) is elsewhere serves nothing, and a
+	// folder inside that is a link leading elsewhere is not searched,
+	// each with a warning. It is checked at every scan, so a link made
+	// later is caught too. The sources of an untrusted workspace file
+	// have it.
 	Within string
 	// Namespace qualifies every skill's name; empty gives plain names.
 	Namespace string
@@ -337,19 +339,26 @@ func (t *Tree) check(st *state) error {
 			Message: "is " + why + ", where skills never live; not searched"}
 		return nil
 	}
-	if t.opts.Within != "" {
-		bound := t.opts.Within
-		if r, err := filepath.EvalSymlinks(bound); err == nil {
-			bound = r
-		}
-		if !within(real, bound) {
-			st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "outside",
-				Message: "leads to " + real + ", outside " + t.opts.Within + ", the only folder it may serve; not searched"}
-			return nil
-		}
+	if t.outside(real) {
+		st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "outside",
+			Message: "leads to " + real + ", outside " + t.opts.Within + ", the only folder it may serve; not searched"}
+		return nil
 	}
 	st.rootReal = real
 	return nil
+}
+
+// outside reports whether real, a real path, is outside Options.Within
+// (whose own links are followed): never when Within is not set.
+func (t *Tree) outside(real string) bool {
+	if t.opts.Within == "" {
+		return false
+	}
+	bound := t.opts.Within
+	if r, err := filepath.EvalSymlinks(bound); err == nil {
+		bound = r
+	}
+	return !within(real, bound)
 }
 
 // rescan brings the state up to date with the changed paths: the skill

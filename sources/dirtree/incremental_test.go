@@ -408,4 +408,12 @@ func TestWithinBoundsTheRoot(t *testing.T) {
 	if l := relist(t, dirtree.New(inside, &dirtree.Options{Within: repo})); len(l.Skills) != 1 {
 		t.Errorf("a root inside: skills %v, problems %v", names(l), l.Problems)
 	}
+	// A link inside the root that leads out is not searched either; one
+	// that stays inside is.
+	must(t, os.Symlink(outside, filepath.Join(inside, "home")))
+	must(t, os.Symlink(filepath.Join(inside, "ok"), filepath.Join(inside, "again")))
+	l = relist(t, dirtree.New(inside, &dirtree.Options{Within: repo}))
+	if got := names(l); !slices.Equal(got, []string{"ok"}) || len(l.Problems) != 1 || l.Problems[0].Rule != "outside" {
+		t.Errorf("links inside: skills %v, problems %v; want ok alone, and the link out said", got, l.Problems)
+	}
 }

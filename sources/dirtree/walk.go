@@ -245,6 +245,11 @@ func (w *walk) folder(dir, real, full, name string, depth int, linked, isLink bo
 			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "pseudo-fs", Message: "not searched: the link points to " + sub + ", " + why})
 			return
 		}
+		if w.t.outside(sub) {
+			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "outside",
+				Message: "not searched: the link points to " + sub + ", outside " + w.t.opts.Within + ", the only folder this source may serve"})
+			return
+		}
 		linked = true
 	}
 	if depth+1 > w.t.opts.MaxDepth {
