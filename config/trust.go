@@ -62,9 +62,13 @@ func within(p, root string) bool {
 // (Config.UntrustedSources). An untrusted workspace file adds sources, and
 // does nothing else:
 //   - it starts no source plugin: each is left out of its sources;
-//   - its "user" and "claude-plugins" sources, the user's own skills, are
-//     left to the built-in ones, which rank above every source of the file
-//     (the file cannot rank, rename, filter or turn them off);
+//   - its "user" and "claude-plugins" sources, the user's own skills, and
+//     its "project" sources, which serve the project skills of every root
+//     (trusted ones too), are left to the built-in ones, which rank above
+//     every source of the file (it cannot rank, rename, filter or turn
+//     them off);
+//   - its dir sources serve folders inside its own folder only, each once,
+//     maxUntrustedPaths at most (walled; at every scan, Source.Within);
 //   - its sources come after those of the user file rather than replacing
 //     them, and after the command line's (see UntrustedSources);
 //   - its sources choose no namespace (a plugin-dir entry, whose plugins
