@@ -218,3 +218,16 @@ func TestInstructionsNameOnlyServedTools(t *testing.T) {
 		}
 	}
 }
+
+// tools.enable naming a tool the profile serves already, or tools.disable
+// one it does not serve, changes nothing: said, not passed over.
+func TestToolEntriesThatChangeNothing(t *testing.T) {
+	r := newResolver(t, fake("s", "", "pdf"))
+	var logs logBuffer
+	connect(t, server.New(r, &server.Options{Tools: &server.ToolsOptions{Profile: "sk", Enable: []string{"skills.list"}, Disable: []string{"skill_resource"}}, Logger: logs.logger()}), "", nil)
+	for _, want := range []string{"tools.enable names skills.list, which profile sk serves already", "tools.disable names skill_resource, which profile sk does not serve"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, logs.String())
+		}
+	}
+}

@@ -110,6 +110,7 @@ type toolSet struct {
 	served      []string
 	unavailable []string // "name: reason"
 	unknown     []string // names that no version knows (the configuration checks them first)
+	idle        []string // enable or disable entries that change nothing, said why
 }
 
 // resolveTools applies o.
@@ -139,6 +140,13 @@ func resolveTools(o *ToolsOptions) toolSet {
 	for _, n := range opts.Enable {
 		if !slices.Contains(names, n) {
 			names = append(names, n)
+		} else if !slices.Contains(opts.Disable, n) {
+			set.idle = append(set.idle, fmt.Sprintf("tools.enable names %s, which profile %s serves already", n, profile))
+		}
+	}
+	for _, n := range opts.Disable {
+		if !slices.Contains(names, n) {
+			set.idle = append(set.idle, fmt.Sprintf("tools.disable names %s, which profile %s does not serve", n, profile))
 		}
 	}
 	names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(opts.Disable, n) })
@@ -186,6 +194,9 @@ func (s *Server) reportTools(ts toolSet) {
 	}
 	if d := ts.dotted(); len(d) > 0 {
 		s.logger.Warn("tool names with a dot ("+strings.Join(d, ", ")+") are refused or mangled by several clients (Claude Desktop, Codex, Cursor accept only letters, digits, _ and -); use them only with a client known to accept them", "tools", strings.Join(d, ", "))
+	}
+	for _, why := range ts.idle {
+		s.logger.Warn(why + "; the entry changes nothing")
 	}
 	if len(ts.served) == 0 {
 		s.logger.Warn("no tool is served: tools.disable takes out every tool of the profile; a client reaches the skills only as prompts and resources, which many clients do not show the model; set tools.disable to fewer tools")
