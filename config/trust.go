@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/knadh/koanf/v2"
+
+	"github.com/skillmux/skillmux/internal/fspath"
 )
 
 // A workspace file comes with the folder it is found in: a repository
@@ -35,24 +37,13 @@ func Trusted(dir string, trust []string) bool {
 		}
 		for _, d := range dirs {
 			for _, r := range roots {
-				if within(d, r) {
+				if fspath.Within(d, r) {
 					return true
 				}
 			}
 		}
 	}
 	return false
-}
-
-// within reports whether the clean path p is root or below it.
-func within(p, root string) bool {
-	if p == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, root)
 }
 
 // confine applies to fk, the layer of the untrusted workspace file file,
@@ -140,7 +131,7 @@ func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile s
 			}
 			continue
 		case TypeDir:
-			if !w.within(m, key, warn) {
+			if !w.admit(m, key, warn) {
 				continue
 			}
 		case TypePluginDir:
@@ -192,10 +183,10 @@ type walled struct {
 	seen   map[string]bool
 }
 
-// within keeps, of the dir source m (at key), the paths inside the
+// admit keeps, of the dir source m (at key), the paths inside the
 // workspace file's folder, once each and within the bound, warning of
 // the others; it reports whether any is left.
-func (w *walled) within(m map[string]any, key string, warn func(key, what string)) bool {
+func (w *walled) admit(m map[string]any, key string, warn func(key, what string)) bool {
 	if w.real == "" {
 		w.real = w.dir
 		if r, err := filepath.EvalSymlinks(w.dir); err == nil {
@@ -208,7 +199,7 @@ func (w *walled) within(m map[string]any, key string, warn func(key, what string
 			real = r
 		}
 		switch {
-		case !within(filepath.Clean(p), w.dir) || !within(real, w.real):
+		case !fspath.Within(filepath.Clean(p), w.dir) || !fspath.Within(real, w.real):
 			warn(at, fmt.Sprintf("%s is set aside: a workspace file you have not trusted serves skills from its own folder (%s), not from elsewhere", strconv.Quote(p), w.dir))
 			return false
 		case w.seen[real]:

@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"syscall"
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/skillmux/skillmux/internal/fspath"
 	"github.com/skillmux/skillmux/internal/pseudofs"
 )
 
@@ -90,7 +90,7 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *w
 			continue // gone between Stat and here
 		}
 		if at, seen := w.ids[id]; seen && at != it.path {
-			if under(it.path, at) {
+			if fspath.Within(it.path, at) {
 				w.log.Debug("watch: not following a link to an ancestor", "path", it.path, "target", at)
 			} else {
 				w.addAlias(it.path, at)
@@ -387,12 +387,12 @@ func linkTarget(path string) string {
 // above where a root's link leads.
 func (w *Watcher) aboveRoot(path string) bool {
 	for root := range w.roots {
-		if under(root, path) {
+		if fspath.Within(root, path) {
 			return true
 		}
 	}
 	for _, target := range w.leadsTo {
-		if under(target, path) {
+		if fspath.Within(target, path) {
 			return true
 		}
 	}
@@ -403,7 +403,7 @@ func (w *Watcher) aboveRoot(path string) bool {
 // holds the link.
 func linksUp(path, real string) bool {
 	from, err := filepath.EvalSymlinks(filepath.Dir(path))
-	return err == nil && under(from, real)
+	return err == nil && fspath.Within(from, real)
 }
 
 // existingAbove returns the nearest folder above path that exists, and the
@@ -481,13 +481,13 @@ func (w *Watcher) drop(path string, keepRoots bool) (orphans []string) {
 	var kept []string // roots below path that keep their watches
 	if keepRoots {
 		for r := range w.roots {
-			if r != path && under(r, path) {
+			if r != path && fspath.Within(r, path) {
 				kept = append(kept, r)
 			}
 		}
 	}
 	for p, d := range w.dirs {
-		if p != path && !under(p, path) || slices.ContainsFunc(kept, func(r string) bool { return p == r || under(p, r) }) {
+		if p != path && !fspath.Within(p, path) || slices.ContainsFunc(kept, func(r string) bool { return p == r || fspath.Within(p, r) }) {
 			continue
 		}
 		delete(w.dirs, p)
@@ -500,7 +500,7 @@ func (w *Watcher) drop(path string, keepRoots bool) (orphans []string) {
 	}
 	for link, target := range w.aliases {
 		switch {
-		case under(link, path) && !(keepRoots && w.covered(link)):
+		case fspath.Within(link, path) && !(keepRoots && w.covered(link)):
 			w.removeAlias(link, target)
 		case w.dirs[target] == nil:
 			w.removeAlias(link, target)
@@ -620,14 +620,4 @@ func (w *Watcher) covered(path string) bool {
 
 func (w *Watcher) skip(name string) bool {
 	return ignoredName(name) || (w.ignore != nil && w.ignore(name))
-}
-
-// under reports whether path is dir or lies below it.
-func under(path, dir string) bool {
-	if !strings.HasPrefix(path, dir) {
-		return false
-	}
-	// path is dir, or below it: the next byte is a separator (dir may
-	// end in one, as the file system's root does).
-	return len(path) == len(dir) || strings.HasSuffix(dir, string(filepath.Separator)) || path[len(dir)] == filepath.Separator
 }

@@ -1140,21 +1140,3 @@ func (h *harness) removedLeavesNothing(root string) {
 		h.t.Errorf("after Remove: sentinels %v, folders %v", h.w.sentinels, h.w.dirs)
 	}
 }
-
-func TestUnder(t *testing.T) {
-	for _, tt := range []struct {
-		path, dir string
-		want      bool
-	}{
-		{"/a/b", "/a/b", true},
-		{"/a/b/c", "/a/b", true},
-		{"/a/bc", "/a/b", false},
-		{"/a", "/a/b", false},
-		{"/a", "/", true},
-		{"/", "/", true},
-	} {
-		if got := under(tt.path, tt.dir); got != tt.want {
-			t.Errorf("under(%q, %q) = %v, want %v", tt.path, tt.dir, got, tt.want)
-		}
-	}
-}

@@ -39,6 +39,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillmux/skillmux/internal/fspath"
 	"github.com/skillmux/skillmux/internal/pseudofs"
 	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/sources"
@@ -339,7 +340,13 @@ func (t *Tree) check(st *state) error {
 			Message: "is " + why + ", where skills never live; not searched"}
 		return nil
 	}
-	if t.outside(real) {
+	if t.opts.Within != "" {
+		st.bound = t.opts.Within
+		if r, err := filepath.EvalSymlinks(t.opts.Within); err == nil {
+			st.bound = r
+		}
+	}
+	if st.outside(real) {
 		st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "outside",
 			Message: "leads to " + real + ", outside " + t.opts.Within + ", the only folder it may serve; not searched"}
 		return nil
@@ -349,16 +356,9 @@ func (t *Tree) check(st *state) error {
 }
 
 // outside reports whether real, a real path, is outside Options.Within
-// (whose own links are followed): never when Within is not set.
-func (t *Tree) outside(real string) bool {
-	if t.opts.Within == "" {
-		return false
-	}
-	bound := t.opts.Within
-	if r, err := filepath.EvalSymlinks(bound); err == nil {
-		bound = r
-	}
-	return !within(real, bound)
+// (whose own links the scan followed): never when Within is not set.
+func (st *state) outside(real string) bool {
+	return st.bound != "" && !fspath.Within(real, st.bound)
 }
 
 // rescan brings the state up to date with the changed paths: the skill
@@ -372,7 +372,7 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 	}
 	var todo []string
 	for p := range paths {
-		if !within(p, t.root) {
+		if !fspath.Within(p, t.root) {
 			continue
 		}
 		if owner := st.owner(p); owner != "" {
@@ -404,7 +404,7 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 	todo = slices.Compact(todo)
 	var outer []string
 	for _, p := range todo {
-		if len(outer) > 0 && within(p, outer[len(outer)-1]) {
+		if len(outer) > 0 && fspath.Within(p, outer[len(outer)-1]) {
 			continue
 		}
 		outer = append(outer, p)
@@ -505,15 +505,4 @@ func (t *Tree) skipped(path string) bool {
 // file lists); see watch.go.
 func (t *Tree) Watch(ctx context.Context, changed func()) error {
 	return t.watch(ctx, changed)
-}
-
-// within reports whether path is dir or lies inside it.
-func within(path, dir string) bool {
-	if path == dir {
-		return true
-	}
-	if !strings.HasSuffix(dir, string(filepath.Separator)) { // "/" has one already
-		dir += string(filepath.Separator)
-	}
-	return strings.HasPrefix(path, dir)
 }

@@ -14,6 +14,7 @@ import (
 // goroutine holding Tree.scanning touches it.
 type state struct {
 	rootReal string // the root's real path; empty when the root is not a usable folder
+	bound    string // Options.Within's real path, looked up once a scan; empty without one
 	gen      uint64 // cache generation of the last full scan
 	deep     bool   // skill folders have been looked inside
 	looked   bool   // what changed outside the skills before the watch was set has been looked for (Tree.lookOutside)

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/skillmux/skillmux/internal/fspath"
 	"github.com/skillmux/skillmux/internal/leftover"
 	"github.com/skillmux/skillmux/internal/pseudofs"
 	"github.com/skillmux/skillmux/sources"
@@ -245,7 +246,7 @@ func (w *walk) folder(dir, real, full, name string, depth int, linked, isLink bo
 			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "pseudo-fs", Message: "not searched: the link points to " + sub + ", " + why})
 			return
 		}
-		if w.t.outside(sub) {
+		if w.st.outside(sub) {
 			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "outside",
 				Message: "not searched: the link points to " + sub + ", outside " + w.t.opts.Within + ", the only folder this source may serve"})
 			return
@@ -363,7 +364,7 @@ func (w *walk) loadOptions(kind sources.Kind) sources.LoadOptions {
 // it should be walked: not seen before and not the folder holding the link
 // or one of its ancestors (which would loop).
 func (w *walk) firstVisit(target, from string) bool {
-	if within(from, target) {
+	if fspath.Within(from, target) {
 		return false
 	}
 	w.mu.Lock()
