@@ -118,6 +118,9 @@ type field struct {
 	check func(string) string
 	// paths marks a kStrings of paths, where ~ is the home folder.
 	paths bool
+	// words are the only values a kString (or each element of a kStrings,
+	// or each value of a kRules) may take, when check is among's.
+	words []string
 	// keyCheck says what is wrong with a key of a kRules.
 	keyCheck func(string) string
 	// min and max bound a kInt when either is set.
@@ -170,18 +173,18 @@ var schema = &field{kind: kMap, fields: map[string]*field{
 	"sources": {kind: kList, fields: sourceSchema, whole: checkSources},
 	"defaults": {kind: kMap, fields: map[string]*field{
 		"builtin": {kind: kBool},
-		"native":  {kind: kString, check: oneOf("a choice for native", NativeExclude, NativeInclude)},
+		"native":  (&field{kind: kString}).among("a choice for native", NativeExclude, NativeInclude),
 	}},
 	"catalog": {kind: kMap, fields: map[string]*field{
 		"budget":     {kind: kInt, min: 200, max: 1_000_000},
 		"pin":        {kind: kStrings, check: checkPattern},
-		"visibility": {kind: kRules, keyCheck: checkPattern, check: oneOf("a visibility", VisibilityValues...)},
-		"channel":    {kind: kString, check: oneOf("a channel", Channels...)},
+		"visibility": (&field{kind: kRules, keyCheck: checkPattern}).among("a visibility", VisibilityValues...),
+		"channel":    (&field{kind: kString}).among("a channel", Channels...),
 	}},
 	"tools": {kind: kMap, fields: map[string]*field{
-		"profile": {kind: kString, check: oneOf("a tool profile", ToolProfiles...)},
-		"enable":  {kind: kStrings, check: oneOf("a tool", ToolNames...)},
-		"disable": {kind: kStrings, check: oneOf("a tool", ToolNames...)},
+		"profile": (&field{kind: kString}).among("a tool profile", ToolProfiles...),
+		"enable":  (&field{kind: kStrings}).among("a tool", ToolNames...),
+		"disable": (&field{kind: kStrings}).among("a tool", ToolNames...),
 	}},
 	"refresh": {kind: kMap, fields: map[string]*field{
 		"watch":    {kind: kBool},
@@ -193,20 +196,22 @@ var schema = &field{kind: kMap, fields: map[string]*field{
 		"allow_dirs":    {kind: kStrings, check: checkAllowDir},
 	}},
 	"log": {kind: kMap, fields: map[string]*field{
-		"level":  {kind: kString, check: oneOf("a level", "debug", "info", "warn", "error")},
-		"format": {kind: kString, check: oneOf("a format", "text", "json")},
+		"level":  (&field{kind: kString}).among("a level", "debug", "info", "warn", "error"),
+		"format": (&field{kind: kString}).among("a format", "text", "json"),
 	}},
 	"trust": {kind: kStrings, check: notEmpty, paths: true},
 }}
 
-// oneOf accepts only words.
-func oneOf(noun string, words ...string) func(string) string {
-	return func(s string) string {
+// among makes f accept only words, each value being noun ("a level").
+func (f *field) among(noun string, words ...string) *field {
+	f.words = words
+	f.check = func(s string) string {
 		if slices.Contains(words, s) {
 			return ""
 		}
 		return fmt.Sprintf("%s is not %s%s; use %s", preview(s), noun, suggest(s, words), orList(words))
 	}
+	return f
 }
 
 // orList renders "a, b or c".
@@ -442,7 +447,7 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 		for i, e := range n.Content {
 			ek := fmt.Sprintf("%s[%d]", key, i)
 			c.origins[ek] = Origin{Layer: c.layer, File: c.file, Line: e.Line}
-			c.walk(e, &field{kind: kString, check: f.check}, ek)
+			c.walk(e, &field{kind: kString, check: f.check, words: f.words}, ek)
 			if f.paths && c.home == "" {
 				c.checkTilde(e, ek)
 			}
@@ -470,7 +475,7 @@ func (c *checker) walk(n *yaml.Node, f *field, key string) {
 				c.fail(kn, child, "%s", msg)
 				continue
 			}
-			c.walk(vn, &field{kind: kString, check: f.check}, child)
+			c.walk(vn, &field{kind: kString, check: f.check, words: f.words}, child)
 		}
 	case kString:
 		if !isString(n) {
@@ -586,15 +591,12 @@ func quoteIt(n *yaml.Node) string {
 }
 
 // choices is "; use a, b or c" for a string field that takes only some
-// words (see oneOf), else "".
+// words (see among), else "".
 func choices(f *field) string {
-	if f.check == nil {
+	if len(f.words) == 0 {
 		return ""
 	}
-	if _, words, ok := strings.Cut(f.check("\x00"), "; use "); ok {
-		return "; use " + words
-	}
-	return ""
+	return "; use " + orList(f.words)
 }
 
 func join(key, child string) string {
