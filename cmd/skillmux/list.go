@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"unicode"
 	"unicode/utf8"
 
@@ -275,7 +274,7 @@ func printListing(e *env, l listing, all bool, hints map[string]string) {
 	}
 	if len(l.Plugins) > 0 {
 		fmt.Fprintf(e.stdout, "\nClaude Code plugins considered:\n")
-		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		var rows [][]string
 		for _, p := range l.Plugins {
 			what := plural(p.Skills, "skill")
 			switch {
@@ -284,9 +283,9 @@ func printListing(e *env, l listing, all bool, hints map[string]string) {
 			case p.Reason != "":
 				what += "; " + p.Reason
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", escaped(p.Name), p.State, escaped(what))
+			rows = append(rows, []string{"  " + escaped(p.Name), string(p.State), escaped(what)})
 		}
-		tw.Flush()
+		printColumns(e.stdout, rows, 2)
 	}
 }
 
@@ -332,32 +331,41 @@ func printTable(w io.Writer, skills []listedSkill, width int) {
 			descW = max(minDesc, width-nameW-srcW-2*gap)
 		}
 	}
-	descs := make([]string, len(skills))
-	shown := len("DESCRIPTION")
-	for i, s := range skills {
-		descs[i] = clip(s.Description, descW)
-		shown = max(shown, columns(descs[i]))
+	rows := [][]string{{"NAME", "SOURCE", "DESCRIPTION", "LOCATION"}}
+	for _, s := range skills {
+		rows = append(rows, []string{s.Name, s.Source, clip(s.Description, descW), s.Location})
 	}
-	row := func(cells ...string) {
-		var b strings.Builder
-		for i, c := range cells {
-			b.WriteString(c)
-			if i < len(cells)-1 {
-				b.WriteString(strings.Repeat(" ", []int{nameW, srcW, shown}[i]-columns(c)+gap))
+	if !withLoc {
+		for i := range rows {
+			rows[i] = rows[i][:3]
+		}
+	}
+	printColumns(w, rows, gap)
+}
+
+// printColumns prints rows in columns as wide as their widest cell shows
+// in a terminal (see columns), gap spaces apart; the last cell of a row
+// is not padded.
+func printColumns(w io.Writer, rows [][]string, gap int) {
+	var widths []int
+	for _, row := range rows {
+		for i, cell := range row[:len(row)-1] {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], columns(cell))
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		b.Reset()
+		for i, cell := range row {
+			b.WriteString(cell)
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-columns(cell)+gap))
 			}
 		}
 		fmt.Fprintln(w, b.String())
-	}
-	for i, s := range append([]listedSkill{{Name: "NAME", Source: "SOURCE", Location: "LOCATION"}}, skills...) {
-		desc := "DESCRIPTION"
-		if i > 0 {
-			desc = descs[i-1]
-		}
-		if withLoc {
-			row(s.Name, s.Source, desc, s.Location)
-		} else {
-			row(s.Name, s.Source, desc)
-		}
 	}
 }
 
@@ -395,7 +403,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // what it says, never as what it would make the terminal do. The joiners
 // U+200C and U+200D, which join emoji, are kept. A byte that is not UTF-8
 // (a file name can hold any) is written as \xff: raw, it would reach the
-// terminal as garbage, and text/tabwriter takes 0xff for its escape
+// terminal as garbage, and text/tabwriter took 0xff for its escape
 // character, which would undo the table's columns.
 func escaped(s string) string {
 	hidden := func(r rune) bool {
