@@ -462,6 +462,42 @@ func TestBinaryWithClosedStderr(t *testing.T) {
 	}
 }
 
+// A client that closes the pipe it reads answers from ends the session:
+// the server stops at its next answer, with status 0, and says why.
+func TestBinaryWithClosedStdout(t *testing.T) {
+	cmd := exec.Command(buildBinary(t), "serve", "--root", examples(t))
+	cmd.Env, cmd.Dir = isolatedEnv(t), t.TempDir()
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Close() // the client reads no more
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("server with stdout closed: %v, want status 0", err)
+		}
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the server went on with stdout closed:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "stdout closed; stopping") {
+		t.Errorf("the log does not say why it stopped:\n%s", stderr.String())
+	}
+}
+
 // A workspace configuration made at the repository's root while the
 // server runs in a sub-folder of it is read: the places watched are every
 // folder the workspace file is looked for in, not the working folder
