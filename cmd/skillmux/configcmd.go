@@ -27,7 +27,12 @@ Layers, lowest first: built-in defaults; the user file
 the workspace file .skillmux.yaml (the nearest from the working folder up to
 the repository root; outside a git repository, only the working folder's), or
 the file given with --config; environment variables
-SKILLMUX_<SECTION>__<KEY> such as SKILLMUX_CATALOG__BUDGET; flags.`,
+SKILLMUX_<SECTION>__<KEY> such as SKILLMUX_CATALOG__BUDGET; flags.
+
+A workspace file whose folder the user file does not trust (trust: [DIR])
+only adds sources, below all of yours; what it sets beyond that is set
+aside, each setting a warning on stderr that names its line and the trust
+line to add.`,
 		Example: `  skillmux config
   skillmux config --check .skillmux.yaml
   SKILLMUX_LOG__LEVEL=debug skillmux config`,

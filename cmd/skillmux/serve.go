@@ -147,7 +147,8 @@ with tools.enable and tools.disable; each skill is also a prompt. A tool
 the profile names that this version does not serve is reported on stderr.
 
 An invalid configuration stops the server before it starts, with exit
-status 2.`,
+status 2; an invalid workspace file the user file does not trust is set
+aside instead, with its problems as warnings.`,
 		Example: `  skillmux serve --root examples/skills
   skillmux serve ~/skills ~/team-skills
   skillmux serve --no-builtin --root ~/team-skills
