@@ -2,6 +2,7 @@ package dirtree_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -19,17 +20,32 @@ func benchmarkScan(b *testing.B, n int, write func(dir string) error, opts *dirt
 	if err := write(dir); err != nil {
 		b.Fatal(err)
 	}
+	var held uint64
 	b.ReportAllocs()
 	for b.Loop() {
-		l, err := dirtree.New(dir, opts).List(context.Background())
+		before := liveHeap()
+		t := dirtree.New(dir, opts)
+		l, err := t.List(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
 		if len(l.Skills) != n {
 			b.Fatalf("listed %d skills, want %d", len(l.Skills), n)
 		}
+		held = max(held, liveHeap()-min(before, liveHeap()))
+		runtime.KeepAlive(t)
+		runtime.KeepAlive(l)
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/skill")
+	b.ReportMetric(float64(held)/float64(n), "held-B/skill")
+}
+
+// liveHeap returns the bytes of heap objects reachable after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
 
 // synthetic writes skills from skillgen.Generate: plain "key: value" front
