@@ -177,11 +177,11 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 }
 
 // reached tells a skill folder reached again by another path (through a
-// symlink) from its first: keyed by sources.Skill.Identity, the skill
-// that reached it first. It holds only the folders some skill reached
-// through a link, since only those can be reached twice; without links
-// it is nil and costs nothing.
-type reached map[string]*sources.Skill
+// symlink) under a name it is served by already: keyed by
+// sources.Skill.Identity, the keys it is served under so far. It holds
+// only the folders some skill reached through a link, since only those
+// can be reached twice; without links it is nil and costs nothing.
+type reached map[string]map[string]bool
 
 // reachedTwice returns the reached map of inputs, or nil when no skill
 // was reached through a link.
@@ -203,20 +203,29 @@ func reachedTwice(inputs []Input) reached {
 	return r
 }
 
-// again reports whether sk is a folder an earlier skill reached already,
-// and records it otherwise: one real folder is one skill, served by the
-// first path that reaches it, and not shadowed by itself.
+// again reports whether sk is a folder an earlier skill reached already
+// under the same name, and records it otherwise: one real folder under
+// one name is one skill, served by the first path that reaches it, and
+// not shadowed by itself. A folder reached under another name (a plugin's
+// skill linked into ~/.claude/skills is also "telegram:access") is served
+// under that name too, as it is when no link is involved: every name a
+// source gives a skill loads it.
 func (r reached) again(sk *sources.Skill) bool {
 	id := sk.Identity()
-	first, linked := r[id]
-	switch {
-	case !linked:
-		return false
-	case first == nil:
-		r[id] = sk
+	keys, linked := r[id]
+	if !linked {
 		return false
 	}
-	return true
+	key := sk.Ref.Key()
+	if keys[key] {
+		return true
+	}
+	if keys == nil {
+		keys = map[string]bool{}
+		r[id] = keys
+	}
+	keys[key] = true
+	return false
 }
 
 // nameIndex maps the short names of the served skills, case-folded, to

@@ -383,6 +383,41 @@ func TestOneFolderTwoPaths(t *testing.T) {
 	}
 }
 
+// A folder reached through a link under another name than its first
+// path's (a plugin's skill linked into ~/.claude/skills, which is both
+// "access" and "telegram:access") keeps both names, as it does without a
+// link: a name its plugin gives it never stops loading it. A client that
+// loads the folder itself is served neither.
+func TestOneFolderTwoNames(t *testing.T) {
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, "telegram", "skills")
+	sourcetest.WriteFile(t, filepath.Join(plugin, "access", "SKILL.md"), "---\nname: access\ndescription: A.\n---\n")
+	user := filepath.Join(dir, "claude")
+	if err := os.MkdirAll(user, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(plugin, "access"), filepath.Join(user, "tg-access")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	snap := load(t,
+		dirtree.New(user, &dirtree.Options{Name: "user", Convention: sources.ConventionClaudeUser}),
+		dirtree.New(plugin, &dirtree.Options{Name: "plugins", Namespace: "telegram"}),
+		dirtree.New(user, &dirtree.Options{Name: "again"}))
+	var served []string
+	for _, sk := range snap.Skills() {
+		served = append(served, sk.Ref.Key())
+	}
+	if diff := cmp.Diff([]string{"access", "telegram:access"}, served); diff != "" || len(snap.Shadowed()) != 0 {
+		t.Fatalf("served (-want +got):\n%s\nshadowed %v", diff, snap.Shadowed())
+	}
+	if m, err := snap.Lookup("telegram:access"); err != nil || m.Skill.Dir != filepath.Join(plugin, "access") {
+		t.Errorf("telegram:access: %v, %v", m, err)
+	}
+	if view := snap.Excluding([]string{sources.ConventionClaudeUser}); view.Len() != 0 {
+		t.Errorf("Claude Code is served again what it loads: %v", view.Skills())
+	}
+}
+
 // Learned notes edited while the server runs each stay in the catalog:
 // a note rescanned alone has the real path a full scan gives it, so two
 // of them are not taken for one folder reached twice.
