@@ -337,6 +337,77 @@ func TestMalformedSettingsNameTheLine(t *testing.T) {
 	}
 }
 
+// An install record that is an empty list, or null, is that plugin's
+// problem: it used to stop the whole source, every plugin with it.
+func TestEmptyInstallRecord(t *testing.T) {
+	for _, rec := range []string{"[]", "null"} {
+		h := newHome(t)
+		h.plugin("fine@m", "fine", true, nil, "ok")
+		h.save()
+		installed := claudeplugins.InstalledFile(h.home)
+		write(t, installed, `{"version": 2, "plugins": {"gone@m": `+rec+`, "fine@m": [{"scope": "user", "installPath": "`+filepath.Join(h.store, "fine_m")+`"}]}}`)
+		writeJSON(t, filepath.Join(h.home, ".claude", "settings.json"), map[string]any{"enabledPlugins": map[string]bool{"gone@m": true, "fine@m": true}})
+		l := list(t, claudeplugins.Installed(h.home, nil))
+		if diff := cmp.Diff([]string{"fine:ok"}, names(l)); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", rec, diff)
+		}
+		if diff := cmp.Diff([]string{"error:plugin-json:plugins.gone@m"}, problems(l)); diff != "" {
+			t.Errorf("%s: problems (-want +got):\n%s", rec, diff)
+		}
+		for _, p := range l.Packages {
+			if p.Name == "gone@m" && (p.State != sources.PackageInvalid || !strings.Contains(p.Reason, "empty")) {
+				t.Errorf("%s: gone@m is %s: %q", rec, p.State, p.Reason)
+			}
+		}
+	}
+}
+
+// A plugin installed for a project is served when the workspace is
+// reached through a link to that project, and the other way round:
+// Claude Code records the real path, a shell's working folder may be the
+// link.
+func TestProjectReachedThroughALink(t *testing.T) {
+	base := t.TempDir()
+	real, link := filepath.Join(base, "real"), filepath.Join(base, "link")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	for _, c := range []struct{ recorded, workspace string }{{real, link}, {link, real}, {real, real}} {
+		h := newHome(t)
+		h.plugin("here@m", "here", true, map[string]any{"scope": "project", "projectPath": c.recorded}, "s")
+		h.save()
+		l := list(t, claudeplugins.Installed(h.home, &claudeplugins.Options{ProjectDirs: []string{c.workspace}}))
+		if diff := cmp.Diff([]string{"here:s"}, names(l)); diff != "" {
+			t.Errorf("recorded %s, workspace %s (-want +got):\n%s", c.recorded, c.workspace, diff)
+		}
+	}
+}
+
+// A value in enabledPlugins that is not a boolean is that plugin's
+// problem: it used to make the whole file unreadable, and every plugin it
+// enabled not served.
+func TestEnabledPluginsValueNotBoolean(t *testing.T) {
+	h := newHome(t)
+	h.plugin("on@m", "on", true, nil, "a")
+	h.plugin("odd@m", "odd", true, nil, "b")
+	h.save()
+	settings := filepath.Join(h.home, ".claude", "settings.json")
+	write(t, settings, `{"enabledPlugins": {"on@m": true, "odd@m": "yes"}}`)
+	l := list(t, claudeplugins.Installed(h.home, nil))
+	if diff := cmp.Diff([]string{"on:a"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(l.Problems) != 1 {
+		t.Fatalf("problems: %v", l.Problems)
+	}
+	if d := l.Problems[0]; d.Path != settings || d.Field != "enabledPlugins.odd@m" || !strings.Contains(d.Message, "must be true or false, not a string") {
+		t.Errorf("got %s", d)
+	}
+}
+
 // An install record of the wrong shape is said in JSON's words, not in
 // Go's ("cannot unmarshal array into Go struct field installedFile...").
 func TestInstallRecordOfTheWrongShape(t *testing.T) {

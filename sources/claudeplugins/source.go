@@ -35,14 +35,17 @@ type Options struct {
 
 // Source lists the skills of Claude Code plugins.
 type Source struct {
-	name       string
-	home       string   // for Installed; empty for Dirs
-	dirs       []string // for Dirs
-	projects   []string
-	convention string // sources.ConventionClaudePlugins for Installed
-	debounce   time.Duration
-	logger     *slog.Logger
-	cache      sources.Cache
+	name     string
+	home     string   // for Installed; empty for Dirs
+	dirs     []string // for Dirs
+	projects []string
+	// realProjects are the real paths of the projects reached through a
+	// link (see inProject).
+	realProjects []string
+	convention   string // sources.ConventionClaudePlugins for Installed
+	debounce     time.Duration
+	logger       *slog.Logger
+	cache        sources.Cache
 
 	// mu guards the fields below.
 	mu      sync.Mutex
@@ -92,6 +95,9 @@ func newSource(name string, opts *Options) *Source {
 		for _, p := range opts.ProjectDirs {
 			if abs, err := filepath.Abs(p); err == nil {
 				s.projects = append(s.projects, filepath.Clean(abs))
+				if real, err := filepath.EvalSymlinks(abs); err == nil && real != filepath.Clean(abs) {
+					s.realProjects = append(s.realProjects, real)
+				}
 			}
 		}
 	}
@@ -326,6 +332,15 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package)
 			}
 			records = []installRecord{one}
 		}
+		if len(records) == 0 {
+			// [] or null: Claude Code writes neither, but a hand edit or
+			// an interrupted write may leave one; it is this plugin's
+			// problem, not every plugin's.
+			probs = append(probs, sources.Diagnostic{Severity: sources.Error, Path: path, Field: "plugins." + key, Rule: "plugin-json",
+				Message: "holds no install record; this plugin is not served (reinstalling it in Claude Code rewrites it)"})
+			consider(key, sources.PackageInvalid, "", "its install record in "+path+" is empty")
+			continue
+		}
 		rec, ok := s.pick(records)
 		switch set, listed := enabled[key]; {
 		case !listed && len(broken) > 0:
@@ -405,14 +420,18 @@ func (s *Source) pick(records []installRecord) (installRecord, bool) {
 	return installRecord{}, false
 }
 
+// inProject reports whether p, an install record's projectPath, is one of
+// the workspace's projects. Claude Code records the folder it ran in as
+// the system names it, with every link resolved, while a workspace may be
+// reached through a link (~/work -> /data/work): both sides are compared
+// by their real paths too.
 func (s *Source) inProject(p string) bool {
 	p = filepath.Clean(p)
-	for _, proj := range s.projects {
-		if proj == p {
-			return true
-		}
+	if slices.Contains(s.projects, p) || slices.Contains(s.realProjects, p) {
+		return true
 	}
-	return false
+	real, err := filepath.EvalSymlinks(p)
+	return err == nil && (slices.Contains(s.projects, real) || slices.Contains(s.realProjects, real))
 }
 
 // setting is one plugin's value in enabledPlugins, and the file that set
@@ -434,7 +453,7 @@ func (s *Source) enabled() (map[string]setting, []string, []sources.Diagnostic) 
 	var probs []sources.Diagnostic
 	for _, f := range files {
 		var settings struct {
-			EnabledPlugins map[string]bool `json:"enabledPlugins"`
+			EnabledPlugins map[string]json.RawMessage `json:"enabledPlugins"`
 		}
 		if _, err := readJSON(f, &settings); err != nil {
 			d := jsonDiagnostic(f, err)
@@ -443,8 +462,16 @@ func (s *Source) enabled() (map[string]setting, []string, []sources.Diagnostic) 
 			broken = append(broken, f)
 			continue
 		}
-		for k, v := range settings.EnabledPlugins {
-			out[k] = setting{on: v, file: f}
+		// One value that is not a boolean is that plugin's problem: the
+		// file's other settings stand, and this one is as if not written.
+		for _, k := range slices.Sorted(maps.Keys(settings.EnabledPlugins)) {
+			var on bool
+			if err := json.Unmarshal(settings.EnabledPlugins[k], &on); err != nil {
+				probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: f, Field: "enabledPlugins." + k, Rule: "json",
+					Message: "must be true or false, not " + jsonValueKind(settings.EnabledPlugins[k]) + "; this file's setting for the plugin is ignored"})
+				continue
+			}
+			out[k] = setting{on: on, file: f}
 		}
 	}
 	return out, broken, probs
