@@ -54,6 +54,7 @@ func TestMain(m *testing.M) {
 //	       600 ms
 //	v2     prints the handshake of protocol version 2
 //	exit   exits at once with status 3
+//	listexit  answers Describe, and exits with status 2 in List
 //	flood  serves one skill and sends change events without pause
 //	burst  flood, for the first second of the process only
 //	env    serves one skill that describes its environment and stdin
@@ -77,6 +78,8 @@ func testPlugin(mode string) int {
 		}
 	case "hang":
 		src = hang{}
+	case "listexit":
+		src = listExit{}
 	case "hangread":
 		src = &hangRead{Source: dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"}), skills: map[*sources.Skill]*sources.Skill{}}
 	case "hangread-slowlist":
@@ -129,6 +132,20 @@ func testPlugin(mode string) int {
 		return 1
 	}
 	return 0
+}
+
+// listExit is a source whose process ends in List, as a plugin that
+// crashes does. Its last words go to the process's stderr itself, as a
+// plugin in another language writes them (go-plugin's Serve sends
+// os.Stderr through the connection, which the exit cuts).
+type listExit struct{}
+
+func (listExit) Name() string { return "listexit" }
+
+func (listExit) List(context.Context) (*sources.Listing, error) {
+	fmt.Fprintln(os.NewFile(2, "stderr"), "listexit: dying in List")
+	os.Exit(2)
+	return nil, nil
 }
 
 type noisy struct{ sources.Source }

@@ -19,6 +19,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	pluginpb "github.com/skillmux/skillmux/plugins/proto"
 	"github.com/skillmux/skillmux/sources"
@@ -408,6 +410,8 @@ func (s *Source) listed(l *sources.Listing) *sources.Listing {
 func (s *Source) callFailed(inst *instance, call string, err error, timedOut bool) error {
 	if timedOut {
 		err = fmt.Errorf("the plugin did not answer %s within %s", call, s.o.Timeout)
+	} else if why := exitedDuring(inst, call, err); why != nil {
+		err = why
 	}
 	s.mu.Lock()
 	if s.troubleSince.IsZero() {
@@ -428,6 +432,28 @@ func (s *Source) callFailed(inst *instance, call string, err error, timedOut boo
 		}
 	}
 	return err
+}
+
+// exitedDuring tells a call that failed because the plugin ended under it,
+// with its exit status and its last line on stderr: the connection's own
+// error ("error reading from server: EOF") says nothing a user can act
+// on. It returns nil for any other failure.
+func exitedDuring(inst *instance, call string, err error) error {
+	if inst == nil || inst.runner == nil || inst.runner.pid == 0 || status.Code(err) != codes.Unavailable {
+		return nil
+	}
+	r := inst.runner
+	t := time.NewTimer(exitWait)
+	defer t.Stop()
+	select {
+	case <-r.exited:
+	case <-t.C:
+		return nil
+	}
+	if last := r.stderr.lastLine(); last != "" {
+		return fmt.Errorf("the plugin exited during %s (%s); the last line it wrote on stderr: %s", call, exitReason(r.err), last)
+	}
+	return fmt.Errorf("the plugin exited during %s (%s)", call, exitReason(r.err))
 }
 
 // readDone counts the reads of files through the client c that time out
@@ -1050,8 +1076,10 @@ func (s *Source) startError(err error, r *procRunner, took time.Duration) error 
 	return fmt.Errorf("start %s: %w", s.command[0], err)
 }
 
-// exitWait is how long a failed start waits for the plugin's exit to be
-// read, when it is on its way.
+// exitWait is how long a failed start, or a call that lost its
+// connection, waits for the plugin's exit to be read, when it is on its
+// way: the connection breaks as the process ends, and the exit is reaped a
+// moment later.
 const exitWait = 500 * time.Millisecond
 
 // wireVersion is the protocol version in a handshake line, or -1.

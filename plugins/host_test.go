@@ -460,6 +460,22 @@ func TestStartFailureSaysWhy(t *testing.T) {
 	}
 }
 
+// A plugin that dies in a call is reported with its exit status and its
+// last line on stderr, not with the connection's "error reading from
+// server: EOF", which says nothing a user can act on.
+func TestExitInACallSaysWhy(t *testing.T) {
+	src, _ := newTestSource(t, "listexit", "listexit", &Options{Timeout: 5 * time.Second, Grace: -1})
+	_, err := src.List(t.Context())
+	if err == nil {
+		t.Fatal("List of a plugin that exits in it succeeded")
+	}
+	for _, want := range []string{"the plugin exited during List (exit status 2)", "the last line it wrote on stderr: listexit: dying in List"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q; want it to say %q", err, want)
+		}
+	}
+}
+
 // A command that cannot be started (not there, not executable) is not a
 // crash: it is refused at once, with one error line, and not restarted.
 func TestMissingCommandIsRefusedAtOnce(t *testing.T) {
