@@ -22,7 +22,8 @@ import (
 const (
 	DefaultSearchLimit = 10
 	MaxSearchLimit     = 25
-	// MaxQueryLength bounds a query, in bytes: a longer one is a paste,
+	// MaxQueryLength bounds a query, in characters (Unicode code points,
+	// as a JSON Schema's maxLength counts them): a longer one is a paste,
 	// not a search.
 	MaxQueryLength = 1000
 )
@@ -77,8 +78,8 @@ func (q *SearchQuery) Check(s *Snapshot) error {
 	switch {
 	case strings.TrimSpace(q.Text) == "":
 		return &ArgumentError{Arg: "query", Message: "must not be empty: say what the skill should do, e.g. \"fill in a PDF form\""}
-	case len(q.Text) > MaxQueryLength:
-		return &ArgumentError{Arg: "query", Message: fmt.Sprintf("is %d bytes long; a query is at most %d", len(q.Text), MaxQueryLength)}
+	case utf8.RuneCountInString(q.Text) > MaxQueryLength:
+		return &ArgumentError{Arg: "query", Message: fmt.Sprintf("is %d characters long; a query is at most %d: say in a few words what the skill should do", utf8.RuneCountInString(q.Text), MaxQueryLength)}
 	case q.Limit < 0 || q.Limit > MaxSearchLimit:
 		return &ArgumentError{Arg: "limit", Message: fmt.Sprintf("must be an integer from 1 to %d (default %d), got %d", MaxSearchLimit, DefaultSearchLimit, q.Limit)}
 	case q.Kind != "" && q.Kind != sources.KindSkill && q.Kind != sources.KindLearned:

@@ -82,7 +82,7 @@ func (s *Server) callCheckExists(ctx context.Context, req *mcp.CallToolRequest) 
 		return nil, err
 	}
 	if a.has("name") == a.has("query") {
-		return nil, invalidParams(`give exactly one of the arguments "name" (a skill's name) and "query" (what you are about to do)`)
+		return nil, badArgument(`give exactly one of the arguments "name" (a skill's name) and "query" (what you are about to do)`)
 	}
 	var res checkResult
 	var text string
@@ -230,12 +230,15 @@ func (s *Server) callSuggest(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	for _, f := range files {
 		text += " " + filepath.Base(f) + " " + strings.TrimPrefix(filepath.Ext(f), ".")
 	}
-	if len(text) > resolver.MaxQueryLength { // the task's first words, cut at a character
-		n := resolver.MaxQueryLength
-		for n > 0 && !utf8.RuneStart(text[n]) {
-			n--
+	if utf8.RuneCountInString(text) > resolver.MaxQueryLength { // the task's first words
+		n, i := 0, 0
+		for i = range text {
+			if n == resolver.MaxQueryLength {
+				break
+			}
+			n++
 		}
-		text = text[:n]
+		text = text[:i]
 	}
 	res, err := s.search(ctx, req, resolver.SearchQuery{Text: text, Limit: limit})
 	if err != nil {

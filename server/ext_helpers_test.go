@@ -140,6 +140,21 @@ func read(cs *mcp.ClientSession, uri string) (*mcp.ReadResourceResult, error) {
 }
 
 // rpcCode returns the JSON-RPC code of err, or 0.
+// refusedArguments returns the message of a tool call refused for its
+// arguments: a tool result with isError that says "invalid arguments",
+// which the model reads to correct its call. It returns "" for any other
+// answer, a JSON-RPC error included.
+func refusedArguments(res *mcp.CallToolResult, err error) string {
+	if err != nil || res == nil || !res.IsError || len(res.Content) == 0 {
+		return ""
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok || !strings.HasPrefix(tc.Text, "invalid arguments: ") {
+		return ""
+	}
+	return tc.Text
+}
+
 func rpcCode(err error) int64 {
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {

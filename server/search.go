@@ -24,6 +24,7 @@ var searchInputSchema = map[string]any{
 		"query": map[string]any{
 			"type":        "string",
 			"minLength":   1,
+			"maxLength":   resolver.MaxQueryLength,
 			"description": "What the skill should help with, in your own words, e.g. \"fill in a PDF form\" or \"debug a failing test\". Names, descriptions and the skills' whole instructions are searched.",
 		},
 		"limit": map[string]any{

@@ -3,14 +3,12 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillmux/skillmux/resolver"
@@ -143,6 +141,7 @@ func TestBadSearchArguments(t *testing.T) {
 		{"skills_search", map[string]any{"query": "pdf", "source": "nope"}, `argument "source" names no source: "nope"; the sources are`},
 		{"skills_search", map[string]any{"query": "pdf", "namespace": "nope"}, `argument "namespace" names no namespace: "nope"; the namespaces are none`},
 		{"skills_search", "not an object", `arguments must be an object`},
+		{"skills_search", map[string]any{"query": strings.Repeat("é", resolver.MaxQueryLength+1)}, `"query" is 1001 characters long; a query is at most 1000`},
 		{"skills_list", map[string]any{"includeBody": "yes"}, `argument "includeBody" must be true or false, got a string`},
 		{"skills.search", map[string]any{"query": "  "}, `argument "query" must not be empty`},
 		{"skills.search", map[string]any{"query": "pdf", "limit": 99}, `argument "limit" must be an integer from 1 to 25`},
@@ -152,10 +151,9 @@ func TestBadSearchArguments(t *testing.T) {
 		{"suggest_skills", map[string]any{"task": "x", "files": []any{"a.pdf", 5}}, `argument "files" must be a list of strings, and its item 1 is a number`},
 		{"suggest_skills", map[string]any{"task": "x", "files": []any{nil}}, `argument "files" must be a list of strings, and its item 0 is null`},
 	} {
-		_, err := callTool(cs, tt.tool, tt.args)
-		var werr *jsonrpc.Error
-		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, tt.want) {
-			t.Errorf("%s %v: got %v, want -32602 with %q", tt.tool, tt.args, err, tt.want)
+		res, err := callTool(cs, tt.tool, tt.args)
+		if msg := refusedArguments(res, err); !strings.Contains(msg, tt.want) {
+			t.Errorf("%s %v: got %v, %v; want a tool error with %q", tt.tool, tt.args, res, err, tt.want)
 		}
 	}
 }
@@ -364,8 +362,13 @@ func TestCatalogTools(t *testing.T) {
 	if len(suggest.Hits) == 0 || suggest.Hits[0].Name != "spreadsheets" {
 		t.Errorf("a long task: %+v", suggest)
 	}
-	if _, err := callTool(cs, "search_skills", map[string]any{"query": long}); rpcCode(err) != jsonrpc.CodeInvalidParams {
-		t.Errorf("the same text as a query: %v, want it refused as too long", err)
+	if res, err := callTool(cs, "search_skills", map[string]any{"query": long}); !strings.Contains(refusedArguments(res, err), "query") {
+		t.Errorf("the same text as a query: %v, %v; want it refused as too long", res, err)
+	}
+	// The bound is in characters, as the schema's maxLength counts them:
+	// a query of as many two-byte letters is run.
+	if res, err := callTool(cs, "search_skills", map[string]any{"query": "spreadsheet " + strings.Repeat("é", resolver.MaxQueryLength-12)}); err != nil || res.IsError {
+		t.Errorf("a query of %d characters: %v, %v", resolver.MaxQueryLength, res, err)
 	}
 }
 

@@ -180,7 +180,7 @@ func New(c Catalog, opts *Options) *Server {
 	makers := toolMakers()
 	for _, name := range s.tools.served {
 		t := makers[name](s)
-		s.mcp.AddTool(t.def, t.handle)
+		s.mcp.AddTool(t.def, toolErrors(t.handle))
 	}
 	s.addResourceTemplates()
 	s.addSkillsExtension()

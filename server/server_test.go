@@ -178,10 +178,9 @@ func TestSkillErrors(t *testing.T) {
 		{"unknown argument", map[string]any{"name": "access", "bogus": 1}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := callSkill(t, cs, tt.args)
-			var werr *jsonrpc.Error
-			if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, `"name"`) {
-				t.Errorf("err = %v, want -32602 naming \"name\"", err)
+			res, err := callSkill(t, cs, tt.args)
+			if msg := refusedArguments(res, err); !strings.Contains(msg, `"name"`) {
+				t.Errorf("got %v, %v; want a tool error naming \"name\"", res, err)
 			}
 		})
 	}

@@ -29,6 +29,7 @@ var skSearchInputSchema = map[string]any{
 			"type":        "string",
 			"description": "Keywords to match (all whitespace-separated tokens must be present)",
 			"minLength":   1,
+			"maxLength":   resolver.MaxQueryLength,
 		},
 		"limit": map[string]any{
 			"type":        "integer",

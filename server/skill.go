@@ -63,7 +63,7 @@ func (s *Server) skillToolWith(description string) *tool {
 // change: the SDK then announces tools/list_changed.
 func (s *Server) addSkillTool(description string) {
 	t := s.skillToolWith(description)
-	s.mcp.AddTool(t.def, t.handle)
+	s.mcp.AddTool(t.def, toolErrors(t.handle))
 }
 
 func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillmux/skillmux/internal/corpus"
@@ -161,9 +160,9 @@ func TestSkillResourceBadArguments(t *testing.T) {
 		map[string]any{"skill": "pdf", "path": []string{"a"}},
 		map[string]any{"skill": "pdf", "file": "forms.md"},
 	} {
-		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: server.SkillResourceToolName, Arguments: args})
-		if rpcCode(err) != jsonrpc.CodeInvalidParams {
-			t.Errorf("%v: %v", args, err)
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: server.SkillResourceToolName, Arguments: args})
+		if refusedArguments(res, err) == "" {
+			t.Errorf("%v: %v, %v; want a tool error that says why", args, res, err)
 		}
 	}
 }
