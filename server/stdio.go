@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -194,8 +195,8 @@ func (g *guard) pump(in io.Reader) error {
 }
 
 // readLine reads one line without its line break, trimmed of surrounding
-// blanks. A line over MaxLineLength is consumed, not kept, and reported as
-// tooLong.
+// blanks. A line over MaxLineLength is consumed, and reported as tooLong
+// with only its first headLength bytes kept, where its id usually is.
 func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	var buf []byte
 	for {
@@ -203,7 +204,7 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 		if !tooLong {
 			buf = append(buf, chunk...)
 			if len(bytes.TrimSuffix(buf, []byte("\n"))) > MaxLineLength {
-				tooLong, buf = true, nil
+				tooLong, buf = true, slices.Clip(buf[:headLength])
 			}
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -218,14 +219,14 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 func (g *guard) handle(line []byte, tooLong bool) error {
 	switch {
 	case tooLong:
-		g.logger.Warn("input line too long; answered with -32600", "limit", MaxLineLength)
-		return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest,
+		g.logger.Warn("input line too long; answered with -32600", "limit", MaxLineLength, "line", preview(line))
+		return g.reply(newErrorReply(leadingID(line), jsonrpc.CodeInvalidRequest,
 			fmt.Sprintf("invalid request: the line is longer than %d bytes", MaxLineLength)))
 	case !json.Valid(line):
 		if nestingDepth(line) > maxNesting {
 			// Valid JSON, perhaps, that Go's decoder will not go into.
 			g.logger.Warn("JSON-RPC message nested too deep; answered with -32600", "line", preview(line))
-			return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest, tooDeep))
+			return g.reply(newErrorReply(leadingID(line), jsonrpc.CodeInvalidRequest, tooDeep))
 		}
 		g.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
 		return g.reply(newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"))
@@ -447,6 +448,40 @@ func exactID(id json.RawMessage) bool {
 	}
 	n, err := strconv.ParseInt(string(id), 10, 64)
 	return err == nil && -maxExactID <= n && n <= maxExactID && strconv.FormatInt(n, 10) == string(id)
+}
+
+// headLength is how much of a line over MaxLineLength is kept to find its
+// id in (see leadingID).
+const headLength = 4 << 10
+
+// leadingID returns the id of a message that cannot be read whole (too
+// long, or nested too deep), when one of its members before the trouble
+// is a usable id: clients write "jsonrpc", "id" and "method" before
+// "params", so that the answer reaches the request that waits for it,
+// rather than going to null while the client waits for ever. It returns
+// nil when none is found.
+func leadingID(b []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil // cut, or too deep: the id is not before this
+		}
+		if key == "id" {
+			if len(v) > 0 && v[0] != 'n' && exactID(v) {
+				return replyID(v)
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // replyID is the id an error reply carries: the bytes the client sent when

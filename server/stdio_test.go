@@ -778,9 +778,17 @@ func TestStdioLongLines(t *testing.T) {
 	}
 	w := startStdio(t)
 	w.handshake()
+	// The answer carries the id the line begins with, so that the client
+	// does not wait for an answer to its request for ever.
 	w.send(pad(server.MaxLineLength + 1))
-	if got, want := w.recvLine(), fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: the line is longer than %d bytes"}}`, server.MaxLineLength); got != want {
+	if got, want := w.recvLine(), fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"invalid request: the line is longer than %d bytes"}}`, server.MaxLineLength); got != want {
 		t.Errorf("too long:\n got %s\nwant %s", got, want)
+	}
+	// An id after the too long member cannot be told.
+	idLast := `{"jsonrpc":"2.0","method":"ping","params":{"pad":"` + strings.Repeat("x", server.MaxLineLength) + `"},"id":10}`
+	w.send(idLast)
+	if got, want := w.recvLine(), fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: the line is longer than %d bytes"}}`, server.MaxLineLength); got != want {
+		t.Errorf("too long, id last:\n got %s\nwant %s", got, want)
 	}
 	w.send(pad(server.MaxLineLength))
 	if got, want := w.recvLine(), `{"jsonrpc":"2.0","id":9,"result":{}}`; got != want {
@@ -833,6 +841,9 @@ func TestStdioErrorCodes(t *testing.T) {
 			e, _ := m["error"].(map[string]any)
 			if msg, _ := e["message"].(string); errCode(m) != tt.code || !strings.Contains(msg, tt.want) || strings.Contains(msg, "interface {}") {
 				t.Errorf("got %v, want code %v and %q", m, tt.code, tt.want)
+			}
+			if m["id"] == nil && !strings.Contains(tt.lines[len(tt.lines)-1], `"id":{`) {
+				t.Errorf("got %v, want the request's id", m)
 			}
 			w.send(ping("99"))
 			if m := w.recv(); m["result"] == nil {
