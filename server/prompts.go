@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,7 +109,7 @@ func skillPrompt(sk *sources.Skill) *mcp.Prompt {
 	}
 	return &mcp.Prompt{
 		Name:        sk.Ref.String(),
-		Description: sk.Description,
+		Description: shownText(sk.Description),
 		Arguments:   []*mcp.PromptArgument{{Name: ArgumentsName, Description: desc}},
 	}
 }
@@ -235,7 +236,7 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp
 	s.usage.Record(m.Skill.Ref.Key())
 	text := fmt.Sprintf("Base directory for this skill: %s\n\n%s", baseDirectory(m, s.tools.has(SkillResourceToolName)), SubstituteArguments(body, arguments))
 	return &mcp.GetPromptResult{
-		Description: m.Skill.Description,
+		Description: shownText(m.Skill.Description),
 		Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}},
 	}, nil
 }
@@ -323,4 +324,25 @@ func completion(values []string) *mcp.CompleteResult {
 	}
 	res.Completion.Values = append(res.Completion.Values, values...)
 	return res
+}
+
+// shownText is a skill's description as a client shows it to the user (a
+// prompt in a slash-command menu, a resource in a picker): its lines as
+// written, without the control characters other than line breaks and
+// tabs, and without the bidirectional controls, which would make it
+// display in another order than it reads (the catalog drops them too).
+func shownText(s string) string {
+	if !strings.ContainsFunc(s, hiddenRune) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if hiddenRune(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func hiddenRune(r rune) bool {
+	return unicode.IsControl(r) && r != '\n' && r != '\t' || sources.IsBidiControl(r)
 }

@@ -110,6 +110,38 @@ func TestSubstituteArguments(t *testing.T) {
 	}
 }
 
+// A description that would show in another order than it reads (a
+// bidirectional override), or ring the terminal, is shown without those
+// characters in the lists a client puts before its user, as in the
+// catalog; its line breaks stay.
+func TestListedDescriptionsAreShownAsRead(t *testing.T) {
+	f := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "rtl", Description: "RTL \u202ereversed\u202c and\nbell\a."}}}
+	cs := connect(t, server.New(newResolver(t, f), nil), "", nil)
+	const want = "RTL reversed and\nbell."
+	prompts, err := cs.ListPrompts(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prompts.Prompts {
+		if p.Name == "rtl" && p.Description != want {
+			t.Errorf("prompts/list: %q, want %q", p.Description, want)
+		}
+	}
+	got, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "rtl"})
+	if err != nil || got.Description != want {
+		t.Errorf("prompts/get: %v, %v; want %q", got, err, want)
+	}
+	resources, err := cs.ListResources(context.Background(), nil)
+	if err != nil || len(resources.Resources) == 0 {
+		t.Fatalf("resources/list: %v, %v", resources, err)
+	}
+	for _, r := range resources.Resources {
+		if r.Name == "rtl" && r.Description != want {
+			t.Errorf("resources/list: %q, want %q", r.Description, want)
+		}
+	}
+}
+
 // Thousands of prompts come in pages.
 func TestPromptPages(t *testing.T) {
 	f := &sourcetest.Fake{SourceName: "s"}
