@@ -393,7 +393,11 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 			if filepath.Base(p) == sources.SkillFile {
 				p = filepath.Dir(p) // a new SKILL.md makes its folder a skill
 			} else if filepath.Dir(p) != t.root || !t.opts.Learned {
-				continue // a file outside every skill is nobody's
+				// A file outside every skill is nobody's; but it may
+				// have taken the place of a folder of skills (a
+				// checkout), whose skills go with it.
+				st.forget(p)
+				continue
 			}
 		}
 		todo = append(todo, p)
@@ -467,6 +471,20 @@ func (t *Tree) rescanOne(ctx context.Context, st *state, path string, gen uint64
 		return nil
 	}
 	linked := real != filepath.Join(st.rootReal, rel)
+	if linked {
+		// A link on the way, made since the full scan, is held to what
+		// the scan holds a link to: never the folder holding it or one
+		// above (a loop, or a home folder walked whole), and never a
+		// folder outside Options.Within.
+		if above, err := filepath.EvalSymlinks(filepath.Dir(path)); err != nil || fspath.Within(above, real) {
+			return nil
+		}
+		if st.outside(real) {
+			st.problems[path] = sources.Diagnostic{Severity: sources.Warning, Path: path, Rule: "outside",
+				Message: "not searched: it leads to " + real + ", outside " + t.opts.Within + ", the only folder this source may serve"}
+			return nil
+		}
+	}
 	w := newWalk(ctx, t, st, true, gen)
 	w.start(path, real, depth, linked)
 	return w.wait()

@@ -365,19 +365,28 @@ func TestCacheDirFolderListings(t *testing.T) {
 func TestSkillFolderReplacedByAFile(t *testing.T) {
 	for _, tc := range []struct {
 		name, rel string
+		replaced  string // the folder replaced by a file; rel when empty
 		opts      *dirtree.Options
 	}{
-		{"in the root", "alpha", nil},
-		{"below the root", "g/alpha", nil},
-		{"named like a note, notes off", "alpha.md", nil},
-		{"named like a note, notes on", "alpha.md", &dirtree.Options{Learned: true}},
-		{"not like a note, notes on", "alpha", &dirtree.Options{Learned: true}},
+		{"in the root", "alpha", "", nil},
+		{"below the root", "g/alpha", "", nil},
+		{"named like a note, notes off", "alpha.md", "", nil},
+		{"named like a note, notes on", "alpha.md", "", &dirtree.Options{Learned: true}},
+		{"not like a note, notes on", "alpha", "", &dirtree.Options{Learned: true}},
+		// The folder of skills holding it, which is no skill itself.
+		{"its group in the root", "g/alpha", "g", nil},
+		{"its group in the root, notes on", "g/alpha", "g", &dirtree.Options{Learned: true}},
+		{"its group below the root", "h/g/alpha", "h/g", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := tree(t, map[string]string{tc.rel + "/SKILL.md": skillMD("alpha"), "beta/SKILL.md": skillMD("beta")})
 			tr := dirtree.New(root, tc.opts)
 			relist(t, tr)
-			full := filepath.Join(root, tc.rel)
+			replaced := tc.replaced
+			if replaced == "" {
+				replaced = tc.rel
+			}
+			full := filepath.Join(root, replaced)
 			must(t, os.RemoveAll(full))
 			must(t, os.WriteFile(full, []byte("---\nname: alpha\ndescription: A plain file.\n---\nbody\n"), 0o644))
 			tr.Changed(full)
@@ -416,4 +425,60 @@ func TestWithinBoundsTheRoot(t *testing.T) {
 	if got := names(l); !slices.Equal(got, []string{"ok"}) || len(l.Problems) != 1 || l.Problems[0].Rule != "outside" {
 		t.Errorf("links inside: skills %v, problems %v; want ok alone, and the link out said", got, l.Problems)
 	}
+}
+
+// A link made inside the root after the first scan (a git pull), and
+// rescanned alone as the watcher reports it, is held to what a full scan
+// holds a link to: one leading out of Within is not searched, nor is a
+// skill folder replaced by one; one leading to a folder above is not
+// walked.
+func TestWithinBoundsALinkMadeLater(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		make func(t *testing.T, inside, outside string) string // returns the changed path
+	}{
+		{"a new link to a folder of skills", func(t *testing.T, inside, outside string) string {
+			link := filepath.Join(inside, "home")
+			must(t, os.Symlink(outside, link))
+			return link
+		}},
+		{"a skill folder replaced by a link", func(t *testing.T, inside, outside string) string {
+			x := filepath.Join(inside, "x")
+			must(t, os.RemoveAll(x))
+			must(t, os.Symlink(filepath.Join(outside, "secret"), x))
+			return x
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			repo, outside := t.TempDir(), tree(t, map[string]string{"secret/SKILL.md": skillMD("secret")})
+			inside := filepath.Join(repo, "skills")
+			writeSkill(t, filepath.Join(inside, "ok", "SKILL.md"), skillMD("ok"))
+			writeSkill(t, filepath.Join(inside, "x", "SKILL.md"), skillMD("x"))
+			tr := dirtree.New(inside, &dirtree.Options{Within: repo})
+			relist(t, tr)
+			tr.Changed(tt.make(t, inside, outside))
+			l := relist(t, tr)
+			full := relist(t, dirtree.New(inside, &dirtree.Options{Within: repo}))
+			if got := names(l); slices.Contains(got, "secret") || !slices.Equal(got, names(full)) {
+				t.Errorf("rescanned: %v; a full scan: %v", got, names(full))
+			}
+			if len(l.Problems) != 1 || l.Problems[0].Rule != "outside" {
+				t.Errorf("problems %v; want the link out said", l.Problems)
+			}
+		})
+	}
+	t.Run("a new link to a folder above", func(t *testing.T) {
+		repo := t.TempDir()
+		inside := filepath.Join(repo, "skills")
+		writeSkill(t, filepath.Join(inside, "ok", "SKILL.md"), skillMD("ok"))
+		writeSkill(t, filepath.Join(repo, "other", "dup", "SKILL.md"), skillMD("dup"))
+		tr := dirtree.New(inside, nil)
+		relist(t, tr)
+		link := filepath.Join(inside, "up")
+		must(t, os.Symlink(repo, link))
+		tr.Changed(link)
+		if got, full := names(relist(t, tr)), names(relist(t, dirtree.New(inside, nil))); !slices.Equal(got, full) {
+			t.Errorf("rescanned: %v; a full scan: %v", got, full)
+		}
+	})
 }
