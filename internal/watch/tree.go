@@ -77,6 +77,10 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *w
 				w.log.Debug("watch: not following a link into a pseudo file system", "path", it.path, "target", real)
 				continue
 			}
+			if w.within != "" && !fspath.Within(real, w.within) {
+				w.log.Debug("watch: not following a link out of the folder it may watch", "path", it.path, "target", real, "within", w.within)
+				continue
+			}
 			// A link inside a root to a folder above it, even above the
 			// root (which the scan does not follow either), would loop,
 			// or watch a home folder whole.

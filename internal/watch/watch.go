@@ -74,6 +74,12 @@ type Options struct {
 	// missing (one that appears later is a Rescan), nor when the root is
 	// removed or the Watcher closed during the walk.
 	Outside func(root string)
+	// Within, when set, is the real path of a folder outside which no
+	// symbolic link is followed, a root's own included: a folder a link
+	// leads to elsewhere is not watched (a tree bound to a folder serves
+	// nothing from there, and watching it would spend the watches a
+	// system allows on folders nobody reads).
+	Within string
 	// Logger receives one warning when a limit is reached, and debug lines.
 	// Default: nothing is logged.
 	Logger *slog.Logger
@@ -107,6 +113,7 @@ type Watcher struct {
 	unit     func([]fs.DirEntry) bool
 	outside  func(root string)
 	maxDirs  int
+	within   string
 	debounce *debouncer
 
 	hub *hub // nil when none could be made: every root is then left to rescans
@@ -187,6 +194,7 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 		unit:     o.Unit,
 		outside:  o.Outside,
 		maxDirs:  o.MaxDirs,
+		within:   o.Within,
 		debounce: newDebouncer(o.Debounce, o.MaxDelay),
 		queue:    newEventQueue(),
 		done:     make(chan struct{}),

@@ -426,6 +426,32 @@ func TestSymlinkedFolder(t *testing.T) {
 	}
 }
 
+// With Within, a link is followed only to a folder inside it, the root's
+// links and links made later alike: a tree that serves nothing from
+// elsewhere spends no watches there.
+func TestWithinBoundsTheLinksFollowed(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	root := filepath.Join(base, "root")
+	mkdirs(t, root, filepath.Join(base, "near", "sub"), filepath.Join(outside, "far"))
+	symlink(t, filepath.Join(base, "near"), filepath.Join(root, "near"))
+	symlink(t, outside, filepath.Join(root, "out"))
+	o := fast
+	o.Within = base
+	h := start(t, &o, root)
+	if diff := cmp.Diff([]string{".", "near", "near/sub"}, h.watched(root)); diff != "" {
+		t.Errorf("watched (-want +got):\n%s", diff)
+	}
+	symlink(t, outside, filepath.Join(root, "later"))
+	h.waitFor(filepath.Join(root, "later"))
+	if diff := cmp.Diff([]string{".", "near", "near/sub"}, h.watched(root)); diff != "" {
+		t.Errorf("watched after a link out was made (-want +got):\n%s", diff)
+	}
+}
+
 // Links to an ancestor are not followed, and nothing in /proc, /sys or /dev
 // is ever watched.
 func TestSymlinkLoopsAndPseudo(t *testing.T) {
