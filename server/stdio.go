@@ -123,15 +123,19 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 
 	select {
 	case err = <-read:
-		// End of input. The SDK drops the answers to requests still
-		// running once it sees the end, so wait for them first.
-		calls.drain(ctx, w, drainTimeout, s.workTimeout())
+		// End of input, or the pump found the session over (its own
+		// reply, or its delivery to an SDK that stopped, failed). The
+		// SDK drops the answers to requests still running once it sees
+		// the end, so wait for them first, unless it is over already.
+		calls.drain(ctx, w, ended, drainTimeout, s.workTimeout())
 	case <-ctx.Done():
 	case <-ended:
 		// The SDK ended the session: writing to out failed.
-		if werr := w.failed(); werr != nil {
-			err = fmt.Errorf("%w: %w", ErrOutputFailed, werr)
-		}
+	}
+	// Whichever the pump or the SDK saw first, a failed write to out is
+	// why the session ended, not the end of in.
+	if werr := w.failed(); werr != nil {
+		err = fmt.Errorf("%w: %w", ErrOutputFailed, werr)
 	}
 	if ids := calls.unanswered(); len(ids) > 0 {
 		s.logger.Warn("stopping with requests unanswered", "count", len(ids), "ids", ids)
@@ -649,15 +653,16 @@ func (c *calls) waitRoom() bool {
 // most work in all; for answers made, as long as out takes them; and no
 // more than grace once out has taken nothing that long: only a client
 // that stopped reading holds a line so long, and every answer still to
-// come would wait behind it.
-func (c *calls) drain(ctx context.Context, w *lineWriter, grace, work time.Duration) {
+// come would wait behind it. It returns at once when out failed or the
+// SDK's session ended (ended is closed): no answer will come then.
+func (c *calls) drain(ctx context.Context, w *lineWriter, ended <-chan struct{}, grace, work time.Duration) {
 	deadline := time.Now().Add(work)
 	for {
 		c.mu.Lock()
 		idle, changed, writing := c.owed == 0 || c.stopped, c.changed, len(c.writing) > 0
 		c.mu.Unlock()
-		if idle {
-			return
+		if idle || w.failed() != nil || isDone(ended) {
+			return // nothing owed, or nothing more will be answered
 		}
 		left := time.Until(deadline)
 		if left <= 0 && writing {
@@ -672,11 +677,22 @@ func (c *calls) drain(ctx context.Context, w *lineWriter, grace, work time.Durat
 		case <-changed:
 		case <-timer.C:
 		case <-ctx.Done():
+		case <-ended:
 		}
 		timer.Stop()
 		if ctx.Err() != nil {
 			return
 		}
+	}
+}
+
+// isDone reports whether ch is closed.
+func isDone(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 

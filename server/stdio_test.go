@@ -10,6 +10,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -350,6 +351,55 @@ func TestStdioEndsWhenOutputFails(t *testing.T) {
 	defer out.mu.Unlock()
 	if !bytes.Contains(out.took, []byte(`"serverInfo"`)) {
 		t.Errorf("output before it failed = %q, want the handshake's answer", out.took)
+	}
+}
+
+// However the failed write is seen, by the guard answering a line itself
+// or by the SDK, and whatever the client goes on sending, ServeStdio says
+// that out failed (not that in ended) and does not wait for answers that
+// cannot be written.
+func TestStdioOutputFailureIsSaidWhoeverSeesIt(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		lines func(i int) string // the client's i-th line, "" for no more
+	}{
+		{"the guard's own answer", func(i int) string {
+			if i > 0 {
+				return ""
+			}
+			return "not json"
+		}},
+		{"requests sent on and on", func(i int) string {
+			switch i {
+			case 0:
+				return initLine
+			case 1:
+				return `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+			}
+			return `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"ping"}`
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for range 8 {
+				srv := newStdioServer(t)
+				inR, inW := io.Pipe()
+				done := make(chan error, 1)
+				go func() { done <- srv.ServeStdio(context.Background(), inR, &brokenPipe{took: []byte("\n")}) }()
+				go func() {
+					for i := 0; tt.lines(i) != ""; i++ {
+						if _, err := io.WriteString(inW, tt.lines(i)+"\n"); err != nil {
+							return
+						}
+					}
+				}()
+				err := <-done
+				inR.Close()
+				inW.Close()
+				if !errors.Is(err, server.ErrOutputFailed) {
+					t.Fatalf("ServeStdio = %v, want ErrOutputFailed", err)
+				}
+			}
+		})
 	}
 }
 
