@@ -166,10 +166,12 @@ aside instead, with its problems as warnings.`,
 			// a write to a pipe nobody reads fails with EPIPE instead of
 			// ending the process (Go's default for stdout and stderr).
 			// A handled signal, unlike an ignored one, is not passed on
-			// to the processes the server starts.
+			// to the processes the server starts. It stays received until
+			// the process ends: a log line or an error message written
+			// after serve returns fails, and does not change the exit
+			// status into a death by signal.
 			pipe := make(chan os.Signal, 1)
 			signal.Notify(pipe, syscall.SIGPIPE)
-			defer signal.Stop(pipe)
 			lw := logwriter.New(e.stderr, 0)
 			defer lw.Close(time.Second)
 			e := *e
