@@ -483,7 +483,17 @@ func TestMissingCommandIsRefusedAtOnce(t *testing.T) {
 	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range []string{"/nonexistent/bin/ghost", notExec} {
+	noInterpreter := filepath.Join(t.TempDir(), "plugin.py")
+	if err := os.WriteFile(noInterpreter, []byte("#!/nonexistent/python3 -u\nprint()\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// What each error says besides the command: what would be right.
+	says := map[string]string{
+		"/nonexistent/bin/ghost": "no such file",
+		notExec:                  "chmod +x " + notExec,
+		noInterpreter:            "there is no /nonexistent/python3",
+	}
+	for _, cmd := range []string{"/nonexistent/bin/ghost", notExec, noInterpreter} {
 		logs := &logBuffer{}
 		src, err := New("ghost", []string{cmd}, &Options{Logger: logs.logger(), NoCache: true,
 			Backoff: Backoff{Min: 5 * time.Millisecond, Max: 20 * time.Millisecond, MaxCrashes: 5, Window: time.Minute}})
@@ -494,8 +504,8 @@ func TestMissingCommandIsRefusedAtOnce(t *testing.T) {
 		src.List(t.Context())
 		eventually(t, 10*time.Second, "a command that cannot start was not refused", func() bool { return src.Status().State == "failed" })
 		st := src.Status()
-		if st.Restarts != 0 || !strings.Contains(st.Err.Error(), cmd) {
-			t.Errorf("%s: status %+v; want no restart and an error naming the command", cmd, st)
+		if st.Restarts != 0 || !strings.Contains(st.Err.Error(), cmd) || !strings.Contains(st.Err.Error(), says[cmd]) {
+			t.Errorf("%s: status %+v; want no restart and an error naming the command and saying %q", cmd, st, says[cmd])
 		}
 		if n := strings.Count(logs.String(), "level=ERROR"); n != 1 || strings.Contains(logs.String(), "restarting it") {
 			t.Errorf("%s: %d error lines; want 1 and no restart:\n%s", cmd, n, logs)

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -244,14 +246,49 @@ func (h *handshakeReader) line() string {
 }
 
 // lookPath finds the plugin's program as the command line would, in
-// skillmux's PATH.
+// skillmux's PATH, and says what would be right when it cannot be run: a
+// file that is not executable, or a script whose #! line names an
+// interpreter that is not there (which exec reports as the script itself
+// not existing).
 func lookPath(name string) error {
-	_, err := exec.LookPath(name)
-	if errors.Is(err, exec.ErrDot) {
+	path, err := exec.LookPath(name)
+	switch {
+	case errors.Is(err, exec.ErrDot):
 		return nil
-	}
-	if err != nil && !strings.ContainsRune(name, os.PathSeparator) {
+	case err != nil && errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%w: make it executable (chmod +x %s)", err, name)
+	case err != nil && !strings.ContainsRune(name, os.PathSeparator):
 		return fmt.Errorf("%q is not found in PATH; give its absolute path in command", name)
+	case err != nil:
+		return err
 	}
-	return err
+	if interp := interpreter(path); interp != "" {
+		if _, err := os.Stat(interp); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s starts with #!%s, and there is no %s: install it, or change the script's first line", name, interp, interp)
+		}
+	}
+	return nil
+}
+
+// interpreter returns the program a script's #! line names, or "".
+func interpreter(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	line, ok := bytes.CutPrefix(head[:n], []byte("#!"))
+	if !ok {
+		return ""
+	}
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	fields := strings.Fields(string(line))
+	if len(fields) == 0 || !filepath.IsAbs(fields[0]) {
+		return ""
+	}
+	return fields[0]
 }
