@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -173,7 +174,10 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 		case files[f.Path].sha256 != nil:
 			warn("plugin-file-path", "file %q is listed twice; the first is served", f.Path)
 			continue
-		case f.Size < 0 || f.Size > MaxSkillBytes || total+f.Size > MaxSkillBytes:
+		case f.Size < 0:
+			warn("plugin-file-size", "file %q is listed with a size of %d bytes, which no file has; it is not served", f.Path, f.Size)
+			continue
+		case f.Size > MaxSkillBytes || total+f.Size > MaxSkillBytes:
 			warn("plugin-file-size", "file %q of %d bytes would take the skill past %d MiB; it is not served", f.Path, f.Size, MaxSkillBytes>>20)
 			continue
 		case len(f.Sha256) != sha256.Size:
@@ -188,6 +192,16 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 		}
 		total += f.Size
 		files[f.Path] = fileMeta{path: f.Path, size: f.Size, sha256: f.Sha256}
+	}
+	// A path listed as a file and as a folder of others ("refs" and
+	// "refs/a.md") cannot be both in the skill's folder: the file goes.
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if _, both := files[d]; both {
+				warn("plugin-file-path", "file %q is also the folder of %q; the file is not served", d, p)
+				delete(files, d)
+			}
+		}
 	}
 	if over > 0 {
 		warn("plugin-too-many-files", "more than %d files; %d are not served, the first of them %q", MaxFiles, over, firstOver)

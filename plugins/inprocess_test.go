@@ -197,6 +197,9 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 			&pluginpb.FileInfo{Path: "/abs", Size: 1, Sha256: digestOf("x")},
 			&pluginpb.FileInfo{Path: `a\b`, Size: 1, Sha256: digestOf("x")},
 			&pluginpb.FileInfo{Path: "huge.bin", Size: MaxSkillBytes + 1, Sha256: digestOf("x")},
+			&pluginpb.FileInfo{Path: "negative.md", Size: -5, Sha256: digestOf("x")},
+			&pluginpb.FileInfo{Path: "refs", Size: 1, Sha256: digestOf("x")},
+			&pluginpb.FileInfo{Path: "refs/a.md", Size: 1, Sha256: digestOf("x")},
 			&pluginpb.FileInfo{Path: "nodigest.md", Size: 1},
 			&pluginpb.FileInfo{Path: "lies.md", Size: 5, Sha256: digestOf("hello")},
 			&pluginpb.FileInfo{Path: "wrong.md", Size: 5, Sha256: digestOf("hello")},
@@ -260,10 +263,15 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 	for _, d := range good0.Diagnostics {
 		srules[d.Rule]++
 	}
-	if srules["plugin-file-path"] != 3 || srules["plugin-file-size"] != 1 || srules["plugin-file-digest"] != 1 {
+	if srules["plugin-file-path"] != 4 || srules["plugin-file-size"] != 2 || srules["plugin-file-digest"] != 1 {
 		t.Errorf("file diagnostics %v", srules)
 	}
-	if want := []string{"lies.md", "wrong.md"}; !slices.Equal(good0.FileList, want) {
+	for _, d := range good0.Diagnostics {
+		if d.Rule == "plugin-file-size" && strings.Contains(d.Message, "-5") && !strings.Contains(d.Message, "which no file has") {
+			t.Errorf("a negative size: %s", d.Message)
+		}
+	}
+	if want := []string{"lies.md", "refs/a.md", "wrong.md"}; !slices.Equal(good0.FileList, want) {
 		t.Errorf("FileList %v, want %v", good0.FileList, want)
 	}
 	if _, err := fs.ReadFile(good0.Files, "lies.md"); !errors.Is(err, sources.ErrTooLarge) {
