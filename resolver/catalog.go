@@ -132,7 +132,7 @@ func (s *Snapshot) ToolDescription(opts *CatalogOptions) string {
 		},
 		footer: footer,
 	}
-	return fill(s.catalogOrder(&o), o.Budget, f)
+	return s.byUse(&o, func(order *ordered) (string, bool) { return fill(order, o.Budget, f) })
 }
 
 // Instructions returns the server instructions: the preamble, a line of
@@ -149,7 +149,11 @@ func (s *Snapshot) Instructions(opts *CatalogOptions) string {
 		}
 		return text
 	}
-	order := s.catalogOrder(&o)
+	return s.byUse(&o, func(order *ordered) (string, bool) { return o.instructions(order) })
+}
+
+// instructions renders the instructions' catalog in order.
+func (o *CatalogOptions) instructions(order *ordered) (string, bool) {
 	footer := func(n int) string {
 		return fmt.Sprintf("\n%d more skills are not listed; %s.", n, o.unlisted())
 	}
@@ -192,7 +196,7 @@ func (s *Snapshot) Instructions(opts *CatalogOptions) string {
 		if units(line) <= room {
 			text += "\n" + line
 		}
-		return text
+		return text, false
 	}
 	return fill(order, o.Budget, f)
 }
@@ -411,7 +415,7 @@ const (
 //  4. the names of more entries, if room is left.
 //
 // Entries whose visibility is name-only never get a description.
-func fill(entries *ordered, budget int, f catalogFormat) string {
+func fill(entries *ordered, budget int, f catalogFormat) (text string, whole bool) {
 	var scratch strings.Builder
 	measure := func(e catalogEntry, desc string, withDesc bool) int {
 		scratch.Reset()
@@ -436,7 +440,7 @@ func fill(entries *ordered, budget int, f catalogFormat) string {
 	n := entries.Len()
 	avail := budget - units(f.head) - units(f.tail)
 	if n == 0 {
-		return render(nil, 0)
+		return render(nil, 0), true
 	}
 	footerCost := func(shown int) int {
 		if shown == n {
@@ -468,7 +472,7 @@ func fill(entries *ordered, budget int, f catalogFormat) string {
 
 	// 2 and 3. Descriptions.
 	descs := make([]string, shown)
-	whole := true
+	uncut := true // no description was cut yet
 	for i := range shown {
 		e := entries.At(i)
 		d := oneLine(e.skill.Description)
@@ -478,13 +482,13 @@ func fill(entries *ordered, budget int, f catalogFormat) string {
 		extra := func(desc string) int { return measure(e, desc, true) - nameCost[i] }
 		over := extra("")
 		room := min(slack-over, cutTarget)
-		if whole {
+		if uncut {
 			if units(d) <= budget/8 {
 				if c := extra(d); c <= slack {
 					descs[i], slack = d, slack-c
 					continue
 				}
-				whole = false
+				uncut = false
 			} else {
 				// A long description is cut even here, to an eighth of
 				// the budget: a sentence or two says when to use it.
@@ -516,7 +520,30 @@ func fill(entries *ordered, budget int, f catalogFormat) string {
 		shown++
 		descs = append(descs, "")
 	}
-	return render(descs, shown)
+	whole = shown == n
+	for i := 0; whole && i < shown; i++ {
+		e := entries.At(i)
+		whole = e.nameOnly || descs[i] == oneLine(e.skill.Description)
+	}
+	return render(descs, shown), whole
+}
+
+// byUse renders the catalog with render in the order of o, unless o
+// orders by use and the whole catalog shows in the order by name: every
+// skill and every description, the order then tells a model nothing, and a
+// load would change the text, and send every client a tools/list_changed,
+// at the next refresh for nothing. A catalog of more skills than a
+// quarter of the budget never shows whole ("\n- x" is four units).
+func (s *Snapshot) byUse(o *CatalogOptions, render func(*ordered) (string, bool)) string {
+	if o.Usage != nil && len(s.skills) <= o.Budget/4 {
+		plain := *o
+		plain.Usage = nil
+		if text, whole := render(s.catalogOrder(&plain)); whole {
+			return text
+		}
+	}
+	text, _ := render(s.catalogOrder(o))
+	return text
 }
 
 // cleanCut shortens s to at most limit units at a clean cut, marked with

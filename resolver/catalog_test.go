@@ -246,10 +246,29 @@ func TestCatalogOrder(t *testing.T) {
 	}
 	usage.Record("u-b")
 	usage.Record("plug:y")
-	p := parseCatalog(t, snap.ToolDescription(&resolver.CatalogOptions{Pin: []string{"PINNED-*", "plug:x"}, Usage: usage}))
+	// A budget that shows every name but not every description: the
+	// order decides who keeps one.
+	opts := &resolver.CatalogOptions{Pin: []string{"PINNED-*", "plug:x"}, Usage: usage, Budget: 300}
+	text := snap.ToolDescription(opts)
+	p := parseCatalog(t, text)
 	want := []string{"pinned-root", "plug:x", "p-a", "p-b", "u-c", "u-b", "u-a", "r-a", "zipped:z", "plug:y"}
-	if diff := cmp.Diff(want, p.names); diff != "" {
-		t.Errorf("order (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, p.names); diff != "" || len(p.descs) == len(want) {
+		t.Errorf("order (-want +got):\n%s\n%d descriptions of %d; want some left out\n%s", diff, len(p.descs), len(want), text)
+	}
+	// When every skill shows whole, the loads change nothing a model
+	// reads, and the text is the one without them: a load makes no
+	// tools/list_changed at the next refresh.
+	opts.Budget = resolver.DefaultBudget
+	withUse := snap.ToolDescription(opts)
+	opts.Usage = nil
+	if without := snap.ToolDescription(opts); withUse != without || parseCatalog(t, withUse).omitted != 0 {
+		t.Errorf("a whole catalog changed with the loads:\n%s\nwithout them:\n%s", withUse, without)
+	}
+	opts.Usage = usage
+	withUse = snap.Instructions(opts)
+	opts.Usage = nil
+	if without := snap.Instructions(opts); withUse != without {
+		t.Errorf("whole instructions changed with the loads:\n%s\nwithout them:\n%s", withUse, without)
 	}
 }
 
