@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -321,9 +322,14 @@ func (s *Server) readFiles(ctx context.Context, a resolver.Address, uri string) 
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is a file, not a folder: read it without the trailing '/'", clipURI(uri))}
 		}
 	}
-	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxCollectionFiles, Allow: s.walkAllow(sk, a.File)})
+	var closed string // the first folder that cannot be read
+	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxCollectionFiles, Allow: s.walkAllow(sk, a.File),
+		Unreadable: func(dir string, _ error) { closed = cmp.Or(closed, dir) }})
 	if err != nil {
 		return nil, sources.Confine(a.File, err)
+	}
+	if closed != "" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: its folder %s cannot be read by the user skillmux runs as; read the other files one by one (resources/directory/read lists them)", clipURI(uri), closed)}
 	}
 	if truncated {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s holds more than %d files: read them one by one (resources/directory/read lists them)", clipURI(uri), maxCollectionFiles)}

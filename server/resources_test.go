@@ -594,7 +594,8 @@ func TestReadPermissionDenied(t *testing.T) {
 		"pdf/references/shut.md": "shut",
 	})
 	sourcetest.Chmod(t, filepath.Join(root, "pdf", "references", "shut.md"), 0)
-	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "2025-11-25", nil)
+	srv := server.New(newResolver(t, dirtree.New(root, nil)), nil)
+	cs := connect(t, srv, "2025-11-25", nil)
 	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://pdf/references/shut.md"})
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, "permission denied") {
@@ -611,5 +612,15 @@ func TestReadPermissionDenied(t *testing.T) {
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "skill_resource", Arguments: map[string]any{"skill": "pdf", "path": "closed"}})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "cannot list closed/ of skill pdf: permission denied") {
 		t.Errorf("skill_resource of a folder closed to skillmux: %v %+v", err, res)
+	}
+	// Nor is the skill served whole without it, once its file is open.
+	sourcetest.Chmod(t, filepath.Join(root, "pdf", "references", "shut.md"), 0o644)
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://pdf/"})
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, "its folder closed cannot be read") {
+		t.Errorf("read of the skill's folder with a folder closed: %v; want -32602 naming closed", err)
+	}
+	// skills/list leaves it out: a host would copy it without that folder.
+	if entries, _ := allSkills(t, extClient(t, srv, "2025-11-25", nil)); len(entries) != 0 {
+		t.Errorf("skills/list with a folder of the skill closed: %d entries, want none", len(entries))
 	}
 }

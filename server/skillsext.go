@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -229,10 +230,16 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 	}
 	fsys, done := sources.Pin(sk.Files)
 	defer done()
-	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxSkillResources, Allow: s.walkAllow(sk, "")})
+	var closed string // the first folder that cannot be read
+	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxSkillResources, Allow: s.walkAllow(sk, ""),
+		Unreadable: func(dir string, _ error) { closed = cmp.Or(closed, dir) }})
 	switch {
 	case err != nil:
 		return nil, fmt.Sprintf("its files cannot be listed: %v", unwrapPathError(err))
+	case closed != "":
+		// A host copies the files an entry lists: it would get the skill
+		// without those.
+		return nil, fmt.Sprintf("its folder %s cannot be read by the user skillmux runs as", closed)
 	case truncated:
 		return nil, fmt.Sprintf("it has more than %d files, the extension's limit for one skill", maxSkillResources)
 	}

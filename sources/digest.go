@@ -35,6 +35,11 @@ type WalkOptions struct {
 	// is entered only if Allow(folder, true), a file is listed only if
 	// Allow(file, false).
 	Allow func(path string, dir bool) bool
+	// Unreadable, if set, is told of each folder that cannot be read
+	// (closed to the user skillmux runs as, say), which the walk leaves
+	// out: a caller that serves the skill whole can refuse to serve it
+	// without those files rather than serve less than the skill.
+	Unreadable func(dir string, err error)
 }
 
 // maxWalkDirs bounds the folders one walk enters: symlinks between
@@ -94,7 +99,12 @@ func WalkFiles(fsys fs.FS, opts *WalkOptions) (files []WalkedFile, truncated boo
 		}
 		entries, err := readDirStat(fsys, dir)
 		if err != nil {
-			return true // unreadable: skipped, as ListFiles does
+			// Unreadable: skipped, as ListFiles does; gone since it
+			// was listed is no one's concern.
+			if o.Unreadable != nil && !errors.Is(err, fs.ErrNotExist) {
+				o.Unreadable(dir, err)
+			}
+			return true
 		}
 		ancestors = append(ancestors, key)
 		defer func() { ancestors = ancestors[:len(ancestors)-1] }()

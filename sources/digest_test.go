@@ -3,13 +3,16 @@ package sources_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -105,6 +108,44 @@ func TestWalkFiles(t *testing.T) {
 
 // Digests agree with sha256sum, are read once while a file is unchanged,
 // and only the changed file is read again.
+// closedFS is a MapFS with one folder that cannot be read.
+type closedFS struct {
+	fstest.MapFS
+	closed string
+}
+
+func (c closedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name == c.closed {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return c.MapFS.ReadDir(name)
+}
+
+// A folder that cannot be read is left out of the walk, and told: a
+// caller that serves the skill whole must not serve it without it.
+func TestWalkFilesTellsUnreadableFolders(t *testing.T) {
+	fsys := closedFS{MapFS: fstest.MapFS{
+		"SKILL.md":       {Data: []byte("---\nname: x\n---\n")},
+		"refs/a.md":      {Data: []byte("a")},
+		"closed/b.md":    {Data: []byte("b")},
+		"closed/in/c.md": {Data: []byte("c")},
+	}, closed: "closed"}
+	var told []string
+	files, _, err := sources.WalkFiles(fsys, &sources.WalkOptions{Unreadable: func(dir string, err error) {
+		if !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("%s: %v", dir, err)
+		}
+		told = append(told, dir)
+	}})
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	if err != nil || !slices.Equal(paths, []string{"SKILL.md", "refs/a.md"}) || !slices.Equal(told, []string{"closed"}) {
+		t.Errorf("files %v, told %v, err %v; want SKILL.md and refs/a.md, and closed told", paths, told, err)
+	}
+}
+
 func TestDigests(t *testing.T) {
 	dir := t.TempDir()
 	mkfile(t, filepath.Join(dir, "SKILL.md"), "---\nname: s\ndescription: d\n---\nbody\r\n")
