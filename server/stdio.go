@@ -280,7 +280,7 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 		if !exactID(msg.id) {
 			g.logger.Warn("request id refused; answered with -32600", "id", preview(msg.id))
 			return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
-				"invalid request: the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"))
+				"invalid request: the id must be a string of valid Unicode (no lone surrogate) or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"))
 		}
 		if why, ok := methodNotServed(msg.req.Method); ok {
 			// Answered here, never by the SDK, which answers every -32601

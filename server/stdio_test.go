@@ -649,7 +649,7 @@ func TestStdioNoCacheFieldsBefore2026(t *testing.T) {
 // JSON-RPC asks that an answer carry the request's id exactly. The SDK
 // decodes ids through float64, so the guard refuses those it would alter.
 func TestStdioIDs(t *testing.T) {
-	const rule = "the id must be a string or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"
+	const rule = "the id must be a string of valid Unicode (no lone surrogate) or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"
 	tests := []struct {
 		id   string // as sent
 		want string // the reply
