@@ -8,7 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/skillmux/skillmux/internal/editdist"
 	"github.com/skillmux/skillmux/sources"
@@ -232,8 +235,9 @@ func (r reached) again(sk *sources.Skill) bool {
 // the skills that have them, in the snapshot's order. A lookup by exact
 // name never needs it, so a refresh does not build it.
 type nameIndex struct {
-	once sync.Once
-	m    map[string][]*sources.Skill
+	once     sync.Once
+	m        map[string][]*sources.Skill
+	accented []string // the keys of m that are not ASCII
 }
 
 func (s *Snapshot) byName() map[string][]*sources.Skill {
@@ -241,6 +245,9 @@ func (s *Snapshot) byName() map[string][]*sources.Skill {
 		s.names.m = make(map[string][]*sources.Skill, len(s.skills))
 		for _, sk := range s.skills {
 			k := sources.NameKey(sk.Ref.Name)
+			if s.names.m[k] == nil && !isASCII(k) {
+				s.names.accented = append(s.names.accented, k)
+			}
 			s.names.m[k] = append(s.names.m[k], sk)
 		}
 	})
@@ -476,13 +483,37 @@ func (s *Snapshot) suggest(key string) []string {
 	var cs []cand
 	ref := sources.ParseRef(key)
 	short := ref.Name
+	bare := withoutMarks(short)
 	limit := min(maxEdits, max(2, len(short)/3))
-	for n, skills := range s.byName() {
+	names := s.byName()
+	// Accents typed or not ("ete" for "été") are nearer than any typo,
+	// which the bytes of an accented letter are not: the names with
+	// accents, few if any, are compared without them first.
+	bareDist := map[string]int{}
+	for _, n := range s.names.accented {
+		if d := editdist.AtMost(bare, withoutMarks(n), limit); d <= limit {
+			bareDist[n] = d
+		}
+	}
+	if bare != short {
+		for n := range names {
+			if _, done := bareDist[n]; !done && isASCII(n) {
+				if d := editdist.AtMost(bare, n, limit); d <= limit {
+					bareDist[n] = d
+				}
+			}
+		}
+	}
+	for n, skills := range names {
 		sub := len(short) >= 3 && (strings.Contains(n, short) || strings.Contains(short, n))
-		if abs(len(n)-len(short)) > limit && !sub {
+		db, accent := bareDist[n]
+		if abs(len(n)-len(short)) > limit && !sub && !accent {
 			continue // too far apart to be a typo, and no substring
 		}
 		d := editdist.AtMost(short, n, limit)
+		if accent {
+			d = min(d, db)
+		}
 		for _, sk := range skills {
 			dk := d
 			if ref.IsQualified() {
@@ -512,6 +543,29 @@ func (s *Snapshot) suggest(key string) []string {
 		out = append(out, c.name)
 	}
 	return out
+}
+
+// withoutMarks is s without its combining marks (accents), as decomposed:
+// "été" is "ete".
+func withoutMarks(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Mn, r) {
+			return -1
+		}
+		return r
+	}, norm.NFD.String(s))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func abs(n int) int {

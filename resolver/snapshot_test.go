@@ -38,7 +38,7 @@ func load(t *testing.T, srcs ...sources.Source) *resolver.Snapshot {
 
 func TestLookup(t *testing.T) {
 	snap := load(t,
-		fake("user", "", "pdf", "docx", "Release-Notes"),
+		fake("user", "", "pdf", "docx", "Release-Notes", "été", "beta"),
 		fake("project", "", "pdf", "csv"),
 		fake("discord-src", "discord", "access", "configure"),
 		fake("telegram-src", "telegram", "access"),
@@ -62,6 +62,8 @@ func TestLookup(t *testing.T) {
 		{"acess", "", sources.ErrNotFound, []string{"discord:access", "telegram:access"}},
 		{"slack:access", "", sources.ErrNotFound, []string{"discord:access"}},
 		{"zzzzzzzz", "", sources.ErrNotFound, nil},
+		{"ete", "", sources.ErrNotFound, []string{"did you mean été, beta?"}}, // accents not typed: nearest
+		{"étè", "", sources.ErrNotFound, []string{"did you mean été"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
