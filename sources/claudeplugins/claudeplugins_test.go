@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -358,6 +359,33 @@ func TestEmptyInstallRecord(t *testing.T) {
 			if p.Name == "gone@m" && (p.State != sources.PackageInvalid || !strings.Contains(p.Reason, "empty")) {
 				t.Errorf("%s: gone@m is %s: %q", rec, p.State, p.Reason)
 			}
+		}
+	}
+}
+
+// An installPath that is relative, or a file, is that plugin's error, said
+// as such: not a folder looked for where skillmux happens to start, nor
+// "not a directory" about a manifest path below a file.
+func TestInstallPathOfTheWrongKind(t *testing.T) {
+	h := newHome(t)
+	h.plugin("fine@m", "fine", true, nil, "ok")
+	file := filepath.Join(t.TempDir(), "settings.json")
+	write(t, file, "{}")
+	h.records["rel@m"] = []any{map[string]any{"scope": "user", "installPath": "plugins/rel"}}
+	h.records["file@m"] = []any{map[string]any{"scope": "user", "installPath": file}}
+	h.userEnabled["rel@m"], h.userEnabled["file@m"] = true, true
+	h.save()
+	l := list(t, claudeplugins.Installed(h.home, nil))
+	if diff := cmp.Diff([]string{"fine:ok"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	var msgs []string
+	for _, d := range l.Problems {
+		msgs = append(msgs, d.Field+": "+d.Message)
+	}
+	for _, want := range []string{`plugins.rel@m.installPath: "plugins/rel" is not an absolute path`, "plugins.file@m.installPath: " + file + " is a file, not the plugin's folder"} {
+		if !slices.ContainsFunc(msgs, func(m string) bool { return strings.HasPrefix(m, want) }) {
+			t.Errorf("problems %q; want one beginning %q", msgs, want)
 		}
 	}
 }

@@ -361,6 +361,20 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package)
 			consider(key, sources.PackageInvalid, "", "its install record has no installPath")
 			continue
 		}
+		if !filepath.IsAbs(rec.InstallPath) {
+			// Claude Code writes absolute paths; a relative one would
+			// name a folder by where skillmux happens to start.
+			probs = append(probs, sources.Diagnostic{Severity: sources.Error, Path: path, Field: "plugins." + key + ".installPath", Rule: "plugin-json",
+				Message: fmt.Sprintf("%q is not an absolute path; this plugin is not served (reinstalling it in Claude Code rewrites it)", rec.InstallPath)})
+			consider(key, sources.PackageInvalid, rec.InstallPath, "its installPath is not an absolute path")
+			continue
+		}
+		if fi, err := os.Stat(rec.InstallPath); err == nil && !fi.IsDir() {
+			probs = append(probs, sources.Diagnostic{Severity: sources.Error, Path: path, Field: "plugins." + key + ".installPath", Rule: "plugin-json",
+				Message: fmt.Sprintf("%s is a file, not the plugin's folder; this plugin is not served (reinstall it in Claude Code)", rec.InstallPath)})
+			consider(key, sources.PackageInvalid, rec.InstallPath, "its installPath is a file, not a folder")
+			continue
+		}
 		if _, err := os.Stat(rec.InstallPath); err != nil {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: path, Field: "plugins." + key + ".installPath", Rule: "missing-path",
 				Message: fmt.Sprintf("%s does not exist; reinstall the plugin in Claude Code", rec.InstallPath)})
