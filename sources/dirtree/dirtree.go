@@ -395,8 +395,11 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 			} else if filepath.Dir(p) != t.root || !t.opts.Learned {
 				// A file outside every skill is nobody's; but it may
 				// have taken the place of a folder of skills (a
-				// checkout), whose skills go with it.
-				st.forget(p)
+				// checkout), whose skills go with it. A file's own
+				// problems (a skill.md misnamed) stay.
+				if st.plain[p] {
+					st.forget(p)
+				}
 				continue
 			}
 		}

@@ -398,6 +398,20 @@ func TestSkillFolderReplacedByAFile(t *testing.T) {
 	}
 }
 
+// A file outside every skill keeps its own problem when it is edited: a
+// misnamed skill.md is still said, as a full scan says it.
+func TestEditedFileOutsideSkillsKeepsItsProblem(t *testing.T) {
+	root := tree(t, map[string]string{"g/skill.md": skillMD("g"), "ok/SKILL.md": skillMD("ok")})
+	tr := dirtree.New(root, nil)
+	before := relist(t, tr)
+	must(t, os.WriteFile(filepath.Join(root, "g", "skill.md"), []byte(skillMD("g")+"more\n"), 0o644))
+	tr.Changed(filepath.Join(root, "g", "skill.md"))
+	after, full := relist(t, tr), list(t, root, nil)
+	if len(full.Problems) != 1 || len(before.Problems) != 1 || len(after.Problems) != 1 {
+		t.Errorf("problems: before %v, after the edit %v, a full scan %v; want the misnamed file said in each", before.Problems, after.Problems, full.Problems)
+	}
+}
+
 // A tree bound to a folder (Options.Within) serves nothing from a root
 // that leads out of it, a link made after the tree was made included, and
 // says so; a root inside is served as any other.
