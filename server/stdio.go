@@ -223,14 +223,24 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 func (g *guard) handle(line []byte, tooLong bool) error {
 	switch {
 	case tooLong:
+		id, answer := leadingID(line)
+		if answer {
+			g.logger.Warn("answer from the client too long; dropped", "limit", MaxLineLength, "line", preview(line))
+			return nil
+		}
 		g.logger.Warn("input line too long; answered with -32600", "limit", MaxLineLength, "line", preview(line))
-		return g.reply(newErrorReply(leadingID(line), jsonrpc.CodeInvalidRequest,
+		return g.reply(newErrorReply(id, jsonrpc.CodeInvalidRequest,
 			fmt.Sprintf("invalid request: the line is longer than %d bytes", MaxLineLength)))
 	case !json.Valid(line):
 		if nestingDepth(line) > maxNesting {
 			// Valid JSON, perhaps, that Go's decoder will not go into.
+			id, answer := leadingID(line)
+			if answer {
+				g.logger.Warn("answer from the client nested too deep; dropped", "line", preview(line))
+				return nil
+			}
 			g.logger.Warn("JSON-RPC message nested too deep; answered with -32600", "line", preview(line))
-			return g.reply(newErrorReply(leadingID(line), jsonrpc.CodeInvalidRequest, tooDeep))
+			return g.reply(newErrorReply(id, jsonrpc.CodeInvalidRequest, tooDeep))
 		}
 		g.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
 		return g.reply(newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"))
@@ -458,34 +468,40 @@ func exactID(id json.RawMessage) bool {
 // id in (see leadingID).
 const headLength = 4 << 10
 
-// leadingID returns the id of a message that cannot be read whole (too
-// long, or nested too deep), when one of its members before the trouble
-// is a usable id: clients write "jsonrpc", "id" and "method" before
-// "params", so that the answer reaches the request that waits for it,
-// rather than going to null while the client waits for ever. It returns
-// nil when none is found.
-func leadingID(b []byte) json.RawMessage {
+// leadingID returns the id of a request that cannot be read whole (too
+// long, or nested too deep), when its members before the trouble are a
+// usable id and its method: clients write "jsonrpc", "id" and "method"
+// before "params", so that the answer reaches the request that waits for
+// it, rather than going to null while the client waits for ever. answer
+// is true when the message is the client's answer to a request of the
+// server's (a "result" or an "error" member), which is never answered.
+func leadingID(b []byte) (id json.RawMessage, answer bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
+		return nil, false
 	}
+	var method bool
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return nil
+			break
 		}
+		if key == "result" || key == "error" {
+			return nil, true
+		}
+		method = method || key == "method"
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil // cut, or too deep: the id is not before this
+			break // cut, or too deep: what follows cannot be told
 		}
-		if key == "id" {
-			if len(v) > 0 && v[0] != 'n' && exactID(v) {
-				return replyID(v)
-			}
-			return nil
+		if key == "id" && len(v) > 0 && v[0] != 'n' && exactID(v) {
+			id = v
 		}
 	}
-	return nil
+	if !method {
+		return nil, false
+	}
+	return replyID(id), false
 }
 
 // replyID is the id an error reply carries: the bytes the client sent when

@@ -834,6 +834,10 @@ func TestStdioLongLines(t *testing.T) {
 	if got, want := w.recvLine(), fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"invalid request: the line is longer than %d bytes"}}`, server.MaxLineLength); got != want {
 		t.Errorf("too long:\n got %s\nwant %s", got, want)
 	}
+	// An answer from the client (to the server's roots/list, say) is
+	// never answered, too long or not: its id is one of the server's.
+	w.send(`{"jsonrpc":"2.0","id":7,"result":{"roots":[{"uri":"file:///` + strings.Repeat("x", server.MaxLineLength) + `"}]}}`)
+	w.send(`{"jsonrpc":"2.0","id":8,"result":{"x":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}`)
 	// An id after the too long member cannot be told.
 	idLast := `{"jsonrpc":"2.0","method":"ping","params":{"pad":"` + strings.Repeat("x", server.MaxLineLength) + `"},"id":10}`
 	w.send(idLast)
