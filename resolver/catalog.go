@@ -535,15 +535,26 @@ func fill(entries *ordered, budget int, f catalogFormat) (text string, whole boo
 // at the next refresh for nothing. A catalog of more skills than a
 // quarter of the budget never shows whole ("\n- x" is four units).
 func (s *Snapshot) byUse(o *CatalogOptions, render func(*ordered) (string, bool)) string {
-	if o.Usage != nil && len(s.skills) <= o.Budget/4 {
+	order := s.catalogOrder(o)
+	if order.byUse() && order.Len() <= o.Budget/4 {
 		plain := *o
 		plain.Usage = nil
 		if text, whole := render(s.catalogOrder(&plain)); whole {
 			return text
 		}
 	}
-	text, _ := render(s.catalogOrder(o))
+	text, _ := render(order)
 	return text
+}
+
+// byUse reports whether a use count moved a skill in the order.
+func (od *ordered) byUse() bool {
+	for _, used := range od.used {
+		if len(used) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // cleanCut shortens s to at most limit units at a clean cut, marked with

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -269,6 +270,18 @@ func TestCatalogOrder(t *testing.T) {
 	opts.Usage = nil
 	if without := snap.Instructions(opts); withUse != without {
 		t.Errorf("whole instructions changed with the loads:\n%s\nwithout them:\n%s", withUse, without)
+	}
+	// Skills the catalog does not offer count for nothing: three shown
+	// whole beside 600 hidden ones are still ordered by name.
+	hidden := &sourcetest.Fake{SourceName: "hidden"}
+	for i := range 600 {
+		hidden.Skills = append(hidden.Skills, sourcetest.FakeSkill{Name: fmt.Sprintf("h%03d", i), Description: "H.", DisableModelInvocation: true})
+	}
+	snap = load(t, fake("few", "", "a", "b", "c"), hidden)
+	usage = &resolver.MemoryUsage{}
+	usage.Record("c")
+	if got := parseCatalog(t, snap.ToolDescription(&resolver.CatalogOptions{Usage: usage})).names; !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("a whole catalog beside hidden skills: %v, want a, b, c", got)
 	}
 }
 

@@ -180,8 +180,8 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 }
 
 // reached tells a skill folder reached again by another path (through a
-// symlink) under a name it is served by already: keyed by
-// sources.Skill.Identity, the keys it is served under so far. It holds
+// symlink) in a namespace it is served in already: keyed by
+// sources.Skill.Identity, the namespaces it is served in so far. It holds
 // only the folders some skill reached through a link, since only those
 // can be reached twice; without links it is nil and costs nothing.
 type reached map[string]map[string]bool
@@ -207,27 +207,29 @@ func reachedTwice(inputs []Input) reached {
 }
 
 // again reports whether sk is a folder an earlier skill reached already
-// under the same name, and records it otherwise: one real folder under
-// one name is one skill, served by the first path that reaches it, and
-// not shadowed by itself. A folder reached under another name (a plugin's
-// skill linked into ~/.claude/skills is also "telegram:access") is served
-// under that name too, as it is when no link is involved: every name a
-// source gives a skill loads it.
+// in the same namespace, and records it otherwise: one real folder is one
+// skill of a namespace, served by the first path that reaches it, and not
+// shadowed by itself, whatever name each path gives it (a link named
+// pdf to a folder pdf-tools with no name: in its front matter). A folder
+// reached in another namespace (a plugin's skill linked into
+// ~/.claude/skills is "access" there, and "telegram:access" in its
+// plugin) is served in that one too, as it is when no link is involved:
+// a plugin's name for its skill never stops loading it.
 func (r reached) again(sk *sources.Skill) bool {
 	id := sk.Identity()
-	keys, linked := r[id]
+	spaces, linked := r[id]
 	if !linked {
 		return false
 	}
-	key := sk.Ref.Key()
-	if keys[key] {
+	ns := sources.NameKey(sk.Ref.Namespace)
+	if spaces[ns] {
 		return true
 	}
-	if keys == nil {
-		keys = map[string]bool{}
-		r[id] = keys
+	if spaces == nil {
+		spaces = map[string]bool{}
+		r[id] = spaces
 	}
-	keys[key] = true
+	spaces[ns] = true
 	return false
 }
 

@@ -418,6 +418,22 @@ func TestOneFolderTwoNames(t *testing.T) {
 	if view := snap.Excluding([]string{sources.ConventionClaudeUser}); view.Len() != 0 {
 		t.Errorf("Claude Code is served again what it loads: %v", view.Skills())
 	}
+
+	// In one namespace, a folder is one skill whatever name a path gives
+	// it: a link "pdf" to a folder "pdf-tools" whose SKILL.md names none.
+	agents := filepath.Join(dir, "agents")
+	sourcetest.WriteFile(t, filepath.Join(agents, "pdf-tools", "SKILL.md"), "---\ndescription: P.\n---\n")
+	if err := os.Symlink(filepath.Join(agents, "pdf-tools"), filepath.Join(user, "pdf")); err != nil {
+		t.Fatal(err)
+	}
+	snap = load(t, dirtree.New(user, &dirtree.Options{Name: "user"}), dirtree.New(agents, &dirtree.Options{Name: "agents"}))
+	served = nil
+	for _, sk := range snap.Skills() {
+		served = append(served, sk.Ref.Key())
+	}
+	if diff := cmp.Diff([]string{"access", "pdf"}, served); diff != "" {
+		t.Errorf("one folder by two names in one namespace (-want +got):\n%s", diff)
+	}
 }
 
 // Learned notes edited while the server runs each stay in the catalog:
