@@ -194,13 +194,20 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 		files[f.Path] = fileMeta{path: f.Path, size: f.Size, sha256: f.Sha256}
 	}
 	// A path listed as a file and as a folder of others ("refs" and
-	// "refs/a.md") cannot be both in the skill's folder: the file goes.
+	// "refs/a.md") cannot be both in the skill's folder: the file goes,
+	// unless it is the SKILL.md, whose skill would go with it.
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			if _, both := files[d]; both {
-				warn("plugin-file-path", "file %q is also the folder of %q; the file is not served", d, p)
-				delete(files, d)
+			if _, both := files[d]; !both {
+				continue
 			}
+			if d == sources.SkillFile {
+				warn("plugin-file-path", "file %q lies in a folder %s, which is the skill's SKILL.md; it is not served", p, d)
+				delete(files, p)
+				break
+			}
+			warn("plugin-file-path", "file %q is also the folder of %q; the file is not served", d, p)
+			delete(files, d)
 		}
 	}
 	if over > 0 {

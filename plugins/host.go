@@ -410,7 +410,7 @@ func (s *Source) listed(l *sources.Listing) *sources.Listing {
 func (s *Source) callFailed(inst *instance, call string, err error, timedOut bool) error {
 	if timedOut {
 		err = fmt.Errorf("the plugin did not answer %s within %s", call, s.o.Timeout)
-	} else if why := exitedDuring(inst, call, err); why != nil {
+	} else if why := exitedDuring(s.life, inst, call, err); why != nil {
 		err = why
 	}
 	s.mu.Lock()
@@ -438,7 +438,7 @@ func (s *Source) callFailed(inst *instance, call string, err error, timedOut boo
 // with its exit status and its last line on stderr: the connection's own
 // error ("error reading from server: EOF") says nothing a user can act
 // on. It returns nil for any other failure.
-func exitedDuring(inst *instance, call string, err error) error {
+func exitedDuring(ctx context.Context, inst *instance, call string, err error) error {
 	if inst == nil || inst.runner == nil || inst.runner.pid == 0 || status.Code(err) != codes.Unavailable {
 		return nil
 	}
@@ -448,6 +448,8 @@ func exitedDuring(inst *instance, call string, err error) error {
 	select {
 	case <-r.exited:
 	case <-t.C:
+		return nil
+	case <-ctx.Done():
 		return nil
 	}
 	if last := r.stderr.lastLine(); last != "" {

@@ -200,6 +200,7 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 			&pluginpb.FileInfo{Path: "negative.md", Size: -5, Sha256: digestOf("x")},
 			&pluginpb.FileInfo{Path: "refs", Size: 1, Sha256: digestOf("x")},
 			&pluginpb.FileInfo{Path: "refs/a.md", Size: 1, Sha256: digestOf("x")},
+			&pluginpb.FileInfo{Path: "SKILL.md/x.md", Size: 1, Sha256: digestOf("x")},
 			&pluginpb.FileInfo{Path: "nodigest.md", Size: 1},
 			&pluginpb.FileInfo{Path: "lies.md", Size: 5, Sha256: digestOf("hello")},
 			&pluginpb.FileInfo{Path: "wrong.md", Size: 5, Sha256: digestOf("hello")},
@@ -263,7 +264,7 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 	for _, d := range good0.Diagnostics {
 		srules[d.Rule]++
 	}
-	if srules["plugin-file-path"] != 4 || srules["plugin-file-size"] != 2 || srules["plugin-file-digest"] != 1 {
+	if srules["plugin-file-path"] != 5 || srules["plugin-file-size"] != 2 || srules["plugin-file-digest"] != 1 {
 		t.Errorf("file diagnostics %v", srules)
 	}
 	for _, d := range good0.Diagnostics {

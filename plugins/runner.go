@@ -263,6 +263,9 @@ func lookPath(name string) error {
 		return err
 	}
 	if interp := interpreter(path); interp != "" {
+		if bare, crlf := strings.CutSuffix(interp, "\r"); crlf {
+			return fmt.Errorf("%s has Windows line ends (CRLF): the system looks for the interpreter %q, carriage return included, and finds none; convert the script to Unix line ends (dos2unix %s)", name, bare+"\r", name)
+		}
 		if _, err := os.Stat(interp); errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s starts with #!%s, and there is no %s: install it, or change the script's first line", name, interp, interp)
 		}
@@ -286,7 +289,9 @@ func interpreter(path string) string {
 	if i := bytes.IndexByte(line, '\n'); i >= 0 {
 		line = line[:i]
 	}
-	fields := strings.Fields(string(line))
+	// Split as the system splits it: at spaces and tabs only, so that a
+	// carriage return stays part of the name.
+	fields := strings.FieldsFunc(string(line), func(r rune) bool { return r == ' ' || r == '\t' })
 	if len(fields) == 0 || !filepath.IsAbs(fields[0]) {
 		return ""
 	}

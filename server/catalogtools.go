@@ -230,6 +230,8 @@ func (s *Server) callSuggest(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	for _, f := range files {
 		text += " " + filepath.Base(f) + " " + strings.TrimPrefix(filepath.Ext(f), ".")
 	}
+	// Words, not the blanks between them, go into the query's bound.
+	text = strings.Join(strings.Fields(text), " ")
 	if utf8.RuneCountInString(text) > resolver.MaxQueryLength { // the task's first words
 		n, i := 0, 0
 		for i = range text {

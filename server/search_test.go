@@ -145,6 +145,7 @@ func TestBadSearchArguments(t *testing.T) {
 		{"skills_list", map[string]any{"includeBody": "yes"}, `argument "includeBody" must be true or false, got a string`},
 		{"skills.search", map[string]any{"query": "  "}, `argument "query" must not be empty`},
 		{"skills.search", map[string]any{"query": "pdf", "limit": 99}, `argument "limit" must be an integer from 1 to 25`},
+		{"skills.search", map[string]any{"query": strings.Repeat("é", resolver.MaxQueryLength+1)}, `"query" is 1001 characters long`},
 		{"check_skill_exists", map[string]any{}, `give exactly one of the arguments "name"`},
 		{"cite_skill", map[string]any{"name": ""}, `argument "name" must not be empty`},
 		{"suggest_skills", map[string]any{"task": "x", "files": "a.pdf"}, `argument "files" must be a list of strings, got a string`},
@@ -364,6 +365,12 @@ func TestCatalogTools(t *testing.T) {
 	}
 	if res, err := callTool(cs, "search_skills", map[string]any{"query": long}); !strings.Contains(refusedArguments(res, err), "query") {
 		t.Errorf("the same text as a query: %v, %v; want it refused as too long", res, err)
+	}
+	// Blanks are not words: a task after a thousand of them is searched.
+	suggest = resolver.SearchResult{}
+	call("suggest_skills", map[string]any{"task": strings.Repeat(" ", 2*resolver.MaxQueryLength) + "add a chart to the spreadsheet"}, &suggest)
+	if len(suggest.Hits) == 0 || suggest.Hits[0].Name != "spreadsheets" {
+		t.Errorf("a task after blanks: %+v", suggest)
 	}
 	// The bound is in characters, as the schema's maxLength counts them:
 	// a query of as many two-byte letters is run.

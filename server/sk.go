@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -109,6 +110,9 @@ func (s *Server) callSkSearch(ctx context.Context, req *mcp.CallToolRequest) (*m
 	query, err := a.query("query", `keywords that must all occur, e.g. {"query": "pdf form"}`)
 	if err != nil {
 		return nil, err
+	}
+	if n := utf8.RuneCountInString(query); n > resolver.MaxQueryLength {
+		return nil, badArgument(fmt.Sprintf("argument %q is %d characters long; a query is at most %d: give a few keywords", "query", n, resolver.MaxQueryLength))
 	}
 	limit, err := a.intIn("limit", 1, resolver.MaxSearchLimit, resolver.DefaultSearchLimit)
 	if err != nil {

@@ -418,21 +418,32 @@ func TestProjectReachedThroughALink(t *testing.T) {
 // problem: it used to make the whole file unreadable, and every plugin it
 // enabled not served.
 func TestEnabledPluginsValueNotBoolean(t *testing.T) {
+	for value, kind := range map[string]string{`"yes"`: "a string", `null`: "null"} {
+		h := newHome(t)
+		h.plugin("on@m", "on", true, nil, "a")
+		h.plugin("odd@m", "odd", true, nil, "b")
+		h.save()
+		settings := filepath.Join(h.home, ".claude", "settings.json")
+		write(t, settings, `{"enabledPlugins": {"on@m": true, "odd@m": `+value+`}}`)
+		l := list(t, claudeplugins.Installed(h.home, nil))
+		if diff := cmp.Diff([]string{"on:a"}, names(l)); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", value, diff)
+		}
+		if len(l.Problems) != 1 {
+			t.Fatalf("%s: problems: %v", value, l.Problems)
+		}
+		if d := l.Problems[0]; d.Path != settings || d.Field != "enabledPlugins.odd@m" || !strings.Contains(d.Message, "must be true or false, not "+kind) {
+			t.Errorf("%s: got %s", value, d)
+		}
+	}
+	// A null does not undo another file's true: it is as if not written.
 	h := newHome(t)
+	project := t.TempDir()
 	h.plugin("on@m", "on", true, nil, "a")
-	h.plugin("odd@m", "odd", true, nil, "b")
 	h.save()
-	settings := filepath.Join(h.home, ".claude", "settings.json")
-	write(t, settings, `{"enabledPlugins": {"on@m": true, "odd@m": "yes"}}`)
-	l := list(t, claudeplugins.Installed(h.home, nil))
-	if diff := cmp.Diff([]string{"on:a"}, names(l)); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if len(l.Problems) != 1 {
-		t.Fatalf("problems: %v", l.Problems)
-	}
-	if d := l.Problems[0]; d.Path != settings || d.Field != "enabledPlugins.odd@m" || !strings.Contains(d.Message, "must be true or false, not a string") {
-		t.Errorf("got %s", d)
+	write(t, filepath.Join(project, ".claude", "settings.local.json"), `{"enabledPlugins": {"on@m": null}}`)
+	if got := names(list(t, claudeplugins.Installed(h.home, &claudeplugins.Options{ProjectDirs: []string{project}}))); !slices.Equal(got, []string{"on:a"}) {
+		t.Errorf("a null in a project's settings: %v, want on:a served", got)
 	}
 }
 

@@ -1,6 +1,7 @@
 package claudeplugins
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -480,9 +481,10 @@ func (s *Source) enabled() (map[string]setting, []string, []sources.Diagnostic) 
 		// file's other settings stand, and this one is as if not written.
 		for _, k := range slices.Sorted(maps.Keys(settings.EnabledPlugins)) {
 			var on bool
-			if err := json.Unmarshal(settings.EnabledPlugins[k], &on); err != nil {
+			raw := settings.EnabledPlugins[k]
+			if err := json.Unmarshal(raw, &on); err != nil || string(bytes.TrimSpace(raw)) == "null" {
 				probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: f, Field: "enabledPlugins." + k, Rule: "json",
-					Message: "must be true or false, not " + jsonValueKind(settings.EnabledPlugins[k]) + "; this file's setting for the plugin is ignored"})
+					Message: "must be true or false, not " + jsonValueKind(raw) + "; this file's setting for the plugin is ignored"})
 				continue
 			}
 			out[k] = setting{on: on, file: f}
