@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -322,14 +321,13 @@ func (s *Server) readFiles(ctx context.Context, a resolver.Address, uri string) 
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is a file, not a folder: read it without the trailing '/'", clipURI(uri))}
 		}
 	}
-	var closed string // the first folder that cannot be read
-	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxCollectionFiles, Allow: s.walkAllow(sk, a.File),
-		Unreadable: func(dir string, _ error) { closed = cmp.Or(closed, dir) }})
+	var closed unreadable
+	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxCollectionFiles, Allow: s.walkAllow(sk, a.File), Unreadable: closed.note})
 	if err != nil {
 		return nil, sources.Confine(a.File, err)
 	}
-	if closed != "" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: its folder %s cannot be read by the user skillmux runs as; read the other files one by one (resources/directory/read lists them)", clipURI(uri), closed)}
+	if closed.dir != "" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: %s; read the other files one by one (resources/directory/read lists them)", clipURI(uri), closed.String())}
 	}
 	if truncated {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s holds more than %d files: read them one by one (resources/directory/read lists them)", clipURI(uri), maxCollectionFiles)}
@@ -669,4 +667,28 @@ func (r *withoutCacheFields) MarshalJSON() ([]byte, error) {
 type readResultBefore2026 struct {
 	mcp.ResultBase
 	Contents []*mcp.ResourceContents `json:"contents"`
+}
+
+// unreadable is the first folder of a skill that a walk could not read
+// (sources.WalkOptions.Unreadable), and why.
+type unreadable struct {
+	dir string
+	err error
+}
+
+func (u *unreadable) note(dir string, err error) {
+	if u.dir == "" {
+		u.dir, u.err = dir, err
+	}
+}
+
+func (u *unreadable) String() string {
+	what := "its folder " + u.dir
+	if u.dir == "." {
+		what = "its own folder"
+	}
+	if errors.Is(u.err, fs.ErrPermission) {
+		return what + " cannot be read by the user skillmux runs as (permission denied)"
+	}
+	return fmt.Sprintf("%s cannot be read (%v)", what, unwrapPathError(u.err))
 }

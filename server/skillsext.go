@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -230,16 +229,15 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 	}
 	fsys, done := sources.Pin(sk.Files)
 	defer done()
-	var closed string // the first folder that cannot be read
-	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxSkillResources, Allow: s.walkAllow(sk, ""),
-		Unreadable: func(dir string, _ error) { closed = cmp.Or(closed, dir) }})
+	var closed unreadable
+	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxSkillResources, Allow: s.walkAllow(sk, ""), Unreadable: closed.note})
 	switch {
 	case err != nil:
 		return nil, fmt.Sprintf("its files cannot be listed: %v", unwrapPathError(err))
-	case closed != "":
+	case closed.dir != "":
 		// A host copies the files an entry lists: it would get the skill
 		// without those.
-		return nil, fmt.Sprintf("its folder %s cannot be read by the user skillmux runs as", closed)
+		return nil, closed.String()
 	case truncated:
 		return nil, fmt.Sprintf("it has more than %d files, the extension's limit for one skill", maxSkillResources)
 	}
