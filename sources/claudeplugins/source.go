@@ -445,6 +445,9 @@ func (s *Source) inProject(p string) bool {
 	if slices.Contains(s.projects, p) || slices.Contains(s.realProjects, p) {
 		return true
 	}
+	if !filepath.IsAbs(p) {
+		return false // Claude Code records absolute paths; this one names no folder
+	}
 	real, err := filepath.EvalSymlinks(p)
 	return err == nil && (slices.Contains(s.projects, real) || slices.Contains(s.realProjects, real))
 }
