@@ -546,23 +546,31 @@ func (r *readCounted) List(ctx context.Context) (*sources.Listing, error) {
 // read of a skill whose files are read as they are opened (a source
 // plugin's) reads nothing before its share of the budget is taken.
 func TestReadsWaitForBudget(t *testing.T) {
-	src := &readCounted{Source: &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{
-		{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a"}},
-	}}}
-	srv := server.New(newResolver(t, src), nil)
-	cs := connect(t, srv, "2025-11-25", nil)
-	// The search index reads every SKILL.md once, after the handshake.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if done, todo := srv.IndexProgress(); todo > 0 && done == todo {
-			break
+	// Each read has a server of its own: a read the client gave up on may
+	// still be waiting in the server when the budget is released, and
+	// read then, which must not count for the next one.
+	serve := func(t *testing.T) (*readCounted, *server.Server, *mcp.ClientSession) {
+		src := &readCounted{Source: &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{
+			{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a"}},
+		}}}
+		srv := server.New(newResolver(t, src), nil)
+		cs := connect(t, srv, "2025-11-25", nil)
+		// The search index reads every SKILL.md once, after the handshake.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if done, todo := srv.IndexProgress(); todo > 0 && done == todo {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the search index was not built within 10 s")
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the search index was not built within 10 s")
-		}
+		src.reads.Store(0)
+		return src, srv, cs
 	}
-	for name, read := range contentReads(cs) {
+	for name := range contentReads(nil) {
 		t.Run(name, func(t *testing.T) {
-			src.reads.Store(0)
+			src, srv, cs := serve(t)
+			read := contentReads(cs)[name]
 			release := srv.HoldReads()
 			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 			err := read(ctx)
