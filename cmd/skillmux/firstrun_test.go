@@ -99,7 +99,7 @@ func TestUsageErrorsExitTwoWithAHint(t *testing.T) {
 		{[]string{"help", "lst"}, `unknown command "lst" (did you mean "list"?); run 'skillmux --help' for the commands`},
 		{[]string{"help", "nosuch"}, `unknown command "nosuch"; run 'skillmux --help' for the commands`},
 		{[]string{"completion", "nope"}, `completion: unknown shell "nope"; give one of bash, zsh, fish or powershell`},
-		{[]string{"list", "extra"}, `list takes no arguments, got "extra"`},
+		{[]string{"version", "extra"}, `version takes no arguments, got "extra"`},
 		{[]string{"show"}, "show takes one skill NAME"},
 		{[]string{"list", "--root", ""}, "--root (or a folder argument) is empty"},
 		{[]string{"search", "--root", " ", "pdf"}, "--root (or a folder argument) is empty"},

@@ -147,10 +147,12 @@ func newListCmd(e *env) *cobra.Command {
 	var asJSON, all bool
 	var client string
 	cmd := &cobra.Command{
-		Use:   "list",
+		Use:   "list [DIR...]",
 		Short: "List the skills the server would serve",
 		Long: `List the catalog as the server sees it: each skill's qualified name, source,
-description and location. Files that were skipped and folders that are
+description and location. Folders given as arguments are served as with
+--root, as serve takes them: a serve command line, with list in place of
+serve, lists what it serves. Files that were skipped and folders that are
 missing are reported on stderr first. A skill the model is not offered in
 full is tagged: [name-only] and [off] by catalog.visibility, [user-invoked]
 by disable-model-invocation: true in its front matter.
@@ -164,11 +166,12 @@ that clientInfo name sees it: without the skill folders it loads itself
 (claude-code, codex-mcp-client, cursor-vscode, github-copilot-developer,
 gemini-cli-mcp-client; see the README).`,
 		Example: `  skillmux list --root examples/skills
+  skillmux list ~/skills ~/team-skills
   skillmux list --all
   skillmux list --client claude-code
   skillmux list --all --json`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.roots = append(args, f.roots...) // as serve takes them
 			text := !asJSON
 			snap, s, err := loadCatalog(cmd, e, &f, !(all && text))
 			if err != nil {

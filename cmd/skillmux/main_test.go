@@ -100,6 +100,23 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
+// list takes folders as serve does, so that a serve command line with
+// list in its place lists what it serves.
+func TestListTakesFoldersAsServeDoes(t *testing.T) {
+	env, dir := isolatedEnv(t), t.TempDir()
+	byArg, _, err := runIn(t, env, dir, "list", examples(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRoot, _, err := runIn(t, env, dir, "list", "--root", examples(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if byArg != byRoot || !strings.Contains(byArg, "release-notes") {
+		t.Errorf("list DIR:\n%s\nlist --root DIR:\n%s", byArg, byRoot)
+	}
+}
+
 func TestListJSON(t *testing.T) {
 	out, _, err := runCLI(t, "", "list", "--root", examples(t), "--json")
 	if err != nil {
