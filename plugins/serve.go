@@ -45,7 +45,8 @@ var (
 //	func main() {
 //		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //		defer stop()
-//		if err := plugins.Serve(ctx, mySource, nil); err != nil {
+//		// skillmux stops a plugin with SIGTERM: a clean stop.
+//		if err := plugins.Serve(ctx, mySource, nil); err != nil && !errors.Is(err, context.Canceled) {
 //			fmt.Fprintln(os.Stderr, err)
 //			os.Exit(1)
 //		}

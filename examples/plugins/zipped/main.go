@@ -22,6 +22,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -38,7 +39,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	src := NewBundles(os.Args[1], nil)
-	if err := plugins.Serve(ctx, src, &plugins.ServeOptions{Version: "1.0.0"}); err != nil {
+	// skillmux stops a plugin with SIGTERM, which ends ctx: a clean stop.
+	if err := plugins.Serve(ctx, src, &plugins.ServeOptions{Version: "1.0.0"}); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "zipped:", err)
 		os.Exit(1)
 	}
