@@ -186,7 +186,11 @@ gemini-cli-mcp-client; see the README).`,
 					// misspelt name: say so, lest a typo pass for a check.
 					names := server.NativeClientNames()
 					hint := ""
-					if best := editdist.Closest(strings.ToLower(client), names, max(2, len(client)/3)); best != "" {
+					best := editdist.Closest(strings.ToLower(client), names, max(2, len(client)/3))
+					if i := slices.IndexFunc(names, func(n string) bool { return strings.HasPrefix(n, strings.ToLower(client)) }); best == "" && client != "" && i >= 0 {
+						best = names[i] // "claude" for claude-code
+					}
+					if best != "" {
 						hint = fmt.Sprintf(" (did you mean %q?)", best)
 					}
 					fmt.Fprintf(e.stderr, "warning: --client %q is not a client whose own folders are left out%s, so it is served the full catalog shown; those clients are %s\n", client, hint, strings.Join(names, ", "))
