@@ -136,7 +136,9 @@ Skills come from, in precedence order for equal names:
     repository root, nearest first; skills/ at the repository root; then
     every .claude/skills below the working folder, within the repository
     (when the client declares MCP roots, its roots are the project instead);
-  - the sources of the configuration file (.skillmux.yaml, see --config);
+  - the sources of the configuration files: your own
+    (~/.config/skillmux/config.yaml), then the workspace's .skillmux.yaml
+    (see --config and the README's Trust), source plugins among them;
   - the folders given as arguments or with --root (repeatable), else
     $SKILLS_DIR (paths separated by ':' or ',');
   - Claude Code plugins: those given with --plugin-dir and those installed
