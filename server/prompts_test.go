@@ -15,7 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/sourcetest"
@@ -230,9 +229,7 @@ func TestPromptsListChanged(t *testing.T) {
 
 func testPromptsListChanged(t *testing.T) {
 	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
-	r := newResolver(t, src)
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, src)
 	connectPrompts := func(name string) (*mcp.ClientSession, chan struct{}) {
 		changed := make(chan struct{}, 8)
 		st, ct := mcp.NewInMemoryTransports()

@@ -41,6 +41,16 @@ func skillsDir(t testing.TB) string {
 	return root
 }
 
+// refreshing returns a resolver over srcs, reloaded, and a server that
+// refreshes at each of its swaps, as serve wires them.
+func refreshing(t testing.TB, srcs ...sources.Source) (*resolver.Resolver, *server.Server) {
+	t.Helper()
+	r := newResolver(t, srcs...)
+	srv := server.New(r, nil)
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	return r, srv
+}
+
 func newResolver(t testing.TB, srcs ...sources.Source) *resolver.Resolver {
 	t.Helper()
 	r := resolver.New(srcs, nil)
@@ -257,9 +267,7 @@ func TestRefreshNotifiesAndNewSessionsSeeNewCatalog(t *testing.T) {
 
 func refreshNotifies(t *testing.T, version string) {
 	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
-	r := newResolver(t, src)
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, src)
 	changed := make(chan struct{}, 4)
 	cs := connect(t, srv, version, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },

@@ -21,7 +21,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/sourcetest"
@@ -1048,9 +1047,7 @@ func TestStdioParamsOfTheWrongShape(t *testing.T) {
 func TestStdioListChangedAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
-		r := newResolver(t, src)
-		srv := server.New(r, nil)
-		r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+		r, srv := refreshing(t, src)
 		w := serve(t, context.Background(), srv)
 		w.handshake()
 		for i, method := range []string{"tools/list", "prompts/list", "resources/list"} {

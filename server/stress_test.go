@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/skillmux/skillmux/resolver"
-	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
@@ -22,9 +20,7 @@ func TestConcurrentClientsDuringRefreshes(t *testing.T) {
 		src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: fmt.Sprintf("skill-%02d", i), Description: "Stable."})
 	}
 	var mu sync.Mutex // guards src between reloads
-	r := newResolver(t, &lockedSource{Fake: src, mu: &mu})
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, &lockedSource{Fake: src, mu: &mu})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

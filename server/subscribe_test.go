@@ -102,9 +102,7 @@ func testSubscriptions(t *testing.T) {
 		{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a", "b.md": "b"}},
 		{Name: "two", Description: "Two.", Files: map[string]string{"x/y.md": "y"}},
 	}}
-	r := newResolver(t, src)
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, src)
 	n := &notes{}
 	cs := connect(t, srv, "2025-11-25", n.options())
 	listResources(t, cs)
@@ -154,9 +152,7 @@ func TestSubscriptionsRealFiles(t *testing.T) { synctest.Test(t, testSubscriptio
 
 func testSubscriptionsRealFiles(t *testing.T) {
 	rt := newResourceTree(t)
-	r := newResolver(t, dirtree.New(rt.root, nil))
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, dirtree.New(rt.root, nil))
 	n := &notes{}
 	cs := connect(t, srv, "2025-11-25", n.options())
 	listResources(t, cs)
@@ -201,9 +197,7 @@ func TestResourceListChangedPerView(t *testing.T) { synctest.Test(t, testResourc
 
 func testResourceListChangedPerView(t *testing.T) {
 	claude, agents, mine := nativeCatalog()
-	r := newResolver(t, claude, agents, mine)
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, claude, agents, mine)
 	ccNotes, otherNotes := &notes{}, &notes{}
 	listResources(t, connectNamed(t, srv, "claude-code", ccNotes.options()))
 	listResources(t, connectNamed(t, srv, "mcp-inspector", otherNotes.options()))
@@ -284,9 +278,7 @@ func TestNoResourceNotesBeforeInitialized(t *testing.T) {
 
 func testNoResourceNotesBeforeInitialized(t *testing.T) {
 	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
-	r := newResolver(t, src)
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, src)
 	send, msgs := rawSession(t, srv)
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	if m := <-msgs; m.(*jsonrpc.Response).ID.Raw() != int64(1) {
@@ -325,9 +317,7 @@ func TestChangeBeforeInitializedIsAnnouncedAfter(t *testing.T) {
 
 func testChangeBeforeInitializedIsAnnouncedAfter(t *testing.T) {
 	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
-	r := newResolver(t, src)
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, src)
 	send, msgs := rawSession(t, srv)
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
@@ -373,9 +363,7 @@ func testRefreshesDoNotCross(t *testing.T) {
 		return sourcetest.FakeSkill{Name: name, Description: name + "."}
 	}
 	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{skill("one")}}
-	r := newResolver(t, src)
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, src)
 	send, msgs := rawSession(t, srv)
 	notes := func() []string {
 		var out []string
@@ -438,9 +426,7 @@ func TestResourceListChangedOnceListed(t *testing.T) {
 
 func testResourceListChangedOnceListed(t *testing.T) {
 	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a"}}}}
-	r := newResolver(t, src)
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, src)
 	n := &notes{}
 	cs := connect(t, srv, "2025-11-25", n.options())
 	subscribe(t, cs, "skill://one/a.md")
@@ -463,9 +449,7 @@ func TestSubscriptionsModernProtocol(t *testing.T) { synctest.Test(t, testSubscr
 
 func testSubscriptionsModernProtocol(t *testing.T) {
 	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One.", Files: map[string]string{"a.md": "a"}}}}
-	r := newResolver(t, src)
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, src)
 	n := &notes{}
 	cs := connect(t, srv, "2026-07-28", n.options())
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/sourcetest"
@@ -118,9 +117,7 @@ func TestListChangedOnlyWhenTheViewChanges(t *testing.T) {
 
 func testListChangedOnlyWhenTheViewChanges(t *testing.T) {
 	claude, agents, mine := nativeCatalog()
-	r := newResolver(t, claude, agents, mine)
-	srv := server.New(r, nil)
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	r, srv := refreshing(t, claude, agents, mine)
 	cc, ccChanged := connectAs(t, srv, "claude-code")
 	other, otherChanged := connectAs(t, srv, "mcp-inspector")
 	before := toolDescription(t, cc)
