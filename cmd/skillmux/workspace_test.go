@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 func skillMD(name, desc string) string {
@@ -265,48 +261,18 @@ func writeFileRet(t *testing.T, path, content string) string {
 // TestBinaryFollowsClientRoots: a client that declares roots gets the
 // skills of its root's project, and a change of roots is followed.
 func TestBinaryFollowsClientRoots(t *testing.T) {
-	bin := buildBinary(t)
 	w := newWorkspace(t)
 	other := t.TempDir()
 	writeFile(t, filepath.Join(other, ".claude/skills/other-project/SKILL.md"), skillMD("other-project", "Only in the other project."))
-	cmd := exec.Command(bin, "serve", "--no-builtin", "--config", writeFileRet(t, filepath.Join(t.TempDir(), "c.yaml"), "sources:\n  - type: project\n"))
-	cmd.Env, cmd.Dir = w.environ, w.sub
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := make(chan map[string]any, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var m map[string]any
-			json.Unmarshal(sc.Bytes(), &m)
-			lines <- m
-		}
-		close(lines)
-	}()
-	send := func(s string) { io.WriteString(stdin, s+"\n") }
+	s := startServe(t, w.environ, w.sub, "--no-builtin", "--config", writeFileRet(t, filepath.Join(t.TempDir(), "c.yaml"), "sources:\n  - type: project\n"))
+	send := s.send
 	next := func(what string) map[string]any {
 		t.Helper()
-		for {
-			select {
-			case m, ok := <-lines:
-				if !ok {
-					t.Fatalf("server ended while waiting for %s:\n%s", what, stderr.String())
-				}
-				if m["method"] == "notifications/resources/list_changed" || m["method"] == "notifications/prompts/list_changed" {
-					continue // the skill:// resources and prompts changed too; not what this test is about
-				}
-				return m
-			case <-time.After(10 * time.Second):
-				t.Fatalf("no %s:\n%s", what, stderr.String())
-			}
-		}
+		// The skill:// resources and prompts change too; not what this
+		// test is about.
+		return s.next(what, func(m map[string]any) bool {
+			return m["method"] != "notifications/resources/list_changed" && m["method"] != "notifications/prompts/list_changed"
+		})
 	}
 	roots := func(dir string) string {
 		return `{"roots":[{"uri":"file://` + filepath.ToSlash(dir) + `","name":"ws"}]}`
@@ -342,8 +308,6 @@ func TestBinaryFollowsClientRoots(t *testing.T) {
 	if res := next("tools/call"); res["result"] == nil || res["result"].(map[string]any)["isError"] == true {
 		t.Errorf("repo-only after the roots changed back: %v", res)
 	}
-	stdin.Close()
-	cmd.Wait()
 }
 
 // A cloned repository's .skillmux.yaml neither runs a program nor puts
