@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,7 +207,7 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 		if !tooLong {
 			buf = append(buf, chunk...)
 			if len(bytes.TrimSuffix(buf, []byte("\n"))) > MaxLineLength {
-				tooLong, buf = true, slices.Clip(buf[:headLength])
+				tooLong, buf = true, bytes.Clone(buf[:headLength]) // the rest is let go
 			}
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -223,24 +222,12 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 func (g *guard) handle(line []byte, tooLong bool) error {
 	switch {
 	case tooLong:
-		id, answer := leadingID(line)
-		if answer {
-			g.logger.Warn("answer from the client too long; dropped", "limit", MaxLineLength, "line", preview(line))
-			return nil
-		}
-		g.logger.Warn("input line too long; answered with -32600", "limit", MaxLineLength, "line", preview(line))
-		return g.reply(newErrorReply(id, jsonrpc.CodeInvalidRequest,
-			fmt.Sprintf("invalid request: the line is longer than %d bytes", MaxLineLength)))
+		return g.refuseUnread(line, "longer than "+strconv.Itoa(MaxLineLength)+" bytes",
+			fmt.Sprintf("invalid request: the line is longer than %d bytes", MaxLineLength))
 	case !json.Valid(line):
 		if nestingDepth(line) > maxNesting {
 			// Valid JSON, perhaps, that Go's decoder will not go into.
-			id, answer := leadingID(line)
-			if answer {
-				g.logger.Warn("answer from the client nested too deep; dropped", "line", preview(line))
-				return nil
-			}
-			g.logger.Warn("JSON-RPC message nested too deep; answered with -32600", "line", preview(line))
-			return g.reply(newErrorReply(id, jsonrpc.CodeInvalidRequest, tooDeep))
+			return g.refuseUnread(line, "nested too deep", tooDeep)
 		}
 		g.logger.Warn("malformed JSON on stdin; answered with -32700", "line", preview(line))
 		return g.reply(newErrorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"))
@@ -462,6 +449,19 @@ func exactID(id json.RawMessage) bool {
 	}
 	n, err := strconv.ParseInt(string(id), 10, 64)
 	return err == nil && -maxExactID <= n && n <= maxExactID && strconv.FormatInt(n, 10) == string(id)
+}
+
+// refuseUnread answers a message that cannot be read whole (what says
+// why) with -32600 and msg, under its id when leadingID finds it; an
+// answer from the client is dropped, as JSON-RPC answers no answer.
+func (g *guard) refuseUnread(line []byte, what, msg string) error {
+	id, answer := leadingID(line)
+	if answer {
+		g.logger.Warn("answer from the client "+what+"; dropped", "line", preview(line))
+		return nil
+	}
+	g.logger.Warn("JSON-RPC message "+what+"; answered with -32600", "line", preview(line))
+	return g.reply(newErrorReply(id, jsonrpc.CodeInvalidRequest, msg))
 }
 
 // headLength is how much of a line over MaxLineLength is kept to find its
