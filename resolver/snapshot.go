@@ -8,10 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/skillmux/skillmux/internal/editdist"
 	"github.com/skillmux/skillmux/sources"
@@ -239,7 +236,7 @@ func (r reached) again(sk *sources.Skill) bool {
 type nameIndex struct {
 	once     sync.Once
 	m        map[string][]*sources.Skill
-	accented []string // the keys of m that are not ASCII
+	accented map[string]string // the keys of m with accents: their bare forms (sources.WithoutMarks)
 }
 
 func (s *Snapshot) byName() map[string][]*sources.Skill {
@@ -247,8 +244,11 @@ func (s *Snapshot) byName() map[string][]*sources.Skill {
 		s.names.m = make(map[string][]*sources.Skill, len(s.skills))
 		for _, sk := range s.skills {
 			k := sources.NameKey(sk.Ref.Name)
-			if s.names.m[k] == nil && !isASCII(k) {
-				s.names.accented = append(s.names.accented, k)
+			if bare := sources.WithoutMarks(k); bare != k {
+				if s.names.accented == nil {
+					s.names.accented = map[string]string{}
+				}
+				s.names.accented[k] = bare
 			}
 			s.names.m[k] = append(s.names.m[k], sk)
 		}
@@ -485,21 +485,21 @@ func (s *Snapshot) suggest(key string) []string {
 	var cs []cand
 	ref := sources.ParseRef(key)
 	short := ref.Name
-	bare := withoutMarks(short)
+	bare := sources.WithoutMarks(short)
 	limit := min(maxEdits, max(2, len(short)/3))
 	names := s.byName()
 	// Accents typed or not ("ete" for "été") are nearer than any typo,
 	// which the bytes of an accented letter are not: the names with
 	// accents, few if any, are compared without them first.
 	bareDist := map[string]int{}
-	for _, n := range s.names.accented {
-		if d := editdist.AtMost(bare, withoutMarks(n), limit); d <= limit {
+	for n, bn := range s.names.accented {
+		if d := editdist.AtMost(bare, bn, limit); d <= limit {
 			bareDist[n] = d
 		}
 	}
-	if bare != short {
+	if bare != short { // the query has accents: against every other name too
 		for n := range names {
-			if _, done := bareDist[n]; !done && isASCII(n) {
+			if _, done := bareDist[n]; !done {
 				if d := editdist.AtMost(bare, n, limit); d <= limit {
 					bareDist[n] = d
 				}
@@ -545,29 +545,6 @@ func (s *Snapshot) suggest(key string) []string {
 		out = append(out, c.name)
 	}
 	return out
-}
-
-// withoutMarks is s without its combining marks (accents), as decomposed:
-// "été" is "ete".
-func withoutMarks(s string) string {
-	if isASCII(s) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Mn, r) {
-			return -1
-		}
-		return r
-	}, norm.NFD.String(s))
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 func abs(n int) int {

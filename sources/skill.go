@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -50,6 +51,21 @@ func NameKey(name string) string {
 		k = norm.NFC.String(k)
 	}
 	return k
+}
+
+// WithoutMarks is s without its combining marks (accents), as decomposed:
+// "été" is "ete". Names differ by their accents, but one typed without
+// them is nearer than any typo (suggestions use it).
+func WithoutMarks(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Mn, r) {
+			return -1
+		}
+		return r
+	}, norm.NFD.String(s))
 }
 
 // isASCII reports whether s holds ASCII only, which needs no
