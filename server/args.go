@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillmux/skillmux/internal/jsonkind"
 	"github.com/skillmux/skillmux/resolver"
 )
 
@@ -64,7 +65,7 @@ func (a *args) str(name string) (string, error) {
 	}
 	var s string
 	if err := json.Unmarshal(a.m[name], &s); err != nil {
-		return "", badArgument(fmt.Sprintf("argument %q must be a string, got %s", name, jsonKind(a.m[name])))
+		return "", badArgument(fmt.Sprintf("argument %q must be a string, got %s", name, jsonkind.Of(a.m[name])))
 	}
 	return s, nil
 }
@@ -94,7 +95,7 @@ func (a *args) intIn(name string, lo, hi, def int) (int, error) {
 	bad := badArgument(fmt.Sprintf("argument %q must be an integer from %d to %d (default %d), got %s", name, lo, hi, def, strings.TrimSpace(string(a.m[name]))))
 	var f float64
 	if err := json.Unmarshal(a.m[name], &f); err != nil {
-		bad = badArgument(fmt.Sprintf("argument %q must be an integer from %d to %d (default %d), got %s", name, lo, hi, def, jsonKind(a.m[name])))
+		bad = badArgument(fmt.Sprintf("argument %q must be an integer from %d to %d (default %d), got %s", name, lo, hi, def, jsonkind.Of(a.m[name])))
 		return 0, bad
 	}
 	if f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
@@ -110,7 +111,7 @@ func (a *args) boolean(name string) (bool, error) {
 	}
 	var b bool
 	if err := json.Unmarshal(a.m[name], &b); err != nil {
-		return false, badArgument(fmt.Sprintf("argument %q must be true or false, got %s", name, jsonKind(a.m[name])))
+		return false, badArgument(fmt.Sprintf("argument %q must be true or false, got %s", name, jsonkind.Of(a.m[name])))
 	}
 	return b, nil
 }
@@ -122,12 +123,12 @@ func (a *args) strings(name string) ([]string, error) {
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(a.m[name], &items); err != nil {
-		return nil, badArgument(fmt.Sprintf("argument %q must be a list of strings, got %s", name, jsonKind(a.m[name])))
+		return nil, badArgument(fmt.Sprintf("argument %q must be a list of strings, got %s", name, jsonkind.Of(a.m[name])))
 	}
 	out := make([]string, len(items))
 	for i, item := range items {
-		if err := json.Unmarshal(item, &out[i]); err != nil || jsonKind(item) != "a string" {
-			return nil, badArgument(fmt.Sprintf("argument %q must be a list of strings, and its item %d is %s", name, i, jsonKind(item)))
+		if err := json.Unmarshal(item, &out[i]); err != nil || jsonkind.Of(item) != "a string" {
+			return nil, badArgument(fmt.Sprintf("argument %q must be a list of strings, and its item %d is %s", name, i, jsonkind.Of(item)))
 		}
 	}
 	return out, nil
@@ -168,21 +169,4 @@ func toolErrors(h mcp.ToolHandler) mcp.ToolHandler {
 
 func invalidParams(msg string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + msg}
-}
-
-func jsonKind(v json.RawMessage) string {
-	switch s := strings.TrimSpace(string(v)); {
-	case s == "null":
-		return "null"
-	case strings.HasPrefix(s, "{"):
-		return "an object"
-	case strings.HasPrefix(s, "["):
-		return "an array"
-	case strings.HasPrefix(s, `"`):
-		return "a string"
-	case s == "true" || s == "false":
-		return "a boolean"
-	default:
-		return "a number"
-	}
 }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/internal/jsonkind"
 )
 
 // Limits of ServeStdio.
@@ -236,7 +238,7 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 	case line[0] != '{':
 		g.logger.Warn("JSON-RPC message that is not an object on stdin; answered with -32600", "line", preview(line))
 		return g.reply(newErrorReply(nil, jsonrpc.CodeInvalidRequest,
-			fmt.Sprintf(`invalid request: a message is a JSON object, such as {"jsonrpc": "2.0", "id": 1, "method": "ping"}; the line is %s`, jsonKind(line))))
+			fmt.Sprintf(`invalid request: a message is a JSON object, such as {"jsonrpc": "2.0", "id": 1, "method": "ping"}; the line is %s`, jsonkind.Of(line))))
 	}
 
 	msg, err := decode(line)
@@ -391,10 +393,10 @@ func messageShape(line []byte, members map[string]json.RawMessage) string {
 		return tooDeep
 	}
 	if m := members["method"]; m != nil && m[0] != '"' {
-		return fmt.Sprintf(`invalid request: "method" must be a string, such as "ping"; it is %s`, jsonKind(m))
+		return fmt.Sprintf(`invalid request: "method" must be a string, such as "ping"; it is %s`, jsonkind.Of(m))
 	}
 	if id := members["id"]; id != nil && (id[0] == '{' || id[0] == '[' || id[0] == 't' || id[0] == 'f') {
-		return fmt.Sprintf("invalid request: the id must be a string or an integer; it is %s", jsonKind(id))
+		return fmt.Sprintf("invalid request: the id must be a string or an integer; it is %s", jsonkind.Of(id))
 	}
 	return ""
 }

@@ -380,25 +380,3 @@ func article(kind string) string {
 	}
 	return "a " + kind
 }
-
-// jsonValueKind names, in JSON's words, the kind of a JSON value: "a
-// string", "an object", "null", a number as written.
-func jsonValueKind(raw json.RawMessage) string {
-	v := bytes.TrimSpace(raw)
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '"':
-		return "a string"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return string(v)
-	}
-	return string(v) // a number
-}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillmux/skillmux/internal/jsonkind"
 	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/sources"
 )
@@ -370,16 +371,15 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package)
 			consider(key, sources.PackageInvalid, rec.InstallPath, "its installPath is not an absolute path")
 			continue
 		}
-		if fi, err := os.Stat(rec.InstallPath); err == nil && !fi.IsDir() {
-			probs = append(probs, sources.Diagnostic{Severity: sources.Error, Path: path, Field: "plugins." + key + ".installPath", Rule: "plugin-json",
-				Message: fmt.Sprintf("%s is a file, not the plugin's folder; this plugin is not served (reinstall it in Claude Code)", rec.InstallPath)})
-			consider(key, sources.PackageInvalid, rec.InstallPath, "its installPath is a file, not a folder")
-			continue
-		}
-		if _, err := os.Stat(rec.InstallPath); err != nil {
+		if fi, err := os.Stat(rec.InstallPath); err != nil {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: path, Field: "plugins." + key + ".installPath", Rule: "missing-path",
 				Message: fmt.Sprintf("%s does not exist; reinstall the plugin in Claude Code", rec.InstallPath)})
 			consider(key, sources.PackageMissing, rec.InstallPath, "its folder does not exist; reinstall it in Claude Code")
+			continue
+		} else if !fi.IsDir() {
+			probs = append(probs, sources.Diagnostic{Severity: sources.Error, Path: path, Field: "plugins." + key + ".installPath", Rule: "plugin-json",
+				Message: fmt.Sprintf("%s is a file, not the plugin's folder; this plugin is not served (reinstall it in Claude Code)", rec.InstallPath)})
+			consider(key, sources.PackageInvalid, rec.InstallPath, "its installPath is a file, not a folder")
 			continue
 		}
 		name := key // "plugin@marketplace"
@@ -487,7 +487,7 @@ func (s *Source) enabled() (map[string]setting, []string, []sources.Diagnostic) 
 			raw := settings.EnabledPlugins[k]
 			if err := json.Unmarshal(raw, &on); err != nil || string(bytes.TrimSpace(raw)) == "null" {
 				probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: f, Field: "enabledPlugins." + k, Rule: "json",
-					Message: "must be true or false, not " + jsonValueKind(raw) + "; this file's setting for the plugin is ignored"})
+					Message: "must be true or false, not " + jsonkind.Of(raw) + "; this file's setting for the plugin is ignored"})
 				continue
 			}
 			out[k] = setting{on: on, file: f}
