@@ -340,12 +340,7 @@ func (t *Tree) check(st *state) error {
 			Message: "is " + why + ", where skills never live; not searched"}
 		return nil
 	}
-	if t.opts.Within != "" {
-		st.bound = t.opts.Within
-		if r, err := filepath.EvalSymlinks(t.opts.Within); err == nil {
-			st.bound = r
-		}
-	}
+	st.bound = t.bound()
 	if st.outside(real) {
 		st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "outside",
 			Message: "leads to " + real + ", outside " + t.opts.Within + ", the only folder it may serve; not searched"}
@@ -353,6 +348,18 @@ func (t *Tree) check(st *state) error {
 	}
 	st.rootReal = real
 	return nil
+}
+
+// bound is Options.Within as a real path (its own links resolved, as the
+// paths it bounds are), or "" when not set.
+func (t *Tree) bound() string {
+	if t.opts.Within == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(t.opts.Within); err == nil {
+		return r
+	}
+	return t.opts.Within
 }
 
 // outside reports whether real, a real path, is outside Options.Within

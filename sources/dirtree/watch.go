@@ -29,12 +29,8 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 	// them before is looked for (lookOutside), beside the walk that goes
 	// on watching the skills' insides.
 	outside := make(chan struct{}, 1)
-	within := t.opts.Within
-	if r, err := filepath.EvalSymlinks(within); within != "" && err == nil {
-		within = r
-	}
 	w, err := watch.New(&watch.Options{
-		Within:   within,
+		Within:   t.bound(),
 		Debounce: t.opts.Debounce,
 		Unit:     sources.HoldsSkill,
 		Outside: func(string) {
