@@ -631,7 +631,9 @@ func TestNoOrphans(t *testing.T) {
 			dir := t.TempDir()
 			skillDir(t, dir, "alpha", "Alpha skill.")
 			host := exec.Command(os.Args[0])
-			host.Env = append(os.Environ(), envHost+"=dir", envDir+"="+dir)
+			// A host killed leaves go-plugin's socket folder behind: in
+			// the test's own temporary folder, not the machine's.
+			host.Env = append(os.Environ(), envHost+"=dir", envDir+"="+dir, "TMPDIR="+t.TempDir())
 			if how == "Close" {
 				host.Env = append(host.Env, "SKILLMUX_TEST_CLOSE=1")
 			}
