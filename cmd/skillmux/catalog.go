@@ -173,6 +173,10 @@ func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options
 		p.trees = dirtree.Options{Defer: cfg.Refresh.Watch, Debounce: cfg.Refresh.Debounce, Logger: logger, CacheDir: config.CacheDir(e.home(), e.environ)}
 	}
 	p.logger = logger
+	p.warn = func(w string) { logger.Warn(w) }
+	if !serving {
+		p.warn = func(w string) { fmt.Fprintln(e.stderr, "warning:", w) }
+	}
 	for _, r := range given {
 		p.roots = append(p.roots, absFrom(e.workdir, expandHome(r, e.home())))
 	}
@@ -235,6 +239,10 @@ type plan struct {
 	// under every command: `list --log-level debug` is how an author
 	// sees a plugin at work.
 	logger *slog.Logger
+	// warn says what in the configuration was not taken as written, as
+	// the configuration's own warnings are said: printed by list and
+	// show, logged by serve.
+	warn func(string)
 }
 
 // specs returns the source configurations in precedence order: the
@@ -285,10 +293,11 @@ func (p *plan) specs() []config.Source {
 // sources builds the sources for the workspace folders.
 func (p *plan) sources(workspaces []string) []sources.Source {
 	var out []sources.Source
-	used := map[string]int{}
 	projects := projectDirs(workspaces)
-	for _, spec := range p.specs() {
-		name := uniqueName(used, sourceName(spec))
+	specs := p.specs()
+	names := p.sourceNames(specs)
+	for i, spec := range specs {
+		name := names[i]
 		var src sources.Source
 		switch spec.Type {
 		case config.TypeUser:
@@ -363,6 +372,43 @@ func sourceName(s config.Source) string {
 		}
 	}
 	return s.Type
+}
+
+// sourceNames names the sources of one catalog, each once, so that
+// "<source>:<skill>" reaches exactly one shadowed skill. The built-in
+// sources keep their names (user, project, claude-plugins) wherever they
+// rank; a name a configuration gives that must change is said, with the
+// name it gets.
+func (p *plan) sourceNames(specs []config.Source) []string {
+	builtin := func(s config.Source) bool {
+		return s.Name == "" && (s.Type == config.TypeUser || s.Type == config.TypeProject || s.Type == config.TypeClaudePlugins)
+	}
+	used := map[string]int{}
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		if builtin(s) {
+			names[i] = uniqueName(used, sourceName(s))
+		}
+	}
+	for i, s := range specs {
+		if builtin(s) {
+			continue
+		}
+		names[i] = uniqueName(used, sourceName(s))
+		if s.Name == "" || names[i] == s.Name {
+			continue
+		}
+		what := s.Type + " source"
+		if paths := s.AllPaths(); len(paths) > 0 {
+			what += " of " + strings.Join(paths, ", ")
+		}
+		taken := "another source's"
+		if i := slices.IndexFunc(specs, func(o config.Source) bool { return builtin(o) && o.Type == s.Name }); i >= 0 {
+			taken = "the built-in " + s.Name + " source's"
+		}
+		p.warn(fmt.Sprintf("source name %q is %s; the %s is named %q", s.Name, taken, what, names[i]))
+	}
+	return names
 }
 
 // uniqueName makes name unique among the sources of one catalog, so that

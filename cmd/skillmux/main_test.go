@@ -766,3 +766,25 @@ func TestBinaryExitsOnSignalDuringStart(t *testing.T) {
 		t.Errorf("stderr:\n%s", got)
 	}
 }
+
+// A source a configuration names after a built-in one ("project") takes
+// that name from neither it nor its skills' aliases: the built-in source
+// keeps its name, and the renaming of the configured one is said.
+func TestSourceNamedAsABuiltInOne(t *testing.T) {
+	env, work, mine := isolatedEnv(t), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(work, ".claude", "skills", "pdf", "SKILL.md"), "---\nname: pdf\ndescription: The project's.\n---\n")
+	writeFile(t, filepath.Join(mine, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Mine.\n---\n")
+	writeFile(t, filepath.Join(work, "c.yaml"), "sources:\n  - type: dir\n    name: project\n    path: "+mine+"\n")
+	out, errOut, err := runIn(t, env, work, "list", "--all", "--config", "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The project's skill comes first; the configured one it shadows is
+	// reached by the configured source's new name.
+	if !strings.Contains(out, "pdf   project  The project's.") || !strings.Contains(out, `reach it as "project-2:pdf"`) {
+		t.Errorf("the built-in project source lost its name:\n%s", out)
+	}
+	if !strings.Contains(errOut, `warning: source name "project" is the built-in project source's; the dir source of `+mine+` is named "project-2"`) {
+		t.Errorf("no word of the renaming on stderr:\n%s", errOut)
+	}
+}
