@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -334,7 +336,11 @@ func (s *Server) readDirectory(ctx context.Context, ss *mcp.ServerSession, p *re
 		return nil, err
 	}
 	end := min(start+s.pageSize, len(children))
-	res := &readDirectoryResult{ResultType: "complete", Resources: children[start:end], cacheFields: s.cacheFor(ss, listTTL)}
+	page := children[start:end]
+	if page == nil {
+		page = []*mcp.Resource{} // the extension's schema has an array, never null
+	}
+	res := &readDirectoryResult{ResultType: "complete", Resources: page, cacheFields: s.cacheFor(ss, listTTL)}
 	if end < len(children) {
 		res.NextCursor = encodeCursor("resources/directory/read", children[end-1].URI)
 	}
@@ -379,6 +385,7 @@ func (s *Server) children(snap *resolver.Snapshot, a resolver.Address) ([]*mcp.R
 			return nil, fmt.Errorf("cannot be listed: %v", unwrapPathError(sources.Confine(dir, err)))
 		}
 		allow := s.walkAllow(sk, "")
+		above := enclosing(fsys, dir)
 		for _, e := range entries {
 			p := e.Name()
 			if dir != "." {
@@ -389,6 +396,10 @@ func (s *Server) children(snap *resolver.Snapshot, a resolver.Address) ([]*mcp.R
 				continue
 			}
 			switch {
+			case info.IsDir() && e.Type()&fs.ModeSymlink != 0 && above(info):
+				// A link to this folder or one above it, which
+				// WalkFiles does not follow either: followed, it would
+				// make the folder endless.
 			case info.IsDir() && !sources.SkipDir(e.Name()) && allow(p, true):
 				folder(a.URI.File(p), e.Name())
 			case info.Mode().IsRegular() && !leftover.Is(e.Name()) && allow(p, false):
@@ -416,6 +427,24 @@ func (s *Server) children(snap *resolver.Snapshot, a resolver.Address) ([]*mcp.R
 	}
 	sortResources(out)
 	return out, nil
+}
+
+// enclosing returns a function that reports whether a folder is dir of
+// fsys or one of the folders above it, up to fsys's root.
+func enclosing(fsys fs.FS, dir string) func(fs.FileInfo) bool {
+	var keys []sources.FileKey
+	for d := dir; ; d = path.Dir(d) {
+		if info, err := fs.Stat(fsys, d); err == nil {
+			keys = append(keys, sources.KeyOf(info))
+		}
+		if d == "." {
+			break
+		}
+	}
+	return func(info fs.FileInfo) bool {
+		k := sources.KeyOf(info)
+		return k.Ino != 0 && slices.ContainsFunc(keys, func(a sources.FileKey) bool { return a.Dev == k.Dev && a.Ino == k.Ino })
+	}
 }
 
 // decodedName is the name an encoded URI segment stands for.

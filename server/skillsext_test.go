@@ -370,3 +370,64 @@ func TestDirectoryRead(t *testing.T) {
 
 // sumOf is the extension's digest of data.
 func sumOf(data []byte) string { return sources.Digest(sha256.Sum256(data)).String() }
+
+// A link inside a skill to the folder it is in, or to one above it, is
+// left out of resources/directory/read as WalkFiles leaves it out of the
+// skill's files: followed, it makes the folder endless for a client that
+// reads every folder it is given. A link to a folder beside it is listed.
+func TestDirectoryReadLeavesOutLinksAbove(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFiles(t, root, map[string]string{
+		"lp/SKILL.md":     "---\nname: lp\ndescription: Links.\n---\nbody\n",
+		"lp/a/b/note.md":  "note\n",
+		"lp/c/other.md":   "other\n",
+		"lp/a/b/deep.txt": "deep\n",
+	})
+	for link, target := range map[string]string{"lp/a/self": ".", "lp/a/up": "..", "lp/a/b/top": "../..", "lp/a/c": "../c"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := server.New(newResolver(t, dirtree.New(root, nil)), nil)
+	cs := extClient(t, srv, "2025-11-25", nil)
+	for uri, want := range map[string][]string{
+		"skill://lp/a":   {"skill://lp/a/b", "skill://lp/a/c"},
+		"skill://lp/a/b": {"skill://lp/a/b/deep.txt", "skill://lp/a/b/note.md"},
+		"skill://lp/a/c": {"skill://lp/a/c/other.md"},
+	} {
+		res, err := readDir(cs, uri, "")
+		if err != nil {
+			t.Fatalf("%s: %v", uri, err)
+		}
+		var got []string
+		for _, r := range res.Resources {
+			got = append(got, r.URI)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", uri, diff)
+		}
+	}
+}
+
+// An empty folder, and the scheme's root on a server with no skills,
+// are listed as an empty array, not null, which the extension's schema
+// does not allow.
+func TestDirectoryReadEmpty(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFiles(t, root, map[string]string{"e/SKILL.md": "---\nname: e\ndescription: Empty folder.\n---\nbody\n"})
+	if err := os.Mkdir(filepath.Join(root, "e", "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, srv := range map[string]*server.Server{
+		"skill://e/empty": server.New(newResolver(t, dirtree.New(root, nil)), nil),
+		"skill://":        server.New(newResolver(t, dirtree.New(t.TempDir(), nil)), nil),
+	} {
+		res, err := readDir(extClient(t, srv, "2025-11-25", nil), name, "")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.Resources == nil || len(res.Resources) != 0 {
+			t.Errorf("%s: resources %v, want []", name, res.Resources)
+		}
+	}
+}
