@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -109,7 +110,7 @@ func skillPrompt(sk *sources.Skill) *mcp.Prompt {
 	}
 	return &mcp.Prompt{
 		Name:        sk.Ref.String(),
-		Description: shownText(sk.Description),
+		Description: listedText(sk.Description),
 		Arguments:   []*mcp.PromptArgument{{Name: ArgumentsName, Description: desc}},
 	}
 }
@@ -341,6 +342,23 @@ func shownText(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// listedText is shownText for the lists (prompts/list, resources/list):
+// cut to the specification's limit, with an ellipsis, when longer. A page
+// of a thousand prompts then stays a few megabytes, whatever the
+// descriptions served leniently; the skill itself has the whole text.
+func listedText(s string) string {
+	s = shownText(s)
+	if utf8.RuneCountInString(s) <= sources.MaxDescriptionLen {
+		return s
+	}
+	end := 0
+	for range sources.MaxDescriptionLen - 1 {
+		_, n := utf8.DecodeRuneInString(s[end:])
+		end += n
+	}
+	return s[:end] + "…"
 }
 
 func hiddenRune(r rune) bool {

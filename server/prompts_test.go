@@ -10,12 +10,14 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
@@ -138,6 +140,38 @@ func TestListedDescriptionsAreShownAsRead(t *testing.T) {
 		if r.Name == "rtl" && r.Description != want {
 			t.Errorf("resources/list: %q, want %q", r.Description, want)
 		}
+	}
+}
+
+// A description longer than the specification allows (served leniently)
+// is cut to its limit in the lists, so that a page of prompts or resources
+// stays a size clients take; prompts/get gives it whole.
+func TestListedDescriptionsAreBounded(t *testing.T) {
+	long := strings.Repeat("é", sources.MaxDescriptionLen) + strings.Repeat("x", 60_000)
+	f := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "long", Description: long}}}
+	cs := connect(t, server.New(newResolver(t, f), nil), "", nil)
+	want := strings.Repeat("é", sources.MaxDescriptionLen-1) + "…"
+	prompts, err := cs.ListPrompts(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prompts.Prompts {
+		if p.Name == "long" && p.Description != want {
+			t.Errorf("prompts/list: %d characters, want %d ending in …", utf8.RuneCountInString(p.Description), sources.MaxDescriptionLen)
+		}
+	}
+	resources, err := cs.ListResources(context.Background(), nil)
+	if err != nil || len(resources.Resources) == 0 {
+		t.Fatalf("resources/list: %v, %v", resources, err)
+	}
+	for _, r := range resources.Resources {
+		if r.Name == "long" && r.Description != want {
+			t.Errorf("resources/list: %d characters, want %d ending in …", utf8.RuneCountInString(r.Description), sources.MaxDescriptionLen)
+		}
+	}
+	got, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "long"})
+	if err != nil || got.Description != long {
+		t.Errorf("prompts/get: %v; want the whole description", err)
 	}
 }
 

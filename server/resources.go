@@ -185,7 +185,7 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 // reaches it.
 func skillMDResource(a resolver.Addressed) *mcp.Resource {
 	sk := a.Match.Skill
-	r := &mcp.Resource{URI: a.URI.Entry(), Name: a.Match.Ref.Name, Description: shownText(sk.Description), MIMEType: mimeMarkdown}
+	r := &mcp.Resource{URI: a.URI.Entry(), Name: a.Match.Ref.Name, Description: listedText(sk.Description), MIMEType: mimeMarkdown}
 	if q := a.Match.Ref.String(); q != r.Name {
 		r.Title = q
 	}
