@@ -3,6 +3,7 @@ package resolver
 import (
 	"fmt"
 	"hash/maphash"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -445,7 +446,25 @@ func (s *Snapshot) Lookup(name string) (Match, error) {
 	if len(name) > maxSuggestLen {
 		return Match{}, &NotFoundError{Name: clip(name, maxSuggestLen)} // no name is that long
 	}
-	return Match{}, &NotFoundError{Name: name, Suggestions: s.suggest(key)}
+	return Match{}, &NotFoundError{Name: name, Suggestions: s.suggest(key), Refused: s.refusedAt(key)}
+}
+
+// maxRefused bounds the refused files a NotFoundError names.
+const maxRefused = 3
+
+// refusedAt returns the errors of the entry files that were not loaded
+// in a folder whose name is the last part of key (a SKILL.md whose YAML
+// is broken, say): the skill a caller asked for by that name.
+func (s *Snapshot) refusedAt(key string) []sources.Diagnostic {
+	short := key[strings.LastIndexByte(key, ':')+1:]
+	var out []sources.Diagnostic
+	for _, d := range s.problems {
+		if d.Severity == sources.Error && filepath.Base(d.Path) == sources.SkillFile && len(out) < maxRefused &&
+			sources.NameKey(filepath.Base(filepath.Dir(d.Path))) == short {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // clip cuts s to at most n bytes on a character boundary, marking the cut.
@@ -559,10 +578,20 @@ func abs(n int) int {
 type NotFoundError struct {
 	Name        string
 	Suggestions []string
+	// Refused are the errors of SKILL.md files that were not loaded, in
+	// folders named as the skill asked for.
+	Refused []sources.Diagnostic
 }
 
 func (e *NotFoundError) Error() string {
 	msg := fmt.Sprintf("no skill named %q", e.Name)
+	for _, d := range e.Refused {
+		at := d.Path
+		if d.Line > 0 {
+			at += ":" + strconv.Itoa(d.Line)
+		}
+		msg += fmt.Sprintf("; %s was not loaded: %s", at, d.Message)
+	}
 	if len(e.Suggestions) > 0 {
 		msg += "; did you mean " + strings.Join(e.Suggestions, ", ") + "?"
 	}

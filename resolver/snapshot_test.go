@@ -469,3 +469,26 @@ func TestEditedLearnedNotesStayApart(t *testing.T) {
 		t.Errorf("after both notes were edited: %q, want %q", got, want)
 	}
 }
+
+// A name that reaches no skill, but names the folder of a SKILL.md that
+// was not loaded, says which file and why: the model asked for a skill
+// its user expects, and the user learns what to mend.
+func TestLookupSaysWhyAFolderIsNoSkill(t *testing.T) {
+	bad := &sourcetest.Fake{SourceName: "user", Skills: []sourcetest.FakeSkill{{Name: "pdf", Description: "Fine."}}, Problems: []sources.Diagnostic{
+		{Severity: sources.Error, Path: "/home/u/skills/Broken/SKILL.md", Line: 3, Rule: "yaml", Message: "mapping values are not allowed here"},
+		{Severity: sources.Warning, Path: "/home/u/skills/warned/SKILL.md", Rule: "name", Message: "differs"},
+		{Severity: sources.Error, Path: "/home/u/skills/other/notes.md", Rule: "read", Message: "cannot read"},
+	}}
+	snap := load(t, bad)
+	for name, want := range map[string]string{
+		"broken":      `no skill named "broken"; /home/u/skills/Broken/SKILL.md:3 was not loaded: mapping values are not allowed here`,
+		"team:broken": `no skill named "team:broken"; /home/u/skills/Broken/SKILL.md:3 was not loaded: mapping values are not allowed here`,
+		"warned":      `no skill named "warned"`,
+		"other":       `no skill named "other"`,
+	} {
+		_, err := snap.Lookup(name)
+		if !errors.Is(err, sources.ErrNotFound) || err.Error() != want {
+			t.Errorf("Lookup(%q) = %v, want %s", name, err, want)
+		}
+	}
+}
