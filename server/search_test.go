@@ -474,10 +474,13 @@ func listWithBodies(t *testing.T, src sources.Source) (listedSkills, *mcp.CallTo
 // skills_list leaves out a body it cannot read, rather than give it as
 // empty (an empty body is a body), and its text names the skill and why.
 func TestSkillsListLeavesOutUnreadableBodies(t *testing.T) {
-	root := t.TempDir()
-	sourcetest.WriteFile(t, filepath.Join(root, "ok", "SKILL.md"), "---\nname: ok\ndescription: Fine.\n---\nok body\n")
-	sourcetest.WriteFile(t, filepath.Join(root, "big", "SKILL.md"), "---\nname: big\ndescription: Too big.\n---\n"+strings.Repeat("x", server.MaxSkillFileSize+1))
-	got, res := listWithBodies(t, dirtree.New(root, nil))
+	// A local folder does not list a SKILL.md that large; a source plugin
+	// may serve one.
+	f := &sourcetest.Fake{SourceName: "p", Skills: []sourcetest.FakeSkill{
+		{Name: "ok", Description: "Fine.", Body: "ok body\n"},
+		{Name: "big", Description: "Too big.", Body: strings.Repeat("x", server.MaxSkillFileSize+1)},
+	}}
+	got, res := listWithBodies(t, f)
 	bodies := map[string]*string{}
 	for _, sk := range got.Skills {
 		bodies[sk.InstallName] = sk.Body

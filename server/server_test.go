@@ -294,15 +294,36 @@ func refreshNotifies(t *testing.T, version string) {
 	}
 }
 
-func TestHugeNamesAndFiles(t *testing.T) {
+// A SKILL.md that grows past the limit after it was listed is refused
+// by the skill tool with the reason; at the next listing it leaves the
+// catalog, and the skill tool says why.
+func TestOversizedSkillFileGrown(t *testing.T) {
 	root := skillsDir(t)
-	big := filepath.Join(root, "big")
-	os.MkdirAll(big, 0o755)
-	f, _ := os.Create(filepath.Join(big, "SKILL.md"))
-	f.WriteString("---\nname: big\ndescription: Too big to load.\n---\n")
-	f.Truncate(server.MaxSkillFileSize + 1)
-	f.Close()
-	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "", nil)
+	p := filepath.Join(root, "big", "SKILL.md")
+	sourcetest.WriteFile(t, p, "---\nname: big\ndescription: Grows.\n---\n")
+	res, srv := refreshing(t, dirtree.New(root, nil))
+	cs := connect(t, srv, "", nil)
+	if err := os.Truncate(p, server.MaxSkillFileSize+1); err != nil {
+		t.Fatal(err)
+	}
+	got, err := callSkill(t, cs, map[string]any{"name": "big"})
+	if err != nil || !got.IsError || !strings.Contains(text(t, got.Content[0]), "over 8 MiB") {
+		t.Errorf("grown SKILL.md: %v %+v", err, got)
+	}
+	if _, err := res.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, err = callSkill(t, cs, map[string]any{"name": "big"})
+	if err != nil || !got.IsError || !strings.Contains(text(t, got.Content[0]), "over 8 MiB is not served") {
+		t.Errorf("after a refresh: %v %q", err, text(t, got.Content[0]))
+	}
+}
+
+func TestHugeNamesAndFiles(t *testing.T) {
+	// A local folder does not list a SKILL.md that large (see
+	// TestOversizedSkillFileGrown); a source plugin may serve one.
+	f := &sourcetest.Fake{SourceName: "p", Skills: []sourcetest.FakeSkill{{Name: "big", Description: "Too big to load.", Body: strings.Repeat("x", server.MaxSkillFileSize+1)}}}
+	cs := connect(t, server.New(newResolver(t, f), nil), "", nil)
 	res, err := callSkill(t, cs, map[string]any{"name": "big"})
 	if err != nil || !res.IsError || !strings.Contains(text(t, res.Content[0]), "MiB") {
 		t.Errorf("oversized SKILL.md: %v %+v", err, res)

@@ -200,8 +200,10 @@ func errorResult(msg string, notes ...string) *mcp.CallToolResult {
 }
 
 // MaxSkillFileSize bounds the SKILL.md the skill tool returns: clients
-// read a whole answer as one line, and a larger file is a mistake.
-const MaxSkillFileSize = 8 << 20
+// read a whole answer as one line, and a larger file is a mistake. The
+// local sources refuse to list a larger one (sources.MaxEntrySize); one a
+// source plugin serves, or that grew since it was listed, is refused here.
+const MaxSkillFileSize = sources.MaxEntrySize
 
 // RenderSkill returns the text blocks the skill tool answers with: first
 // "Loading: <name>" (the qualified name that reached the skill: its own,

@@ -117,9 +117,10 @@ func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists
 		}
 		c.mu.Unlock()
 	}
-	front, err := ReadFrontMatter(f)
-	if err != nil {
-		err = frontMatterDiagnostic(path, err)
+	if d, ok := oversized(path, key.Size); ok {
+		err = d
+	} else if front, rerr := ReadFrontMatter(f); rerr != nil {
+		err = frontMatterDiagnostic(path, rerr)
 	} else {
 		sk, err = newSkill(path, front, o)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -20,6 +21,23 @@ import (
 // SKILL.md without one cannot make a scan read a huge file, and what a
 // skill may keep of it. Real front matter is a few hundred bytes.
 const MaxFrontMatter = 64 << 10
+
+// MaxEntrySize bounds a SKILL.md (or a learned note): loading a skill
+// returns it whole, and clients refuse answers of much more. A larger one
+// is refused when it is listed, so that the model is never offered a
+// skill that cannot be loaded.
+const MaxEntrySize = 8 << 20
+
+// oversized is the diagnostic of an entry file of size bytes at path
+// when that is more than MaxEntrySize.
+func oversized(path string, size int64) (Diagnostic, bool) {
+	if size <= MaxEntrySize {
+		return Diagnostic{}, false
+	}
+	return Diagnostic{Severity: Error, Path: path, Rule: "size", Message: fmt.Sprintf(
+		"is %.1f MiB; a %s over %d MiB is not served, as clients refuse answers that large: move the bulk into files beside it (references/) that it names",
+		float64(size)/(1<<20), filepath.Base(path), MaxEntrySize>>20)}, true
+}
 
 // errFrontMatterTooLong is why a front matter with no end within
 // MaxFrontMatter is refused: it may have one further on.

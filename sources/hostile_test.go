@@ -205,3 +205,29 @@ func TestValidatePaths(t *testing.T) {
 		t.Errorf("Validate(big) = %v", ds)
 	}
 }
+
+// A SKILL.md larger than a client takes in one answer is refused when it
+// is listed, as the skill tool would refuse to load it: not offered to
+// the model, and said by list and validate. The file here is sparse.
+func TestOversizedSkillFileIsRefused(t *testing.T) {
+	p := writeSkill(t, "huge", "---\nname: huge\ndescription: Too big to load.\n---\nbody\n")
+	if err := os.Truncate(p, sources.MaxEntrySize+1); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sources.Load(p, sources.LoadOptions{})
+	var d sources.Diagnostic
+	if !errors.As(err, &d) || d.Rule != "size" || d.Path != p || !strings.Contains(d.Message, "over 8 MiB") {
+		t.Errorf("Load = %v; want a size diagnostic naming %s", err, p)
+	}
+	diags := sources.Validate(filepath.Dir(p))
+	if !slices.ContainsFunc(diags, func(d sources.Diagnostic) bool { return d.Rule == "size" && d.Severity == sources.Error }) {
+		t.Errorf("Validate = %v; want a size error", diags)
+	}
+	// At the limit, it is a skill.
+	if err := os.Truncate(p, sources.MaxEntrySize); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sources.Load(p, sources.LoadOptions{}); err != nil {
+		t.Errorf("a SKILL.md of exactly 8 MiB: %v", err)
+	}
+}

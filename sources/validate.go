@@ -77,6 +77,10 @@ func validateEntry(path, dir, file string, st fs.FileInfo) []Diagnostic {
 	case err != nil:
 		return []Diagnostic{{Severity: Error, Path: file, Rule: "read", Message: "cannot read: " + unwrapPath(err)}}
 	}
+	if d, ok := oversized(file, f.Key().Size); ok {
+		f.Close()
+		return []Diagnostic{d}
+	}
 	front, err := ReadFrontMatter(f)
 	f.Close()
 	if err != nil {
