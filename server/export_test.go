@@ -24,6 +24,9 @@ const (
 	CloseTimeout = closeTimeout
 )
 
+// MaxOpenListens bounds the subscriptions/listen requests open at once.
+const MaxOpenListens = maxOpenListens
+
 // IndexProgress is the search index's progress: skills read, skills to
 // read (0, 0 before its first build starts).
 func (s *Server) IndexProgress() (done, todo int) { return s.index.live.Progress() }

@@ -37,10 +37,23 @@ const (
 	// request and reads no further, so a client that writes without reading
 	// stalls itself instead of making the server buffer without bound.
 	// Notifications and answers to the server's own requests do not count:
-	// nothing answers them. A handler that waited for the client would hold
-	// its slot meanwhile; none here does.
+	// nothing answers them. Nor do the subscriptions/listen requests of
+	// protocol 2026-07-28, which a client holds open for as long as it
+	// wants notifications (see maxOpenListens); no other handler waits for
+	// the client.
 	MaxInFlight = 64
 )
+
+// maxOpenListens bounds the subscriptions/listen requests a session holds
+// open at once; a client that opens one per subscribed resource (as the
+// Go SDK's does) may subscribe to that many. Past it, a listen is refused
+// with -32600.
+const maxOpenListens = 1024
+
+// listenMethod is the request a 2026-07-28 client holds open to be sent
+// notifications: it is answered only when the client cancels it, or the
+// session ends.
+const listenMethod = "subscriptions/listen"
 
 const (
 	// drainTimeout bounds how long the end of input waits while out takes
@@ -294,9 +307,14 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 		if !g.calls.waitRoom() {
 			return errClosed
 		}
-		if !g.calls.add(msg.req.ID, msg.req.Method) {
+		switch g.calls.add(msg.req.ID, msg.req.Method) {
+		case addedDup:
 			g.logger.Warn("request id still in use; answered with -32600", "id", preview(msg.id))
 			return g.reply(newErrorReply(msg.id, jsonrpc.CodeInvalidRequest, idInUse))
+		case addedTooManyListens:
+			g.logger.Warn("too many subscriptions/listen requests open; answered with -32600", "id", preview(msg.id), "open", maxOpenListens)
+			return g.reply(newErrorReply(msg.id, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+				"invalid request: %d subscriptions/listen requests are open already; cancel one, or listen to several resources in one request", maxOpenListens)))
 		}
 	}
 	return g.sdk.deliver(msg.msg)
@@ -548,7 +566,8 @@ type calls struct {
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]call // by id, until the SDK answers
 	writing map[jsonrpc.ID]int  // owed answers the SDK is writing, by id
-	owed    int                 // answers not written yet, cancelled requests aside
+	owed    int                 // answers not written yet, cancelled requests and open listens aside
+	listens int                 // subscriptions/listen requests open, not cancelled
 	changed chan struct{}       // closed and replaced when owed drops, and on stop
 	stopped bool
 }
@@ -557,23 +576,43 @@ type calls struct {
 type call struct {
 	method    string
 	cancelled bool
+	// listen marks a subscriptions/listen request while it is open: it
+	// is counted in listens, not owed, until its answer is made.
+	listen bool
 }
+
+// added says what calls.add did.
+type added int
+
+const (
+	addedOK             added = iota
+	addedDup                  // a request with this id is pending
+	addedTooManyListens       // maxOpenListens are open
+)
 
 func newCalls() *calls {
 	return &calls{pending: make(map[jsonrpc.ID]call), writing: make(map[jsonrpc.ID]int), changed: make(chan struct{})}
 }
 
-// add records a request handed to the SDK; it reports false when a
-// request with this id is still pending.
-func (c *calls) add(id jsonrpc.ID, method string) bool {
+// add records a request to hand to the SDK, unless a request with this
+// id is still pending, or it is one listen too many.
+func (c *calls) add(id jsonrpc.ID, method string) added {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, dup := c.pending[id]; dup {
-		return false
+		return addedDup
+	}
+	if method == listenMethod {
+		if c.listens >= maxOpenListens {
+			return addedTooManyListens
+		}
+		c.pending[id] = call{method: method, listen: true}
+		c.listens++
+		return addedOK
 	}
 	c.pending[id] = call{method: method}
 	c.owed++
-	return true
+	return addedOK
 }
 
 // pendingID reports whether a request with this id is pending.
@@ -594,8 +633,13 @@ func (c *calls) cancel(id jsonrpc.ID) {
 	defer c.mu.Unlock()
 	if p, ok := c.pending[id]; ok && !p.cancelled {
 		p.cancelled = true
+		if p.listen {
+			p.listen = false
+			c.listens--
+		} else {
+			c.owed--
+		}
 		c.pending[id] = p
-		c.owed--
 		c.wake()
 	}
 }
@@ -611,6 +655,12 @@ func (c *calls) answering(id jsonrpc.ID) (method string, cancelled, owed bool) {
 	p, ok := c.pending[id]
 	delete(c.pending, id)
 	owed = ok && !p.cancelled
+	if p.listen {
+		// Its answer is made (the session is ending, say): owed as any
+		// other from now on.
+		c.listens--
+		c.owed++
+	}
 	if owed {
 		c.writing[id]++
 	}
@@ -635,7 +685,7 @@ func (c *calls) unanswered() []any {
 	defer c.mu.Unlock()
 	var ids []any
 	for id, p := range c.pending {
-		if !p.cancelled {
+		if !p.cancelled && !p.listen {
 			ids = append(ids, id.Raw())
 		}
 	}

@@ -1278,3 +1278,48 @@ func TestStdioSetLevelAnsweredAtOnce(t *testing.T) {
 		g.open("k")
 	})
 }
+
+// modernMeta is the _meta a 2026-07-28 client sends with every request, in
+// place of an initialize.
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+
+// From protocol 2026-07-28 a client holds a subscriptions/listen request
+// open for as long as it wants notifications (the Go SDK's client holds
+// one per subscribed resource). Open listens take no slot of MaxInFlight:
+// a client with more of them open is still answered (the server read no
+// further before, and never saw the cancellations or the end of input
+// behind), and the end of input waits for none of them.
+func TestOpenListensHoldNoSlot(t *testing.T) {
+	logs := &logBuffer{}
+	srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), &server.Options{Logger: logs.logger()})
+	w := serve(t, context.Background(), srv)
+	sendAsync := func(line string) { go io.WriteString(w.in, line+"\n") } // a held line must not hold the test
+	for i := range server.MaxInFlight + 1 {
+		sendAsync(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["skill://pdf/f%d.md"]},%s}}`, 100+i, i, modernMeta))
+		if line := w.recvLine(); !strings.Contains(line, "subscriptions/acknowledged") {
+			t.Fatalf("listen %d: %s", i, line)
+		}
+	}
+	sendAsync(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{%s}}`, modernMeta))
+	if _, answer := w.until("1"); !strings.Contains(answer, `"result"`) {
+		t.Errorf("tools/list after %d open listens: %s", server.MaxInFlight+1, answer)
+	}
+	// They are bounded all the same; a cancelled one makes room.
+	for i := server.MaxInFlight + 1; i < server.MaxOpenListens; i++ {
+		w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},%s}}`, 100+i, modernMeta))
+		w.recvLine()
+	}
+	extra := fmt.Sprintf(`{"jsonrpc":"2.0","id":"extra","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},%s}}`, modernMeta)
+	if line := w.recvAfter(extra); !strings.Contains(line, `"code":-32600`) || !strings.Contains(line, "subscriptions/listen requests are open already") {
+		t.Errorf("listen %d: %s", server.MaxOpenListens+1, line)
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":100}}`)
+	if line := w.recvAfter(extra); !strings.Contains(line, "subscriptions/acknowledged") {
+		t.Errorf("listen after a cancel: %s", line)
+	}
+	w.in.Close()
+	w.wait()
+	if got := logs.String(); strings.Contains(got, "unanswered") {
+		t.Errorf("the end of input waited for the open listens:\n%s", got)
+	}
+}
