@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,7 @@ type Resolver struct {
 	errs      map[sources.Source]error            // the error of each source whose last List failed
 	dirty     map[sources.Source]bool             // sources to list again at the next refresh
 	replaced  bool                                // SetSources ran since the last build: the next one builds even with nothing to list
+	retired   []sources.Source                    // dropped by SetSources, closed once a snapshot without them is served
 	onSwap    []func(old, new *Snapshot)
 	reported  map[string]bool   // diagnostics already logged, so a reload logs only new ones
 	failing   map[string]string // by source name, the failure last logged of each failing source
@@ -71,9 +73,10 @@ func New(srcs []sources.Source, opts *Options) *Resolver {
 func (r *Resolver) Snapshot() *Snapshot { return r.cur.Load() }
 
 // SetSources replaces the sources; the next Reload (or refresh, under
-// Run) lists the new ones. Sources that are not in srcs any more are
-// closed (see sources.Close), once no reload is listing them; their
-// skills stay in the current snapshot until the next reload.
+// Run) lists the new ones. Sources that are not in srcs any more keep
+// their skills in the current snapshot until that reload swaps in one
+// without them, and are closed (see sources.Close) just after: until then
+// a request answered from the current snapshot may read through them.
 func (r *Resolver) SetSources(srcs []sources.Source) {
 	r.reloading.Lock()
 	defer r.reloading.Unlock()
@@ -93,13 +96,34 @@ func (r *Resolver) SetSources(srcs []sources.Source) {
 	}
 	r.sources = srcs
 	r.replaced = true
+	r.retired = append(r.retired, dropped...)
 	r.mu.Unlock()
-	for _, s := range dropped {
+	r.signal()
+}
+
+// Close closes every source, those in use and those dropped and not
+// closed yet, and leaves the resolver with none; the current snapshot
+// stays. It is for the end of the resolver's use: a server's, a command's.
+func (r *Resolver) Close() {
+	r.reloading.Lock()
+	r.mu.Lock()
+	all := append(r.retired, r.sources...)
+	r.retired, r.sources, r.replaced = nil, nil, true
+	clear(r.last)
+	clear(r.errs)
+	clear(r.dirty)
+	r.mu.Unlock()
+	r.reloading.Unlock()
+	r.closeAll(all)
+}
+
+// closeAll closes srcs, which no snapshot being served lists any more.
+func (r *Resolver) closeAll(srcs []sources.Source) {
+	for _, s := range srcs {
 		if err := sources.Close(s); err != nil {
 			r.logger.Warn("closing a source that is no longer used failed", "source", s.Name(), "err", err)
 		}
 	}
-	r.signal()
 }
 
 // Sources returns the sources in precedence order.
@@ -115,7 +139,9 @@ func (r *Resolver) Sources() []sources.Source {
 func (r *Resolver) MarkChanged(srcs ...sources.Source) {
 	r.mu.Lock()
 	for _, s := range srcs {
-		r.dirty[s] = true
+		if slices.Contains(r.sources, s) { // a dropped one would be kept for ever
+			r.dirty[s] = true
+		}
 	}
 	r.mu.Unlock()
 	r.signal()
@@ -160,18 +186,21 @@ func (r *Resolver) Refresh(ctx context.Context) (*Snapshot, error) {
 }
 
 func (r *Resolver) reload(ctx context.Context, all bool) (*Snapshot, error) {
-	snap, err := r.build(ctx, all)
+	snap, retired, err := r.build(ctx, all)
 	if err != nil || snap == nil {
 		return r.cur.Load(), err
 	}
+	r.closeAll(retired)
 	r.notify()
 	return snap, nil
 }
 
 // build lists the sources that need it and swaps the new snapshot in,
 // under the reload lock. It returns nil when nothing needed listing and
-// the sources are those of the current snapshot.
-func (r *Resolver) build(ctx context.Context, all bool) (*Snapshot, error) {
+// the sources are those of the current snapshot. retired are the sources
+// dropped before it, which the snapshot swapped in no longer lists: the
+// caller closes them, outside the lock.
+func (r *Resolver) build(ctx context.Context, all bool) (snap *Snapshot, retired []sources.Source, err error) {
 	r.reloading.Lock()
 	defer r.reloading.Unlock()
 	r.mu.Lock()
@@ -186,7 +215,7 @@ func (r *Resolver) build(ctx context.Context, all bool) (*Snapshot, error) {
 	}
 	r.mu.Unlock()
 	if len(todo) == 0 && !replaced {
-		return nil, nil
+		return nil, nil, nil
 	}
 	start := time.Now()
 	fresh := make([]Input, len(srcs))
@@ -210,7 +239,7 @@ func (r *Resolver) build(ctx context.Context, all bool) (*Snapshot, error) {
 			r.mu.Unlock()
 		}
 		r.MarkChanged(pick(srcs, todo)...) // not listed after all
-		return nil, fmt.Errorf("reload: %w", err)
+		return nil, nil, fmt.Errorf("reload: %w", err)
 	}
 	inputs := make([]Input, len(srcs))
 	r.mu.Lock()
@@ -242,10 +271,13 @@ func (r *Resolver) build(ctx context.Context, all bool) (*Snapshot, error) {
 		inputs[i] = in
 	}
 	r.mu.Unlock()
-	snap := build(r.cur.Load(), inputs)
+	snap = build(r.cur.Load(), inputs)
 	r.cur.Store(snap)
+	r.mu.Lock()
+	retired, r.retired = r.retired, nil
+	r.mu.Unlock()
 	r.report(ctx, snap, len(srcs), time.Since(start))
-	return snap, nil
+	return snap, retired, nil
 }
 
 func pick(srcs []sources.Source, idx []int) []sources.Source {

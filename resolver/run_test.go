@@ -171,6 +171,35 @@ func TestSetSourcesClosesAndRewatches(t *testing.T) {
 	})
 }
 
+// A source SetSources drops is closed only once a snapshot without its
+// skills is served: until then a request answered from the current
+// snapshot may still read through it (a source plugin's skill, whose
+// process would be gone). Close closes them all at once.
+func TestDroppedSourcesCloseAfterTheSwap(t *testing.T) {
+	old, next := newWatched("old", "x"), newWatched("next", "y")
+	r := resolver.New([]sources.Source{old}, nil)
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.SetSources([]sources.Source{next})
+	if old.closed.Load() {
+		t.Error("the dropped source was closed while its skills were served")
+	}
+	s, err := r.Reload(context.Background())
+	if err != nil || s.Len() != 1 || s.Skills()[0].Ref.Name != "y" {
+		t.Fatalf("reload: %v", err)
+	}
+	if !old.closed.Load() || next.closed.Load() {
+		t.Errorf("after the swap, closed: old %v, next %v", old.closed.Load(), next.closed.Load())
+	}
+	third := newWatched("third", "z")
+	r.SetSources([]sources.Source{third})
+	r.Close()
+	if !next.closed.Load() || !third.closed.Load() || len(r.Sources()) != 0 {
+		t.Errorf("after Close, closed: next %v, third %v; %d sources left", next.closed.Load(), third.closed.Load(), len(r.Sources()))
+	}
+}
+
 // The sources SetSources drops leave the catalog at the next reload, or
 // refresh, even when no source is left to list, or none of the others
 // changed.

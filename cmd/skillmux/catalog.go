@@ -209,7 +209,7 @@ func loadCatalog(cmd *cobra.Command, e *env, f *catalogFlags, report bool) (*res
 // command is done with the catalog.
 func (s *setup) Close() {
 	if s.res != nil {
-		s.res.SetSources(nil)
+		s.res.Close()
 	}
 }
 
@@ -218,7 +218,7 @@ func (s *setup) Close() {
 func (s *setup) openCatalog(ctx context.Context) (*resolver.Resolver, error) {
 	res := resolver.New(s.plan.sources([]string{s.plan.workdir}), &resolver.Options{Logger: s.logger})
 	if _, err := res.Reload(ctx); err != nil {
-		res.SetSources(nil) // closes them: a plugin started meanwhile ends
+		res.Close() // a plugin started meanwhile ends
 		return nil, err
 	}
 	return res, nil

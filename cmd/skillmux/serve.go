@@ -248,7 +248,7 @@ aside instead, with its problems as warnings.`,
 				// which may replace the sources; the search index, which
 				// reads through them) ends before the sources close.
 				srv.Close()
-				res.SetSources(nil) // closes them: plugin processes end with the server
+				res.Close() // plugin processes end with the server
 			}()
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)
