@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -239,6 +240,10 @@ type plan struct {
 	// under every command: `list --log-level debug` is how an author
 	// sees a plugin at work.
 	logger *slog.Logger
+	// reuse are the sources an earlier plan built, by sourceKey, which
+	// sources takes rather than build them again; built are those it
+	// made or took last.
+	reuse, built map[string]sources.Source
 	// warn says what in the configuration was not taken as written, as
 	// the configuration's own warnings are said: printed by list and
 	// show, logged by serve.
@@ -290,14 +295,25 @@ func (p *plan) specs() []config.Source {
 	return out
 }
 
-// sources builds the sources for the workspace folders.
+// sources builds the sources for the workspace folders. A source of
+// p.reuse built from the same configuration, for the same folders if it
+// depends on them, is taken as it is: a change of the client's roots or of
+// a configuration file keeps the sources it does not touch, with their
+// scans, watches and plugin processes. p.built records the sources made.
 func (p *plan) sources(workspaces []string) []sources.Source {
 	var out []sources.Source
 	projects := projectDirs(workspaces)
 	specs := p.specs()
 	names := p.sourceNames(specs)
+	p.built = map[string]sources.Source{}
 	for i, spec := range specs {
 		name := names[i]
+		key := p.sourceKey(spec, name, workspaces, projects)
+		if src, ok := p.reuse[key]; ok {
+			p.built[key] = src
+			out = append(out, src)
+			continue
+		}
 		var src sources.Source
 		switch spec.Type {
 		case config.TypeUser:
@@ -329,9 +345,26 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 		default:
 			continue // config has refused other types already
 		}
-		out = append(out, sources.Filter(src, spec.Include, spec.Exclude))
+		src = sources.Filter(src, spec.Include, spec.Exclude)
+		p.built[key] = src
+		out = append(out, src)
 	}
 	return out
+}
+
+// sourceKey identifies what a source is built from: its configuration,
+// its name, the settings of folder trees, and the workspace folders (or
+// their repositories) for the sources that serve them.
+func (p *plan) sourceKey(spec config.Source, name string, workspaces, projects []string) string {
+	var depends []string
+	switch spec.Type {
+	case config.TypeProject:
+		depends = workspaces
+	case config.TypeClaudePlugins, config.TypePluginDir:
+		depends = projects
+	}
+	conf, _ := json.Marshal(spec) // plain data: it cannot fail
+	return fmt.Sprintf("%s\x00%s\x00%q\x00%v %v %q", conf, name, depends, p.trees.Defer, p.trees.Debounce, p.trees.CacheDir)
 }
 
 // pluginCacheDir is where plugin skills are copied: in skillmux's cache

@@ -83,6 +83,7 @@ func (l *live) configChanged(ctx context.Context) {
 // says. Either way the files watched from now on are those of the new
 // workspace, so that fixing its file applies it. l.mu must be held.
 func (l *live) apply(ctx context.Context, why string, moved bool) {
+	prev := l.s // its sources are kept where the new configuration has the same
 	workspace := l.e.workdir
 	if len(l.workspaces) > 0 {
 		workspace = l.workspaces[0]
@@ -135,8 +136,10 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		}
 		l.s = s
 	}
+	s.plan.reuse = prev.plan.built
 	l.res.SetSources(s.plan.sources(l.workspaces))
-	if _, err := l.res.Reload(ctx); err != nil {
+	// The sources kept are listed as their watchers say; the new ones now.
+	if _, err := l.res.Refresh(ctx); err != nil {
 		l.logger.Warn("reload failed; keeping the catalog", "why", why, "err", err)
 		return
 	}

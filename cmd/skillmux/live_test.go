@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -579,5 +580,27 @@ func TestRestartOnly(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The client's roots, declared just after the handshake, rebuild the
+// sources that depend on them (the project's) and keep the others: a
+// source plugin is not started again, and its skill is served throughout.
+func TestBinaryRootsKeepTheOtherSources(t *testing.T) {
+	work := t.TempDir()
+	cfg := filepath.Join(work, "plugin.yaml")
+	writeFile(t, cfg, fmt.Sprintf("sources:\n  - type: plugin\n    name: tp\n    command: [%q]\n    env: {%s: \"1\"}\n", os.Args[0], envTestPlugin))
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, ".claude/skills/in-root/SKILL.md"), skillMD("in-root", "The root's skill."))
+	s := startServe(t, isolatedEnv(t), work, "--config", cfg)
+	s.handshakeWithRoots(root)
+	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
+		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
+	}
+	if d := s.toolDescription(2); !strings.Contains(d, "- in-root:") || !strings.Contains(d, "- tp:one:") {
+		t.Errorf("description: %s", d)
+	}
+	if n := strings.Count(s.stderr.String(), "source plugin started"); n != 1 {
+		t.Errorf("the plugin started %d times:\n%s", n, s.stderr.String())
 	}
 }
