@@ -604,3 +604,30 @@ func TestBinaryRootsKeepTheOtherSources(t *testing.T) {
 		t.Errorf("the plugin started %d times:\n%s", n, s.stderr.String())
 	}
 }
+
+// The end of input stops the following of the client's roots with the
+// rest: a workspace file of the new root that starts a source plugin
+// slow to start (here, one that never does) held the exit until the
+// plugin's start timeout ran out.
+func TestBinaryExitsWhileRootsStartAPlugin(t *testing.T) {
+	root := t.TempDir()
+	slow := filepath.Join(root, "slow.sh")
+	writeFile(t, slow, "#!/bin/sh\nexec sleep 300\n")
+	if err := os.Chmod(slow, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, ".skillmux.yaml"), "sources:\n  - type: plugin\n    name: slow\n    command: ["+slow+"]\n    timeout: 120s\n")
+	s := startServe(t, trustingEnv(t, root), t.TempDir())
+	s.handshakeWithRoots(root)
+	if !s.stderr.waitFor("workspace from client roots", 15*time.Second) {
+		t.Fatalf("the client's roots were not taken:\n%s", s.stderr.String())
+	}
+	s.stdin.Close()
+	exited := make(chan struct{})
+	go func() { s.cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second): // half the plugin's timeout: only a wait for it takes so long
+		t.Fatalf("skillmux did not exit after its input ended:\n%s", s.stderr.String())
+	}
+}

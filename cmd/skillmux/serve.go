@@ -242,12 +242,14 @@ aside instead, with its problems as warnings.`,
 				res.Run(runCtx, &resolver.RunOptions{Interval: interval(s.cfg.Refresh.Interval), NoWatch: !s.cfg.Refresh.Watch})
 			})
 			defer func() {
-				stopRun()
-				running.Wait()
 				// The server's own work (following the client's roots,
-				// which may replace the sources; the search index, which
-				// reads through them) ends before the sources close.
+				// which may replace the sources and wait for a plugin to
+				// start; the search index, which reads through them) is
+				// stopped with the refreshes, so that none waits for the
+				// other, and ends before the sources close.
+				stopRun()
 				srv.Close()
+				running.Wait()
 				res.Close() // plugin processes end with the server
 			}()
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
