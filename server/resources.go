@@ -131,6 +131,17 @@ func (s *Server) resourceMethods(next mcp.MethodHandler) mcp.MethodHandler {
 				return nil, s.uriError(req, r.Params.URI, rerr)
 			}
 			return res, err
+		case "resources/subscribe":
+			// A snapshot swapped in while the subscription took its
+			// first look at the resource had its refresh before the
+			// subscription was recorded (by subscribe, then by the SDK,
+			// which sends the notifications): it is told now.
+			base := s.catalog.Snapshot()
+			res, err := next(ctx, method, req)
+			if cur := s.catalog.Snapshot(); err == nil && cur != base {
+				s.refreshResources(cur)
+			}
+			return res, err
 		case "resources/templates/list":
 			// The templates fit in one page: no cursor is one this list
 			// gave. The SDK would say only "invalid params".

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
@@ -495,5 +497,82 @@ func TestSubscriptionsBounded(t *testing.T) {
 	}
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "skill://one/SKILL.md"}); err != nil {
 		t.Errorf("after an unsubscribe: %v", err)
+	}
+}
+
+// gate holds the first Open made once it is armed, until released.
+type openGate struct {
+	mu      sync.Mutex
+	armed   bool
+	held    chan struct{} // closed when an Open is held
+	release chan struct{}
+}
+
+func (g *openGate) hold() {
+	g.mu.Lock()
+	armed := g.armed
+	g.armed = false
+	g.mu.Unlock()
+	if armed {
+		close(g.held)
+		<-g.release
+	}
+}
+
+type gatedFS struct {
+	fs.FS
+	g *openGate
+}
+
+func (f gatedFS) Open(name string) (fs.File, error) {
+	f.g.hold()
+	return f.FS.Open(name)
+}
+
+// gatedSource lists its skills with their files behind a gate.
+type gatedSource struct {
+	*sourcetest.Fake
+	g *openGate
+}
+
+func (s gatedSource) List(ctx context.Context) (*sources.Listing, error) {
+	l, err := s.Fake.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, sk := range l.Skills {
+		sk.Files = gatedFS{sk.Files, s.g}
+	}
+	return l, nil
+}
+
+// A change swapped in while a subscription takes its first look at the
+// resource (the stat of every SKILL.md, for skill://) had its refresh
+// before the subscription was recorded: it is told all the same, at once,
+// not at the next refresh, whenever that comes.
+func TestSubscribeDuringARefresh(t *testing.T) { synctest.Test(t, testSubscribeDuringARefresh) }
+
+func testSubscribeDuringARefresh(t *testing.T) {
+	g := &openGate{held: make(chan struct{}), release: make(chan struct{})}
+	f := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
+	r, srv := refreshing(t, gatedSource{f, g})
+	n := &notes{}
+	cs := connect(t, srv, "2025-11-25", n.options())
+	settle() // the search index has read the skills: the Open held is the subscription's
+	g.mu.Lock()
+	g.armed = true
+	g.mu.Unlock()
+	subscribed := make(chan error, 1)
+	go func() { subscribed <- cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "skill://"}) }()
+	<-g.held
+	f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: "two", Description: "Two."})
+	reload(t, r)
+	close(g.release)
+	if err := <-subscribed; err != nil {
+		t.Fatal(err)
+	}
+	settle()
+	if updated, _ := n.take(); !slices.Equal(updated, []string{"skill://"}) {
+		t.Errorf("updated: %v, want skill://", updated)
 	}
 }
