@@ -2,7 +2,10 @@ package dirtree
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -70,5 +73,70 @@ func TestCompletionListedByAnotherIsNotRescanned(t *testing.T) {
 	defer tr.scanning.Unlock()
 	if tr.st != st {
 		t.Error("the whole tree was scanned again after its completion had been listed")
+	}
+}
+
+// A root switched to another folder (a link re-pointed at another
+// checkout) while the deferred scan is being completed is replaced by a
+// scan as shallow as the first: the completion goes on with that one, so
+// that its skills get their file lists and its nested skills are found.
+func TestCompletionOfARootSwitchedMeanwhile(t *testing.T) {
+	base := t.TempDir()
+	files := map[string]string{
+		"outer/SKILL.md":       "---\nname: outer\ndescription: D.\n---\n",
+		"outer/inner/SKILL.md": "---\nname: inner\ndescription: Nested.\n---\n",
+	}
+	for i := range 2 * completePart {
+		files[fmt.Sprintf("s%04d/SKILL.md", i)] = fmt.Sprintf("---\nname: s%d\ndescription: D.\n---\n", i)
+		files[fmt.Sprintf("s%04d/ref.md", i)] = "ref"
+	}
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	sourcetest.WriteFiles(t, a, files)
+	sourcetest.WriteFiles(t, b, files)
+	link := filepath.Join(base, "skills")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	tr := New(link, &Options{Defer: true})
+	ctx := context.Background()
+	if _, err := tr.List(ctx); err != nil {
+		t.Fatal(err)
+	}
+	switched := false
+	tr.betweenParts = func() {
+		if switched {
+			return
+		}
+		switched = true
+		if err := os.Remove(link); err != nil {
+			t.Error(err)
+		}
+		if err := os.Symlink(b, link); err != nil {
+			t.Error(err)
+		}
+		tr.Changed(link)
+		if _, err := tr.List(ctx); err != nil {
+			t.Error(err)
+		}
+	}
+	if ok, err := tr.complete(ctx, func() {}); !ok || err != nil {
+		t.Fatalf("complete: %v, %v", ok, err)
+	}
+	l, err := tr.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noFiles, nested := 0, false
+	for _, sk := range l.Skills {
+		if sk.FileList == nil {
+			noFiles++
+		}
+		nested = nested || sk.Ref.Name == "inner"
+		if !strings.HasPrefix(sk.Path, link) {
+			t.Fatalf("%s is not served from the link", sk.Path)
+		}
+	}
+	if !switched || noFiles > 0 || !nested {
+		t.Errorf("switched %v; after the completion: %d of %d skills without a file list, nested skill listed: %v", switched, noFiles, len(l.Skills), nested)
 	}
 }

@@ -126,8 +126,9 @@ type Tree struct {
 	watcher *watch.Watcher // while Watch runs
 
 	// completed, when set (by tests), runs as soon as the deferred scan's
-	// completion has marked the state current, before the cache is saved.
-	completed func()
+	// completion has marked the state current, before the cache is saved;
+	// betweenParts runs after each part of it, the lock let go.
+	completed, betweenParts func()
 }
 
 // pending is what happened since the last List.

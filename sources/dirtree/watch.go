@@ -204,9 +204,7 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 		folders = folders[len(part):]
 		t.scanning.Lock()
 		if t.st != st {
-			t.scanning.Unlock()
-			t.markCurrent() // as of that full scan; the watcher marks what changed since
-			return true, nil
+			return t.completeReplaced(ctx, notify)
 		}
 		// Chosen before the walk starts: it changes st.skills.
 		todo := slices.DeleteFunc(part, func(e *entry) bool { return st.skills[e.key] != e || e.inside })
@@ -219,15 +217,16 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		if t.betweenParts != nil {
+			t.betweenParts()
+		}
 		runtime.Gosched() // a List waiting for the lock goes first
 	}
 
 	walked := time.Since(began)
 	t.scanning.Lock()
 	if t.st != st {
-		t.scanning.Unlock()
-		t.markCurrent()
-		return true, nil
+		return t.completeReplaced(ctx, notify)
 	}
 	st.deep = true
 	if w.bounds.depth != "" {
@@ -242,6 +241,22 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 	}
 	t.logDebug("deferred scan completed", "root", t.root, "skills", skills, "walk", walked.Round(time.Millisecond), "changed", len(changed), "took", time.Since(began).Round(time.Millisecond))
 	t.saveCache() // beside the Lists that follow: it copies what it writes
+	return true, nil
+}
+
+// completeReplaced is complete once a scan has replaced the state it was
+// completing; t.scanning is held, and let go. A full scan (the root
+// replaced, a periodic rescan) walked every folder, and the state is
+// current as of it: the watcher marks what changed since. One as shallow
+// as the first (the root replaced before the completion was done) is
+// completed in turn.
+func (t *Tree) completeReplaced(ctx context.Context, notify func()) (bool, error) {
+	deep := t.st.deep
+	t.scanning.Unlock()
+	if !deep {
+		return t.complete(ctx, notify)
+	}
+	t.markCurrent()
 	return true, nil
 }
 
