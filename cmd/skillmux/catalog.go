@@ -353,8 +353,9 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 }
 
 // sourceKey identifies what a source is built from: its configuration,
-// its name, the settings of folder trees, and the workspace folders (or
-// their repositories) for the sources that serve them.
+// its name, the settings of folder trees (but Defer, which decides only
+// how the first listing is made), and the workspace folders (or their
+// repositories) for the sources that serve them.
 func (p *plan) sourceKey(spec config.Source, name string, workspaces, projects []string) string {
 	var depends []string
 	switch spec.Type {
@@ -364,7 +365,7 @@ func (p *plan) sourceKey(spec config.Source, name string, workspaces, projects [
 		depends = projects
 	}
 	conf, _ := json.Marshal(spec) // plain data: it cannot fail
-	return fmt.Sprintf("%s\x00%s\x00%q\x00%v %v %q", conf, name, depends, p.trees.Defer, p.trees.Debounce, p.trees.CacheDir)
+	return fmt.Sprintf("%s\x00%s\x00%q\x00%v %q", conf, name, depends, p.trees.Debounce, p.trees.CacheDir)
 }
 
 // pluginCacheDir is where plugin skills are copied: in skillmux's cache

@@ -137,6 +137,11 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		l.s = s
 	}
 	s.plan.reuse = prev.plan.built
+	// A source made now is listed whole before it is served: a first
+	// listing without the nested skills would take them from the
+	// catalog until the scan that finds them (Defer is for the start,
+	// which a client waits for).
+	s.plan.trees.Defer = false
 	l.res.SetSources(s.plan.sources(l.workspaces))
 	// The sources kept are listed as their watchers say; the new ones now.
 	if _, err := l.res.Refresh(ctx); err != nil {

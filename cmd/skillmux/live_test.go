@@ -347,6 +347,9 @@ func TestBinaryLogLevelIsFollowed(t *testing.T) {
 	first, second := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(first, "one/SKILL.md"), skillMD("one", "The first folder's."))
 	writeFile(t, filepath.Join(second, "two/SKILL.md"), skillMD("two", "The second folder's."))
+	// Assets nested deeper than the walk looks for skills, which the
+	// tree says at debug level.
+	writeFile(t, filepath.Join(second, "two", strings.Repeat("d/", 17), "x.txt"), "x")
 	work := t.TempDir()
 	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+first+"\n")
 	s := startServe(t, append(trustingEnv(t, work), "SKILLMUX_REFRESH__DEBOUNCE=50ms"), work, "--no-builtin")
@@ -358,7 +361,7 @@ func TestBinaryLogLevelIsFollowed(t *testing.T) {
 	writeFile(t, cfg, "log:\n  level: debug\n  format: json\nsources:\n  - type: dir\n    path: "+second+"\n")
 	s.next("tools/list_changed after the edit", isMethod("notifications/tools/list_changed"))
 	// At debug level, in text: the resolver's line, and the new tree's.
-	for _, want := range []string{`level=DEBUG msg="source scanned"`, `level=DEBUG msg="deferred scan completed" root=` + second} {
+	for _, want := range []string{`level=DEBUG msg="source scanned"`, `level=DEBUG msg="not searched for nested skills: deeper than the walk goes" path=` + filepath.Join(second, "two")} {
 		if !s.stderr.waitFor(want, 15*time.Second) {
 			t.Errorf("no %s:\n%s", want, s.stderr.String())
 		}
@@ -629,5 +632,23 @@ func TestBinaryExitsWhileRootsStartAPlugin(t *testing.T) {
 	case <-exited:
 	case <-time.After(60 * time.Second): // half the plugin's timeout: only a wait for it takes so long
 		t.Fatalf("skillmux did not exit after its input ended:\n%s", s.stderr.String())
+	}
+}
+
+// The sources the client's roots bring are listed whole before they are
+// served: the skill nested in another of the new root is in the catalog
+// from the reload on (a first listing without it took it from the
+// catalog for a moment, until the scan that found it, at every reload).
+func TestBinaryRootsBringNestedSkillsAtOnce(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, ".claude/skills/outer/SKILL.md"), skillMD("outer", "The outer skill."))
+	writeFile(t, filepath.Join(root, ".claude/skills/outer/inner/SKILL.md"), skillMD("inner", "Nested in outer."))
+	s := startServe(t, isolatedEnv(t), t.TempDir())
+	s.handshakeWithRoots(root)
+	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
+		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
+	}
+	if d := s.toolDescription(2); !strings.Contains(d, "- outer:") || !strings.Contains(d, "- inner:") {
+		t.Errorf("description just after the reload: %s", d)
 	}
 }
