@@ -30,7 +30,7 @@ import (
 
 // cacheMagic starts a saved cache; the version changes with the format or
 // with what Load makes of a file.
-const cacheMagic = "skillmux-cache 11\n"
+const cacheMagic = "skillmux-cache 12\n"
 
 // racyWindow is how close to the save a modification must be for its
 // entry not to be trusted.

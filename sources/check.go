@@ -137,9 +137,9 @@ func (c *checker) checkDescription(v fieldValue) (string, bool) {
 }
 
 // shows reports whether r shows on screen: it is not white space, a
-// control character or an invisible formatting character.
+// control character or an invisible one (see isInvisible).
 func shows(r rune) bool {
-	return !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r)
+	return !unicode.IsSpace(r) && !unicode.IsControl(r) && !isInvisible(r)
 }
 
 // quoteIt says how to make the scalar v of field a string, as other

@@ -161,6 +161,22 @@ func TestUnusableNames(t *testing.T) {
 		{"bidirectional override in the folder name, no name key", "evil\u202egnp.exe", "---\ndescription: x\n---\n", ""},
 		{"single spaces are a name", "folder", "---\nname: my skill\ndescription: x\n---\n", "my skill"},
 		{"emoji joined by U+200D are a name", "folder", "---\nname: \"\U0001F469\u200d\U0001F4BB\"\ndescription: x\n---\n", "\U0001F469\u200d\U0001F4BB"},
+		// Characters that show nothing, or nothing of their own: each
+		// makes a name look like another ("pdf").
+		{"combining grapheme joiner in the name key falls back to the folder", "folder", "---\nname: \"p\u034fdf\"\ndescription: x\n---\n", "folder"},
+		{"Hangul filler in the name key falls back to the folder", "folder", "---\nname: \"pdf\u3164\"\ndescription: x\n---\n", "folder"},
+		{"Hangul choseong filler in the name key falls back to the folder", "folder", "---\nname: \"\u115fpdf\"\ndescription: x\n---\n", "folder"},
+		{"braille blank in the name key falls back to the folder", "folder", "---\nname: \"pdf\u2800\"\ndescription: x\n---\n", "folder"},
+		{"variation selector after a letter falls back to the folder", "folder", "---\nname: \"pdf\ufe0f\"\ndescription: x\n---\n", "folder"},
+		{"a joiner between Latin letters falls back to the folder", "folder", "---\nname: \"pd\u200df\"\ndescription: x\n---\n", "folder"},
+		{"a non-joiner between Latin letters falls back to the folder", "folder", "---\nname: \"pd\u200cf\"\ndescription: x\n---\n", "folder"},
+		{"a name that begins with a combining mark falls back to the folder", "folder", "---\nname: \"\u0301pdf\"\ndescription: x\n---\n", "folder"},
+		{"a name of a filler alone, in the folder's name", "\u3164", "---\ndescription: x\n---\n", ""},
+		{"a non-joiner in a Persian word is a name", "folder", "---\nname: \"\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645\"\ndescription: x\n---\n", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"},
+		{"an emoji with its variation selector is a name", "folder", "---\nname: \"\u2764\ufe0f-notes\"\ndescription: x\n---\n", "\u2764\ufe0f-notes"},
+		{"a joiner at the end falls back to the folder", "folder", "---\nname: \"\u00e9\u200d\"\ndescription: x\n---\n", "folder"},
+		{"a flag joined after its variation selector is a name", "folder", "---\nname: \"\U0001F3F3\ufe0f\u200d\U0001F308\"\ndescription: x\n---\n", "\U0001F3F3\ufe0f\u200d\U0001F308"},
+		{"an accent on a letter is a name", "folder", "---\nname: \"cafe\u0301\"\ndescription: x\n---\n", "cafe\u0301"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

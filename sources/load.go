@@ -204,9 +204,8 @@ func WhyUnusable(s string) string {
 		r, _ := utf8.DecodeRuneInString(s[i:])
 		return fmt.Sprintf("holds the bidirectional control character U+%04X, which makes it show in another order than it is typed", r)
 	}
-	if i := strings.IndexFunc(s, isInvisible); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(s[i:])
-		return fmt.Sprintf("holds the invisible formatting character U+%04X, which makes it look like another name", r)
+	if r, ok := hiddenIn(s); ok {
+		return fmt.Sprintf("holds U+%04X, which shows nothing of its own there and makes the name look like another", r)
 	}
 	if i := strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) && r != ' ' }); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(s[i:])
@@ -222,12 +221,50 @@ func isBreakOrControl(r rune) bool {
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }
 
-// isInvisible reports whether r is a formatting character, which takes no
-// room on screen (a zero-width space, a soft hyphen, a direction mark),
-// other than the joiners: U+200C and U+200D shape Persian and Indic words
-// and join emoji into one, and show nothing that is not there.
+// isInvisible reports whether r shows nothing of its own: a formatting
+// character (a zero-width space, a soft hyphen, a direction mark), a
+// character Unicode says to ignore when it cannot be shown (a Hangul
+// filler, the combining grapheme joiner, a variation selector), or the
+// blank braille pattern. The joiners U+200C and U+200D and the variation
+// selectors are hiddenIn's to judge: they have their place beside some
+// characters.
 func isInvisible(r rune) bool {
-	return unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) ||
+		unicode.Is(unicode.Variation_Selector, r) || r == '\u2800'
+}
+
+// hiddenIn returns the first character of s that shows nothing there: an
+// invisible one (isInvisible) but for a joiner between two characters
+// that are not ASCII (it shapes Persian and Indic words, and joins emoji
+// into one) and a variation selector after a symbol (an emoji's
+// presentation); or a combining mark that begins s, which has nothing to
+// sit on.
+func hiddenIn(s string) (rune, bool) {
+	prev := rune(-1)
+	for i, r := range s {
+		switch {
+		case i == 0 && unicode.In(r, unicode.Mn, unicode.Me):
+			return r, true
+		case r == '\u200c' || r == '\u200d':
+			next, n := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+			// A variation selector may come before: the emoji it
+			// presents is joined.
+			shown := func(c rune) bool {
+				return c >= utf8.RuneSelf && (!isInvisible(c) || unicode.Is(unicode.Variation_Selector, c))
+			}
+			if n == 0 || !shown(prev) || !shown(next) {
+				return r, true
+			}
+		case unicode.Is(unicode.Variation_Selector, r):
+			if !unicode.Is(unicode.So, prev) {
+				return r, true
+			}
+		case isInvisible(r):
+			return r, true
+		}
+		prev = r
+	}
+	return 0, false
 }
 
 // clipValue shortens a value echoed in a message.

@@ -272,6 +272,7 @@ func TestLoadRefuses(t *testing.T) {
 		{"description of control characters only", "---\nname: ctl\ndescription: \"\\x01\\x02\"\n---\n", "description-required", 0, "shows nothing"},
 		{"description of bidirectional controls only", "---\nname: bidi\ndescription: \"\\u202e \\u2066\"\n---\n", "description-required", 0, "shows nothing"},
 		{"description of a zero-width space only", "---\nname: zw\ndescription: \"\\u200b\"\n---\n", "description-required", 0, "shows nothing"},
+		{"description of Hangul fillers and a braille blank only", "---\nname: fill\ndescription: \"\\u3164\\u3164 \\u2800\"\n---\n", "description-required", 0, "shows nothing"},
 		{"description is a list", "---\nname: list\ndescription: [a, b]\n---\n", "description-type", 0, "must be a string"},
 		{"no front matter", "# Just markdown\n", "front-matter", 1, "must start with a line `---`"},
 		{"a key that is a list", "---\nname: k\ndescription: x\n[a, b]: c\n---\n", "yaml", 4, "a key must be a plain word, got a list"},
