@@ -674,15 +674,16 @@ func plainLine(s string) bool {
 
 func dropped(r rune) bool { return unicode.IsControl(r) || sources.IsBidiControl(r) }
 
-// escapeControls writes control characters in s (in a path, say) as Go
-// escapes, keeping it on one line and still telling what it holds.
+// escapeControls writes the control and bidirectional-control characters
+// of s (a path, say) as Go escapes, keeping it on one line, in the order
+// it reads, and still telling what it holds.
 func escapeControls(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+	if strings.IndexFunc(s, dropped) < 0 {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if unicode.IsControl(r) {
+		if dropped(r) {
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 			continue

@@ -510,3 +510,34 @@ func TestSearchTextIsClean(t *testing.T) {
 		t.Errorf("the search's text:\n%q", got)
 	}
 }
+
+// So does its structured content, which a client may show as well: the
+// description and the excerpt without control and bidirectional-control
+// characters, the location with them escaped, as the catalog's.
+func TestSearchStructuredIsClean(t *testing.T) {
+	root := t.TempDir()
+	folder := "evil\u202egnp.exe"
+	sourcetest.WriteFile(t, filepath.Join(root, folder, "SKILL.md"),
+		"---\nname: evil\ndescription: \"Reads forms.\\x07 \\u202eesrever\\u202c\"\n---\nThe forms\x1b[31m are \u202eread\u202c here.\n")
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "", nil)
+	res, err := callTool(cs, "skills_search", map[string]any{"query": "forms"})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	var got struct {
+		Hits []struct{ Description, Excerpt, Location string }
+	}
+	structured(t, res, &got)
+	if len(got.Hits) != 1 {
+		t.Fatalf("hits: %+v", got)
+	}
+	h := got.Hits[0]
+	for field, v := range map[string]string{"description": h.Description, "excerpt": h.Excerpt, "location": h.Location} {
+		if strings.ContainsAny(v, "\x07\x1b\u202e\u202c") {
+			t.Errorf("%s: %q", field, v)
+		}
+	}
+	if want := filepath.Join(root, `evil\u202egnp.exe`, "SKILL.md"); h.Location != want {
+		t.Errorf("location %q, want %q", h.Location, want)
+	}
+}

@@ -162,7 +162,7 @@ func (s *Server) listSkillFiles(m resolver.Match, u resolver.SkillURI, under, to
 	if under != "" {
 		where = under + "/"
 	}
-	fmt.Fprintf(&b, "Files of skill %s in %s (paths relative to %s):", m.Ref, where, sk.Dir)
+	fmt.Fprintf(&b, "Files of skill %s in %s (paths relative to %s):", m.Ref, where, shownPath(sk.Dir))
 	for _, f := range files {
 		p := f.Path
 		if p == sk.EntryFile() {
