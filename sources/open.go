@@ -339,6 +339,9 @@ func (f *File) ReadInto(limit int64, buf []byte) ([]byte, error) {
 // Close closes the file.
 func (f *File) Close() error { return f.f.Close() }
 
+// Read reads from the file, as an io.Reader: to look at its head, say.
+func (f *File) Read(p []byte) (int, error) { return f.f.Read(p) }
+
 // readAllInto reads r to its end, appending to buf, whose capacity is the
 // size expected: one read for a file that did not change.
 func readAllInto(r io.Reader, buf []byte) ([]byte, error) {

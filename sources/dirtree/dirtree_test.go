@@ -118,6 +118,32 @@ func TestLearnedNotes(t *testing.T) {
 	}
 }
 
+// A note that is a link out of the notes' folder is not read, whatever
+// it leads to (a look at its head would tell whether a file outside starts
+// with front matter, and a read of some files has effects): it is
+// refused, saying it is a link.
+func TestLearnedNotesLinkedOut(t *testing.T) {
+	outside := tree(t, map[string]string{
+		"note.md":  "---\ndescription: Outside, with front matter.\n---\n",
+		"plain.md": "no front matter\n",
+	})
+	root := tree(t, map[string]string{"own.md": "---\ndescription: Mine.\n---\n"})
+	must(t, os.Symlink(filepath.Join(outside, "note.md"), filepath.Join(root, "l1.md")))
+	must(t, os.Symlink(filepath.Join(outside, "plain.md"), filepath.Join(root, "l2.md")))
+	l := list(t, root, &dirtree.Options{Learned: true})
+	if diff := cmp.Diff([]string{"own"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, link := range []string{"l1.md", "l2.md"} {
+		p := filepath.Join(root, link)
+		if !slices.ContainsFunc(l.Problems, func(d sources.Diagnostic) bool {
+			return d.Path == p && strings.Contains(d.Message, "which skillmux does not read")
+		}) {
+			t.Errorf("no problem says %s is a link out: %v", link, l.Problems)
+		}
+	}
+}
+
 func TestSymlinks(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symlinks need privileges on Windows")

@@ -3,6 +3,7 @@ package dirtree
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -409,14 +410,18 @@ func join(dir, name string) string {
 
 // hasFrontMatter reports whether the file starts with a "---" line, so
 // that a README.md lying beside learned notes is ignored, not an error.
+// It reads only inside the file's folder, as every read of a skill does:
+// a link that leads out of it is not read, and is taken for a note, so
+// that loading it says why it is refused.
 func hasFrontMatter(path string) bool {
-	f, err := os.Open(path)
+	f, err := sources.OpenFile(sources.DirFS(filepath.Dir(path)), filepath.Base(path))
 	if err != nil {
-		return false
+		fi, lerr := os.Lstat(path)
+		return lerr == nil && fi.Mode()&fs.ModeSymlink != 0
 	}
 	defer f.Close()
 	buf := make([]byte, 8)
-	n, _ := f.Read(buf)
+	n, _ := io.ReadFull(f, buf)
 	b := strings.TrimPrefix(string(buf[:n]), "\xef\xbb\xbf")
 	return strings.HasPrefix(b, "---\n") || strings.HasPrefix(b, "---\r") || b == "---"
 }
