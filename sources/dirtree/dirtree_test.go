@@ -459,3 +459,31 @@ func TestUnenterableFolderInSkillIsReported(t *testing.T) {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 }
+
+// A skill with more files than are listed lists the first ones by name,
+// the same at every scan, however the parallel walk met them: a list that
+// changed at each rescan told clients of a change every time.
+func TestTruncatedFileListIsTheFirstFiles(t *testing.T) {
+	files := map[string]string{"many/SKILL.md": skillMD("many")}
+	var all []string
+	for d := range 12 {
+		for f := range 100 {
+			p := fmt.Sprintf("d%02d/f%03d.md", d, f)
+			files["many/"+p] = "x"
+			all = append(all, p)
+		}
+	}
+	root := tree(t, files)
+	slices.Sort(all)
+	want := all[:sources.MaxListedFiles]
+	for range 3 {
+		l := list(t, root, nil)
+		if len(l.Skills) != 1 {
+			t.Fatalf("skills: %v", names(l))
+		}
+		sk := l.Skills[0]
+		if !sk.FileListTruncated || !slices.Equal(sk.FileList, want) {
+			t.Fatalf("truncated %v, %d files, first %v, last %v; want the first %d by name", sk.FileListTruncated, len(sk.FileList), sk.FileList[:1], sk.FileList[len(sk.FileList)-1:], sources.MaxListedFiles)
+		}
+	}
+}

@@ -335,23 +335,37 @@ func (w *walk) file(owner *entry, path string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(owner.files) >= sources.MaxListedFiles {
-		owner.truncated = true
-		return
+	if len(owner.files) == 2*sources.MaxListedFiles {
+		keepFirstFiles(owner)
 	}
 	// Rel returns a part of path; the clone keeps only the part, not the
 	// whole path, alive for as long as the skill is listed.
 	owner.files = append(owner.files, strings.Clone(filepath.ToSlash(rel)))
 }
 
+// keepFirstFiles sorts e's file list and keeps its first MaxListedFiles
+// names: whatever order parallel folders filled it in, a skill with more
+// files lists the same ones at every scan.
+func keepFirstFiles(e *entry) {
+	slices.Sort(e.files)
+	if len(e.files) > sources.MaxListedFiles {
+		clear(e.files[sources.MaxListedFiles:])
+		e.files = e.files[:sources.MaxListedFiles]
+		e.truncated = true
+	}
+}
+
 // finish sorts the file lists, which parallel folders filled in any
-// order. A walk may go on after it (complete walks in parts): what it
-// sorted is not sorted again.
+// order, and cuts them to MaxListedFiles. A walk may go on after it
+// (complete walks in parts): what it sorted is not sorted again.
 func (w *walk) finish() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, e := range w.added {
-		slices.Sort(e.files)
+		keepFirstFiles(e)
+		if e.truncated {
+			e.files = slices.Clip(e.files)
+		}
 	}
 	w.added = w.added[:0]
 }
