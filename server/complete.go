@@ -51,14 +51,26 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 		}
 		fsys, done := sources.Pin(a.Match.Skill.Files)
 		defer done()
-		var files []sources.WalkedFile
-		files, truncated, _ = sources.WalkFiles(fsys, &sources.WalkOptions{Allow: s.walkAllow(a.Match.Skill, "")})
 		root := a.URI.Root() + "/"
-		for _, f := range files {
-			enc := strings.TrimPrefix(a.URI.File(f.Path), root)
-			if strings.HasPrefix(strings.ToLower(enc), typed) {
-				values = append(values, enc)
+		encoded := func(p string) string { return strings.TrimPrefix(a.URI.File(p), root) }
+		// Only the folders on the way to what is typed are walked, and
+		// only the files it begins are counted against the walk's bound.
+		served := s.walkAllow(a.Match.Skill, "")
+		allow := func(p string, dir bool) bool {
+			if !served(p, dir) {
+				return false
 			}
+			enc := strings.ToLower(encoded(p))
+			if dir {
+				enc += "/"
+				return strings.HasPrefix(enc, typed) || strings.HasPrefix(typed, enc)
+			}
+			return strings.HasPrefix(enc, typed)
+		}
+		var files []sources.WalkedFile
+		files, truncated, _ = sources.WalkFiles(fsys, &sources.WalkOptions{Allow: allow})
+		for _, f := range files {
+			values = append(values, encoded(f.Path))
 		}
 	default:
 		return res, nil

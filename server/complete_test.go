@@ -76,4 +76,17 @@ func TestPathCompletionOfManyFiles(t *testing.T) {
 	if c := res.Completion; !c.HasMore || c.Total != 0 || len(c.Values) == 0 {
 		t.Errorf("hasMore %v, total %d, %d values; want more to come, no total", c.HasMore, c.Total, len(c.Values))
 	}
+	// A prefix is looked for among all the files, not the first listed:
+	// those past them are completed too, and counted.
+	res, err = cs.Complete(context.Background(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "skill://{+skill}/{+path}"},
+		Argument: mcp.CompleteParamsArgument{Name: "path", Value: "F0102"},
+		Context:  &mcp.CompleteContext{Arguments: map[string]string{"skill": "many"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Completion; c.HasMore || c.Total != 10 || len(c.Values) != 10 || c.Values[0] != "f01020.md" || c.Values[9] != "f01029.md" {
+		t.Errorf("hasMore %v, total %d, values %v; want f01020.md to f01029.md", c.HasMore, c.Total, c.Values)
+	}
 }
