@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -367,5 +369,50 @@ func TestCompletionAnyUnicodeForm(t *testing.T) {
 	})
 	if err != nil || !slices.Equal(res.Completion.Values, []string{"r\u00e9sum\u00e9"}) {
 		t.Errorf("%v %+v", err, res)
+	}
+}
+
+// A SKILL.md that is no longer a file it can read (a FIFO or a folder put
+// in its place, a link that loops), before the refresh that would drop
+// it, is the user's files' doing: prompts/get and resources/read say what
+// it is with -32602, and log no error of the server's.
+func TestEntryReplacedByWhatIsNoFile(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		replace func(path string) error
+		want    string
+	}{
+		{"a FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "(a FIFO)"},
+		{"a folder", func(p string) error { return os.Mkdir(p, 0o755) }, "folder"},
+		{"a link loop", func(p string) error { return os.Symlink(filepath.Base(p), p) }, "too many levels of symbolic links"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			p := filepath.Join(root, "odd", "SKILL.md")
+			sourcetest.WriteFile(t, p, "---\nname: odd\ndescription: Replaced.\n---\nbody\n")
+			logs := &logBuffer{}
+			srv := server.New(newResolver(t, dirtree.New(root, nil)), &server.Options{Logger: logs.logger()})
+			cs := connect(t, srv, "2025-11-25", nil)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.replace(p); err != nil {
+				t.Fatal(err)
+			}
+			skill, err := callSkill(t, cs, map[string]any{"name": "odd"})
+			if err != nil || !skill.IsError || !strings.Contains(text(t, skill.Content[0]), tc.want) {
+				t.Errorf("the skill tool: %v, %v; want an error saying %q", skill, err, tc.want)
+			}
+			_, perr := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "odd"})
+			_, rerr := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://odd/SKILL.md"})
+			for what, err := range map[string]error{"prompts/get": perr, "resources/read": rerr} {
+				if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("%s: %v, want -32602 saying %q", what, err, tc.want)
+				}
+			}
+			if strings.Contains(logs.String(), "level=ERROR") {
+				t.Errorf("logged as the server's error:\n%s", logs.String())
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -556,9 +557,21 @@ func (s *Server) readError(req mcp.Request, uri string, a resolver.Address, err 
 		// a folder on its way, is closed to the user skillmux runs as.
 		s.logger.Warn("reading a resource: permission denied", "uri", uri, "err", err)
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: permission denied (the file, or a folder on its path, cannot be read by the user skillmux runs as)", clipURI(uri))}
+	case filesFault(err):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: %v", clipURI(uri), unwrapPathError(err))}
 	}
 	s.logger.Error("reading a resource failed", "uri", uri, "err", err)
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("cannot read %s: %v", clipURI(uri), unwrapPathError(err))}
+}
+
+// filesFault reports whether err, from opening or reading a skill's file,
+// is the doing of the files themselves rather than the server's: what is
+// there is no file (a FIFO, a folder, a socket), a link loops, or a
+// folder on the way is a file. The answer says so as bad params, and the
+// server logs no error of its own.
+func filesFault(err error) bool {
+	return errors.Is(err, sources.ErrNotRegular) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) ||
+		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENXIO)
 }
 
 // unwrapPathError drops the operation and path an *fs.PathError adds: the

@@ -95,9 +95,10 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	}
 	if err = sources.Confine(m.Skill.EntryFile(), err); err != nil {
 		level := slog.LevelError
-		if errors.Is(err, sources.ErrBadPath) {
-			// The SKILL.md is now a link out of its folder: the user's
-			// files, not the server, are at fault.
+		if errors.Is(err, sources.ErrBadPath) || errors.Is(err, sources.ErrTooLarge) || filesFault(err) {
+			// The SKILL.md is now a link out of its folder, or no file,
+			// or too large: the user's files, not the server, are at
+			// fault.
 			level = slog.LevelWarn
 		}
 		s.logger.Log(ctx, level, "cannot read skill", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)

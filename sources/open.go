@@ -50,6 +50,11 @@ func openEntry(dir, name string) (entryFile, error) {
 	defer root.Close() // a file opened through a Root outlives it
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		// A socket cannot be opened at all (ENXIO on Unix): say what it
+		// is, as for the other files that are not regular.
+		if info, serr := root.Stat(name); serr == nil && info.Mode()&fs.ModeSocket != 0 {
+			return nil, &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileType(info.Mode()))}
+		}
 		return nil, err
 	}
 	return checkRegular(f)
