@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -402,10 +404,27 @@ func sourceName(s config.Source) string {
 	}
 	if s.Type == config.TypeDir {
 		if paths := s.AllPaths(); len(paths) > 0 {
-			return filepath.Base(paths[0])
+			return folderSourceName(filepath.Base(paths[0]))
 		}
 	}
 	return s.Type
+}
+
+// folderSourceName is the name of a source after its folder: the folder's
+// name, with '-' for what would break the names of its shadowed skills
+// (the ':' of "source:skill", the '~' of "source~2:skill", a slash, white
+// space or a control character).
+func folderSourceName(base string) string {
+	name := strings.Map(func(r rune) rune {
+		if r == ':' || r == '~' || r == '/' || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError {
+			return '-'
+		}
+		return r
+	}, base)
+	if strings.Trim(name, "-.") == "" {
+		return "dir"
+	}
+	return name
 }
 
 // sourceNames names the sources of one catalog, each once, so that

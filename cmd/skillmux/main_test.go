@@ -788,3 +788,20 @@ func TestSourceNamedAsABuiltInOne(t *testing.T) {
 		t.Errorf("no word of the renaming on stderr:\n%s", errOut)
 	}
 }
+
+// A folder named with what separates the parts of a skill's name ("x:y")
+// names its source with '-' in its place: its shadowed skills are reached
+// as "x-y:pdf", which no other skill's name or URI can be taken for.
+func TestFolderSourceNameIsUsable(t *testing.T) {
+	base := t.TempDir()
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "x:y")
+	writeFile(t, filepath.Join(a, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: A's.\n---\n")
+	writeFile(t, filepath.Join(b, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: X-y's.\n---\n")
+	out, _, err := runIn(t, isolatedEnv(t), base, "list", "--all", "--no-builtin", a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `reach it as "x-y:pdf"`) {
+		t.Errorf("the shadowed skill's name:\n%s", out)
+	}
+}
