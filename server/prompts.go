@@ -200,7 +200,7 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp
 			if loader {
 				takes = fmt.Sprintf("%q and %q", "name", ArgumentsName)
 			}
-			return nil, invalidParams(fmt.Sprintf("prompt %q takes no argument %q; it takes %s", req.Params.Name, k, takes))
+			return nil, invalidParams(fmt.Sprintf("prompt %q takes no argument %q; it takes %s", clipURI(req.Params.Name), clipURI(k), takes))
 		}
 	}
 	v := s.viewOf(req)
@@ -284,14 +284,14 @@ func (s *Server) completePrompt(req *mcp.CompleteRequest) (*mcp.CompleteResult, 
 		case ArgumentsName:
 			return completion(nil), nil
 		}
-		return nil, invalidParams(fmt.Sprintf("prompt %q has no argument %q; it has \"name\" and %q", LoaderPromptName, arg, ArgumentsName))
+		return nil, invalidParams(fmt.Sprintf("prompt %q has no argument %q; it has \"name\" and %q", LoaderPromptName, clipURI(arg), ArgumentsName))
 	}
 	m, err := s.lookup(v, p.Ref.Name) // as prompts/get finds it
 	if err != nil || !m.Skill.UserInvocable {
-		return nil, invalidParams(fmt.Sprintf("unknown prompt %q", p.Ref.Name))
+		return nil, invalidParams(fmt.Sprintf("unknown prompt %q", clipURI(p.Ref.Name)))
 	}
 	if arg != ArgumentsName {
-		return nil, invalidParams(fmt.Sprintf("prompt %q has no argument %q; it has %q", p.Ref.Name, arg, ArgumentsName))
+		return nil, invalidParams(fmt.Sprintf("prompt %q has no argument %q; it has %q", m.Ref, clipURI(arg), ArgumentsName))
 	}
 	return completion(nil), nil
 }

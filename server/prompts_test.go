@@ -254,6 +254,18 @@ func TestCompletionIsBounded(t *testing.T) {
 	if err != nil || len(res.Completion.Values) != 100 || !res.Completion.HasMore || res.Completion.Total != 150 {
 		t.Errorf("%v %+v", err, res)
 	}
+	// The answer to a name or an argument it does not know quotes a
+	// few hundred bytes of it, whatever its size.
+	huge := strings.Repeat("é", 500_000)
+	for _, p := range []*mcp.CompleteParams{
+		{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: huge}, Argument: mcp.CompleteParamsArgument{Name: "arguments", Value: ""}},
+		{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "skill"}, Argument: mcp.CompleteParamsArgument{Name: huge, Value: ""}},
+	} {
+		_, err := cs.Complete(context.Background(), p)
+		if err == nil || len(err.Error()) > 1000 || !utf8.ValidString(err.Error()) {
+			t.Errorf("%d bytes: %.200s", len(err.Error()), err)
+		}
+	}
 }
 
 // prompts/list_changed reaches the sessions that listed prompts and whose

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -617,13 +618,18 @@ func (s *Server) modern(ss mcp.Session) bool {
 	return p != nil && p.ProtocolVersion >= "2026-07-28"
 }
 
-// clipURI shortens a URI echoed in a message.
+// clipURI shortens a URI, or any name a client sent, echoed in a
+// message; it cuts between characters.
 func clipURI(uri string) string {
 	const n = 300
 	if len(uri) <= n {
 		return uri
 	}
-	return uri[:n] + fmt.Sprintf("… (%d bytes)", len(uri))
+	cut := n
+	for cut > 0 && !utf8.RuneStart(uri[cut]) {
+		cut--
+	}
+	return uri[:cut] + fmt.Sprintf("… (%d bytes)", len(uri))
 }
 
 // encodeCursor and pageStart implement the opaque cursors of the lists:
