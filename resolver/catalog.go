@@ -674,9 +674,12 @@ func plainLine(s string) bool {
 
 func dropped(r rune) bool { return unicode.IsControl(r) || sources.IsBidiControl(r) }
 
-// escapeControls writes the control and bidirectional-control characters
+// EscapeControls writes the control and bidirectional-control characters
 // of s (a path, say) as Go escapes, keeping it on one line, in the order
-// it reads, and still telling what it holds.
+// it reads, and still telling what it holds: as the catalog shows a
+// skill's location.
+func EscapeControls(s string) string { return escapeControls(s) }
+
 func escapeControls(s string) string {
 	if strings.IndexFunc(s, dropped) < 0 {
 		return s

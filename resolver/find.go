@@ -252,14 +252,14 @@ func (s *Snapshot) Search(ix *search.Index, q SearchQuery, vis *Visibility) Sear
 		h, m := hits[j], matches[j]
 		sk := m.Skill
 		res.Hits[i] = SearchHit{
-			Name: m.Ref.String(), Description: oneLine(sk.Description), Location: escapeControls(sk.Path),
+			Name: m.Ref.String(), Description: sk.Description, Location: sk.Path,
 			Source: sk.Source, Kind: sk.Kind, Score: math.Round(h.Score*1000) / 1000,
 		}
 		if h.Unread {
-			res.Hits[i].Excerpt = oneLine(search.DescriptionExcerpt(sk.Description))
+			res.Hits[i].Excerpt = search.DescriptionExcerpt(sk.Description)
 			continue
 		}
-		wg.Go(func() { res.Hits[i].Excerpt = oneLine(search.Excerpt(sk, terms)) })
+		wg.Go(func() { res.Hits[i].Excerpt = search.Excerpt(sk, terms) })
 	}
 	wg.Wait()
 	return res

@@ -119,7 +119,7 @@ func (s *Server) callCheckExists(ctx context.Context, req *mcp.CallToolRequest) 
 		if found == nil {
 			return errorResult(s.notReady()), nil
 		}
-		res = checkResult{Exists: len(found.Hits) > 0, Matches: found.Hits}
+		res = checkResult{Exists: len(found.Hits) > 0, Matches: shownHits(found).Hits}
 		text = s.searchSummary(found)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: res}, nil
@@ -250,5 +250,5 @@ func (s *Server) callSuggest(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		return errorResult(s.notReady()), nil
 	}
 	res.Query = task
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s.searchSummary(res)}}, StructuredContent: res}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s.searchSummary(res)}}, StructuredContent: shownHits(res)}, nil
 }

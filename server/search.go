@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -93,8 +94,21 @@ func (s *Server) callSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: s.searchSummary(res)}},
-		StructuredContent: res,
+		StructuredContent: shownHits(res),
 	}, nil
+}
+
+// shownHits is res as a client may show it, as the catalog shows skills:
+// descriptions and excerpts on one line without control or
+// bidirectional-control characters, locations with them escaped.
+func shownHits(res *resolver.SearchResult) *resolver.SearchResult {
+	shown := *res
+	shown.Hits = slices.Clone(res.Hits)
+	for i := range shown.Hits {
+		h := &shown.Hits[i]
+		h.Description, h.Excerpt, h.Location = resolver.OneLine(h.Description), resolver.OneLine(h.Excerpt), resolver.EscapeControls(h.Location)
+	}
+	return &shown
 }
 
 // searchQuery reads the arguments of a ranked search.
@@ -162,7 +176,7 @@ func (s *Server) searchSummary(res *resolver.SearchResult) string {
 	for _, h := range res.Hits {
 		fmt.Fprintf(&b, "\n- %s (%.2f): %s", h.Name, h.Score, clipText(h.Description, 200))
 		if located {
-			fmt.Fprintf(&b, " [%s]", h.Location)
+			fmt.Fprintf(&b, " [%s]", resolver.EscapeControls(h.Location))
 		}
 	}
 	return b.String() + unread
