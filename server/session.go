@@ -34,7 +34,19 @@ type session struct {
 	// direct is the session's connection when the server writes to it
 	// itself (ServeStdio): notifyNow sends on it.
 	direct mcp.Connection
+	// sending are the notifications notifyNow is writing to direct, by
+	// method, and whether another became due meanwhile (see notifyNow).
+	sending map[string]sendState
 }
+
+// sendState is where notifyNow is with one notification of a session.
+type sendState int
+
+const (
+	idle    sendState = iota
+	writing           // one is being written
+	again             // one is being written, and one more is due after it
+)
 
 // view is the catalog one kind of client sees in one snapshot.
 type view struct {
@@ -249,20 +261,46 @@ func (s *Server) dueLocked(ss *mcp.ServerSession, st *session, snap *resolver.Sn
 // The SDK announces a change 10 ms after it, to batch changes; the sending
 // middleware (filterListChanged, filterResourceNotes) then keeps its
 // notice from the sessions told already. Each is written on a goroutine
-// of its own: a client that does not read holds up no refresh.
+// of its own: a client that does not read holds up no refresh. While one
+// is being written, the next of its method waits for it, and those after
+// add nothing (a list_changed says only that the list changed; the one
+// after the write covers any change the client may have missed while it
+// read the first): a client that stops reading while the catalog keeps
+// changing holds one goroutine per method, not one per change.
 func (s *Server) notifyNow(method string, snap *resolver.Snapshot) {
-	var to []mcp.Connection
+	var to []*session
 	s.mu.Lock()
 	for ss, st := range s.sessions {
-		if st.direct != nil && s.dueLocked(ss, st, snap, method) {
-			to = append(to, st.direct)
+		if st.direct == nil || !s.dueLocked(ss, st, snap, method) {
+			continue
 		}
+		if st.sending == nil {
+			st.sending = map[string]sendState{}
+		}
+		if st.sending[method] != idle {
+			st.sending[method] = again
+			continue
+		}
+		st.sending[method] = writing
+		to = append(to, st)
 	}
 	s.mu.Unlock()
-	for _, c := range to {
+	for _, st := range to {
 		go func() {
-			// A failure is the session's end, which the SDK sees too.
-			_ = c.Write(context.Background(), &jsonrpc.Request{Method: method, Params: json.RawMessage("{}")})
+			for {
+				// A failure is the session's end, which the SDK sees too.
+				_ = st.direct.Write(context.Background(), &jsonrpc.Request{Method: method, Params: json.RawMessage("{}")})
+				s.mu.Lock()
+				more := st.sending[method] == again
+				st.sending[method] = writing
+				if !more {
+					delete(st.sending, method)
+				}
+				s.mu.Unlock()
+				if !more {
+					return
+				}
+			}
 		}()
 	}
 }

@@ -1323,3 +1323,82 @@ func TestOpenListensHoldNoSlot(t *testing.T) {
 		t.Errorf("the end of input waited for the open listens:\n%s", got)
 	}
 }
+
+// A client that stops reading while the catalog keeps changing is sent,
+// once it reads again, one list_changed of each kind that was due, not
+// one per change: the notices that could not be written stand for the
+// later ones, and do not pile up as goroutines and lines meanwhile.
+func TestStdioListChangedToAClientNotReading(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
+	r, srv := refreshing(t, src)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(context.Background(), inR, outW) }()
+	var reading sync.Mutex // held: the client reads nothing
+	lines := make(chan string, 1024)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 4<<20)
+		for {
+			reading.Lock()
+			reading.Unlock()
+			if !sc.Scan() {
+				close(lines)
+				return
+			}
+			lines <- sc.Text()
+		}
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		<-done
+	})
+	next := func(id string) {
+		t.Helper()
+		for {
+			select {
+			case line := <-lines:
+				if strings.Contains(line, `"id":`+id+`,`) {
+					return
+				}
+			case <-time.After(10 * time.Second): // only to report a hang
+				t.Fatalf("no answer to %s", id)
+			}
+		}
+	}
+	io.WriteString(inW, initLine+"\n")
+	next("1")
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+	next("2")
+
+	reading.Lock()
+	for i := range 20 {
+		src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: fmt.Sprintf("new%d", i), Description: "New."})
+		if _, err := r.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reading.Unlock()
+	go io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`+"\n")
+	changed := 0
+	deadline := time.After(2 * time.Second) // the notices written once the client reads come at once
+	for {
+		select {
+		case line := <-lines:
+			if strings.Contains(line, "notifications/tools/list_changed") {
+				changed++
+			}
+			continue
+		case <-deadline:
+		}
+		break
+	}
+	// At most the one being written when the client stopped, the one
+	// after it, and the SDK's own batched notice, which may have been
+	// due when it was made.
+	if changed == 0 || changed > 3 {
+		t.Errorf("%d tools/list_changed after 20 changes while the client did not read; want a few, not one per change", changed)
+	}
+}
