@@ -49,6 +49,7 @@ type Config struct {
 	files     []string
 	warnings  []string
 	untrusted int
+	setAside  string // see SetAside
 }
 
 // UntrustedSources is how many of Sources, the last ones, come from a
@@ -56,6 +57,10 @@ type Config struct {
 // source of the user's own, the command line's and the built-in ones
 // included, so that they cannot take the place of the user's skills.
 func (c *Config) UntrustedSources() int { return c.untrusted }
+
+// SetAside is the workspace file the user does not trust that was not
+// read because it is invalid (its problems are among Warnings), or "".
+func (c *Config) SetAside() string { return c.setAside }
 
 // Source configures one skill source.
 type Source struct {
@@ -337,6 +342,7 @@ func Load(opts *Options) (*Config, error) {
 	var warnings []string
 	var setAside error // the problems of an untrusted workspace file, not read
 	setAsideAt := 0    // where they go among errs
+	setAsidePath := "" // and the file
 	untrusted := 0     // the sources, last of the list, of an untrusted workspace file
 	untrustedDir := "" // and its folder
 	userFile := layers[0].path
@@ -352,7 +358,7 @@ func Load(opts *Options) (*Config, error) {
 			// whether the user's own skills are served. Its problems
 			// are told all the same, and are errors among others when
 			// the configuration fails anyway.
-			setAside, setAsideAt = err, len(errs)
+			setAside, setAsideAt, setAsidePath = err, len(errs), l.path
 			continue
 		}
 		if err != nil {
@@ -400,7 +406,7 @@ func Load(opts *Options) (*Config, error) {
 
 	// Every value has been checked in its layer and the defaults are
 	// valid, so the merge is valid too; decoding only moves it into c.
-	c := &Config{origins: origins, files: files, warnings: warnings, untrusted: untrusted}
+	c := &Config{origins: origins, files: files, warnings: warnings, untrusted: untrusted, setAside: setAsidePath}
 	if err := decode(k, c); err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}

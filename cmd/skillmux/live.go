@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -114,6 +116,18 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 	switch {
 	case err != nil && !moved:
 		l.logger.Error("configuration not applied; the previous one stays in force", "why", why, "err", err)
+		return
+	case err == nil && !moved && s.cfg.SetAside() != "" && slices.Contains(l.s.cfg.Files(), s.cfg.SetAside()):
+		// An edit made the workspace file invalid (a save half typed):
+		// as for any other file, its sources stay until it is fixed,
+		// rather than leave the catalog at each such save.
+		var problems []string
+		for _, w := range s.cfg.Warnings() {
+			if strings.Contains(w, s.cfg.SetAside()) {
+				problems = append(problems, w)
+			}
+		}
+		l.logger.Error("configuration not applied; the previous one stays in force", "why", why, "err", errors.New(strings.Join(problems, "\n")))
 		return
 	case err != nil:
 		l.logger.Error("configuration not applied; the previous one stays in force, over the client's new roots", "why", why, "err", err)

@@ -652,3 +652,28 @@ func TestBinaryRootsBringNestedSkillsAtOnce(t *testing.T) {
 		t.Errorf("description just after the reload: %s", d)
 	}
 }
+
+// An edit that makes a workspace file the user does not trust invalid (a
+// save half typed) leaves its sources in force, as for any other file,
+// rather than take its skills from the catalog until the next good save.
+func TestBinaryUntrustedFileMadeInvalid(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
+	work := t.TempDir()
+	writeFile(t, filepath.Join(work, "team", "t1", "SKILL.md"), skillMD("t1", "The team's."))
+	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: team\n")
+	s := startServe(t, isolatedEnv(t), work, "--no-builtin")
+	s.handshake()
+	if d := s.toolDescription(2); !strings.Contains(d, "- t1:") {
+		t.Fatalf("description: %s", d)
+	}
+	writeFile(t, cfg, "sources:\n  - type: dir\n    paht: team\n")
+	if !s.stderr.waitFor("configuration not applied; the previous one stays in force", 15*time.Second) {
+		t.Fatalf("the invalid edit is not said:\n%s", s.stderr.String())
+	}
+	if d := s.toolDescription(3); !strings.Contains(d, "- t1:") {
+		t.Errorf("the untrusted file's skills left with its invalid edit:\n%s", d)
+	}
+	if !strings.Contains(s.stderr.String(), cfg+":3: sources[0].paht: unknown key") {
+		t.Errorf("the problem is not named:\n%s", s.stderr.String())
+	}
+}
