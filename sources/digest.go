@@ -10,7 +10,6 @@ import (
 	"path"
 	"sort"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/skillmux/skillmux/internal/leftover"
 )
@@ -129,7 +128,7 @@ func WalkFiles(fsys fs.FS, opts *WalkOptions) (files []WalkedFile, truncated boo
 					return false
 				}
 			case e.mode.IsRegular():
-				if leftover.Is(e.name) || !utf8.ValidString(p) || !allow(p, false) {
+				if leftover.Is(e.name) || CheckPath(p) != nil || !allow(p, false) {
 					continue
 				}
 				if len(files) == o.MaxFiles {

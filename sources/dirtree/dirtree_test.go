@@ -243,7 +243,7 @@ func TestSpecialFilesAreSkipped(t *testing.T) {
 
 // A skill's file list offers what a read of the skill's files can give:
 // no FIFO, no link that leads out of the skill folder, and no name that
-// is not UTF-8.
+// is not UTF-8 or holds a '\'.
 func TestFileListHasWhatCanBeRead(t *testing.T) {
 	root := tree(t, map[string]string{
 		"s/SKILL.md":           skillMD("s"),
@@ -253,6 +253,8 @@ func TestFileListHasWhatCanBeRead(t *testing.T) {
 		"s/latin1-\xe9.md":     "a name no path can reach",
 		"s/dir-\xff/x.md":      "nor one in such a folder",
 		"s/dir-\xff/y.md":      "which is one warning",
+		"s/back\\slash.md":     "a name no path may hold",
+		"s/dir\\x/z.md":        "nor a folder on its way",
 		"outside/secret.txt":   "s",
 		"outside/more/x.md":    "x",
 	})
@@ -281,8 +283,8 @@ func TestFileListHasWhatCanBeRead(t *testing.T) {
 		}
 	}
 	slices.Sort(named)
-	if diff := cmp.Diff([]string{"s/dir-\xff", "s/latin1-\xe9.md"}, named); diff != "" {
-		t.Errorf("the warnings of names not UTF-8 (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"s/back\\slash.md", "s/dir-\xff", "s/dir\\x", "s/latin1-\xe9.md"}, named); diff != "" {
+		t.Errorf("the warnings of names no path can hold (-want +got):\n%s", diff)
 	}
 	for _, f := range s.FileList {
 		if _, err := fs.ReadFile(s.Files, f); err != nil {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/skillmux/skillmux/internal/fspath"
 	"github.com/skillmux/skillmux/internal/leftover"
@@ -318,19 +317,29 @@ func (w *walk) file(owner *entry, path string) {
 	if err != nil {
 		return
 	}
-	if !utf8.ValidString(rel) {
-		// No URI or tool path can name it (sources.CheckPath). The
-		// warning names the first name on its path that is not UTF-8: one
-		// for a folder, however many files it holds.
-		bad := filepath.Dir(owner.path)
+	if sources.CheckPath(filepath.ToSlash(rel)) != nil {
+		// No URI or tool path can name it (a name that is not UTF-8,
+		// or holds a '\'): it is not listed, as no read would serve it.
+		// The warning names the first such name on its path: one for a
+		// folder, however many files it holds.
+		bad, why := filepath.Dir(owner.path), ""
 		for name := range strings.SplitSeq(rel, string(filepath.Separator)) {
 			bad = filepath.Join(bad, name)
-			if !utf8.ValidString(name) {
+			var pe *sources.PathError
+			if errors.As(sources.CheckPath(name), &pe) {
+				switch pe.Rule {
+				case sources.RuleNotUTF8:
+					why = "is not UTF-8"
+				case sources.RuleBackslash:
+					why = `holds '\'`
+				default:
+					why = "breaks the rule " + string(pe.Rule) + " of skill paths"
+				}
 				break
 			}
 		}
 		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: bad, Rule: "file-name",
-			Message: "the name is not UTF-8, which no resource URI or tool path can name: the skill's file (for a folder, its files in it) is not served; rename it"})
+			Message: "the name " + why + ", so no resource URI or tool path can name it: the skill's file (for a folder, its files in it) is not served; rename it"})
 		return
 	}
 	w.mu.Lock()
