@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,7 +82,13 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 		return s.listSkillFiles(m, u, "", tool)
 	}
 	if err := sources.CheckPath(rel); err != nil {
-		return errorResult(err.Error()), nil
+		// The lists quote a name with control characters as Go does
+		// ("new\nline.md"), which a model may pass back as it reads.
+		if q, ok := unquotedPath(rel); ok {
+			rel = q
+		} else {
+			return errorResult(err.Error()), nil
+		}
 	}
 	if rel == resolver.EntryName {
 		rel = sk.EntryFile()
@@ -194,4 +201,17 @@ func skillResourceArguments(raw json.RawMessage) (skill, path string, err error)
 		return "", "", err
 	}
 	return skill, path, nil
+}
+
+// unquotedPath is the name a path quoted as shownPath quotes it stands
+// for, with its quotes or without them, when that is a path.
+func unquotedPath(p string) (string, bool) {
+	if !strings.HasPrefix(p, `"`) {
+		p = `"` + p + `"`
+	}
+	q, err := strconv.Unquote(p)
+	if err != nil || sources.CheckPath(q) != nil {
+		return "", false
+	}
+	return q, true
 }

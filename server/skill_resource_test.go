@@ -263,3 +263,29 @@ func TestSkillResourceQuotesAnOddFolder(t *testing.T) {
 		t.Errorf("the list:\n%s\nwant it to hold %s", list, want)
 	}
 }
+
+// A file whose name holds a line break is listed quoted; the quoted name,
+// with its quotes or without, reads it, as the name itself does.
+func TestSkillResourceTakesAQuotedName(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFiles(t, root, map[string]string{
+		"q/SKILL.md":     "---\nname: q\ndescription: Odd file names.\n---\nbody\n",
+		"q/new\nline.md": "the odd one\n",
+		"q/plain.md":     "plain\n",
+	})
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "2025-11-25", nil)
+	res, err := callResource(t, cs, map[string]any{"skill": "q"})
+	if err != nil || res.IsError || !strings.Contains(text(t, res.Content[0]), `"new\nline.md"`) {
+		t.Fatalf("the list: %v %+v", err, res)
+	}
+	for _, path := range []string{"new\nline.md", `"new\nline.md"`, `new\nline.md`} {
+		res, err := callResource(t, cs, map[string]any{"skill": "q", "path": path})
+		if err != nil || res.IsError || !strings.Contains(text(t, res.Content[0]), "the odd one") {
+			t.Errorf("path %q: %v %+v", path, err, res)
+		}
+	}
+	res, err = callResource(t, cs, map[string]any{"skill": "q", "path": `a\z.md`})
+	if err != nil || !res.IsError || !strings.Contains(text(t, res.Content[0]), "rule backslash") {
+		t.Errorf(`path a\z.md: %v %+v`, err, res)
+	}
+}
