@@ -281,7 +281,8 @@ type Options struct {
 	// WorkDir is where the workspace file search starts; default the
 	// working folder.
 	WorkDir string
-	// Home is the home folder; default os.UserHomeDir.
+	// Home is the home folder; default $HOME of Env. One that is not an
+	// absolute path is none: no user file is read, and ~ is refused.
 	Home string
 	// Env is the environment as KEY=VALUE; default os.Environ.
 	Env []string
@@ -346,7 +347,14 @@ func Load(opts *Options) (*Config, error) {
 	untrusted := 0     // the sources, last of the list, of an untrusted workspace file
 	untrustedDir := "" // and its folder
 	userFile := layers[0].path
+	if userFile == "" {
+		userFile = "(none: no home folder is known)"
+		warnings = append(warnings, "no home folder is known (HOME is not set, or is not an absolute path): your user file, your skill folders and your Claude Code plugins are not read")
+	}
 	for _, l := range layers {
+		if l.path == "" {
+			continue // no user file: no home folder is known
+		}
 		fk, fo, err := loadFile(l.path, l.layer, o.Home)
 		if errors.Is(err, os.ErrNotExist) && l.layer == "user file" {
 			continue
@@ -501,29 +509,44 @@ func fill(opts *Options) (*filled, error) {
 	if o.WorkDir, err = filepath.Abs(o.WorkDir); err != nil {
 		return nil, err
 	}
-	if o.Home == "" {
-		o.Home, _ = os.UserHomeDir()
-	}
 	o.env = o.Env
 	if o.env == nil {
 		o.env = os.Environ()
 	}
+	if o.Home == "" {
+		o.Home = lookup(o.env, "HOME")
+	}
+	if !filepath.IsAbs(o.Home) {
+		o.Home = "" // a relative one would be the working folder's
+	}
 	return &o, nil
 }
 
-// UserFile is the user's configuration file, whether it exists or not.
+// UserFile is the user's configuration file, whether it exists or not:
+// $XDG_CONFIG_HOME/skillmux/config.yaml, else
+// ~/.config/skillmux/config.yaml. It is "" when neither folder is an
+// absolute path (the XDG specification says to ignore a relative one):
+// a relative path would be the working folder's, a repository's file
+// taken for the user's own, which may start programs.
 func UserFile(home string, env []string) string {
-	if x := lookup(env, "XDG_CONFIG_HOME"); x != "" {
+	if x := lookup(env, "XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		return filepath.Join(x, "skillmux", "config.yaml")
+	}
+	if !filepath.IsAbs(home) {
+		return ""
 	}
 	return filepath.Join(home, ".config", "skillmux", "config.yaml")
 }
 
 // CacheDir is the folder where skillmux keeps what it can compute again:
-// $XDG_CACHE_HOME/skillmux, else ~/.cache/skillmux.
+// $XDG_CACHE_HOME/skillmux, else ~/.cache/skillmux; "" (no cache) when
+// neither is an absolute path.
 func CacheDir(home string, env []string) string {
-	if x := lookup(env, "XDG_CACHE_HOME"); x != "" {
+	if x := lookup(env, "XDG_CACHE_HOME"); filepath.IsAbs(x) {
 		return filepath.Join(x, "skillmux")
+	}
+	if !filepath.IsAbs(home) {
+		return ""
 	}
 	return filepath.Join(home, ".cache", "skillmux")
 }

@@ -319,10 +319,16 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 		var src sources.Source
 		switch spec.Type {
 		case config.TypeUser:
+			if p.home == "" {
+				continue // no home folder is known, which config has said
+			}
 			src = user.New(p.home, &user.Options{Name: name, CodexHome: p.codexHome, Trees: p.trees})
 		case config.TypeProject:
 			src = project.New(workspaces, &project.Options{Name: name, Home: p.home, Trees: p.trees})
 		case config.TypeClaudePlugins:
+			if p.home == "" {
+				continue
+			}
 			src = claudeplugins.Installed(p.home, &claudeplugins.Options{Name: name, ProjectDirs: projects, Debounce: p.trees.Debounce, Logger: p.trees.Logger})
 		case config.TypePluginDir:
 			src = claudeplugins.Dirs(spec.AllPaths(), &claudeplugins.Options{Name: name, ProjectDirs: projects, Debounce: p.trees.Debounce, Logger: p.trees.Logger})

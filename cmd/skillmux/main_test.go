@@ -805,3 +805,37 @@ func TestFolderSourceNameIsUsable(t *testing.T) {
 		t.Errorf("the shadowed skill's name:\n%s", out)
 	}
 }
+
+// A home folder, or an XDG folder, that is not an absolute path is no
+// home: read, it would be the working folder's, and a repository's file
+// there would be taken for the user's own, which may start programs.
+func TestRelativeHomeIsNoHome(t *testing.T) {
+	work := t.TempDir()
+	started := filepath.Join(t.TempDir(), "started")
+	for _, f := range []string{".config/skillmux/config.yaml", "cfg/skillmux/config.yaml"} {
+		writeFile(t, filepath.Join(work, f), "sources:\n  - type: plugin\n    name: pwn\n    command: [/bin/sh, -c, 'touch "+started+"; exit 1']\n")
+	}
+	writeFile(t, filepath.Join(work, ".claude/skills/theirs/SKILL.md"), skillMD("theirs", "The repository's."))
+	for _, environ := range [][]string{
+		{"HOME=.", "PATH=" + os.Getenv("PATH")},
+		{"HOME=" + t.TempDir(), "XDG_CONFIG_HOME=cfg", "PATH=" + os.Getenv("PATH")},
+	} {
+		cmd := exec.Command(buildBinary(t), "list")
+		cmd.Env, cmd.Dir = environ, work
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %v\n%s", environ, err, stderr.String())
+		}
+		out, errOut := stdout.String(), stderr.String()
+		if _, err := os.Stat(started); err == nil {
+			t.Fatalf("%v: the working folder's file started a program", environ)
+		}
+		if strings.Contains(out, "user ") {
+			t.Errorf("%v: the working folder's skills were served as the user's:\n%s", environ, out)
+		}
+		if strings.HasPrefix(environ[0], "HOME=.") && !strings.Contains(errOut, "no home folder is known") {
+			t.Errorf("no warning:\n%s", errOut)
+		}
+	}
+}

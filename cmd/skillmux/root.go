@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/user"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -39,10 +41,17 @@ func (e *env) getenv(key string) string {
 
 // home is the home folder: $HOME, else the system's idea of it.
 func (e *env) home() string {
-	if h := e.getenv("HOME"); h != "" {
-		return h
+	h := e.getenv("HOME")
+	if h == "" {
+		if u, err := user.Current(); err == nil {
+			h = u.HomeDir
+		}
 	}
-	h, _ := os.UserHomeDir()
+	if !filepath.IsAbs(h) {
+		// A relative one would be the working folder's: a repository's
+		// files taken for the user's own.
+		return ""
+	}
 	return h
 }
 
