@@ -103,9 +103,10 @@ tools:
 	}
 }
 
-// A variable set empty, as a shell script may leave one, is unset.
+// A variable set empty, as a shell script may leave one, is unset, even
+// one that would be refused set (a list, a misspelled name).
 func TestEmptyVariableIsUnset(t *testing.T) {
-	c, err := newFixture(t).load(t, []string{"SKILLMUX_TOOLS__PROFILE=", "SKILLMUX_CATALOG__BUDGET= "})
+	c, err := newFixture(t).load(t, []string{"SKILLMUX_TOOLS__PROFILE=", "SKILLMUX_CATALOG__BUDGET= ", "SKILLMUX_TRUST=", "SKILLMUX_SOURCES=", "SKILLMUX_LOG_LEVEL="})
 	if err != nil || c.Tools.Profile != "default" || c.Catalog.Budget != 2048 {
 		t.Fatalf("%v: profile %q, budget %d", err, c.Tools.Profile, c.Catalog.Budget)
 	}

@@ -635,10 +635,10 @@ func loadEnv(env []string) (k *koanf.Koanf, origins map[string]Origin, warnings 
 			continue
 		}
 		key := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(name, EnvPrefix), "__", "."))
-		_, known := scalarKeys[key]
-		if known && strings.TrimSpace(val) == "" {
-			continue // set empty is unset, as a shell script may leave it
+		if strings.TrimSpace(val) == "" {
+			continue // set empty is unset, as a shell script may leave it, whatever its name
 		}
+		_, known := scalarKeys[key]
 		if !known && !settingLike(strings.TrimPrefix(name, EnvPrefix)) {
 			warnings = append(warnings, (&Error{File: keyLabel(name), Message: "not a setting of skillmux, so ignored; settings are " + EnvPrefix + "<SECTION>__<KEY>, such as " + EnvName("catalog.budget")}).Error())
 			continue
