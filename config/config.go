@@ -167,7 +167,8 @@ type Resources struct {
 	MaxFileSize int `koanf:"max_file_size"`
 	// AllowDirs, when set, limits the files served to those in these
 	// folders of each skill (such as "scripts", "references", "assets"),
-	// besides SKILL.md; by default every file of the skill folder is.
+	// besides SKILL.md; by default, or set empty ([], which lifts the
+	// limit of a lower layer), every file of the skill folder is.
 	AllowDirs []string `koanf:"allow_dirs"`
 }
 
@@ -708,7 +709,9 @@ func (c *Config) Describe() string {
 	line("  ", "interval: "+c.Refresh.Interval.String(), "refresh.interval")
 	b.WriteString("resources:\n")
 	line("  ", fmt.Sprintf("max_file_size: %d", c.Resources.MaxFileSize), "resources.max_file_size")
-	if len(c.Resources.AllowDirs) > 0 {
+	if _, set := c.origins["resources.allow_dirs"]; set || len(c.Resources.AllowDirs) > 0 {
+		// Set empty, it lifts a lower layer's limit: said, so that it
+		// is seen.
 		line("  ", "allow_dirs: "+showList(c.Resources.AllowDirs), "resources.allow_dirs")
 	}
 	b.WriteString("log:\n")

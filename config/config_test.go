@@ -718,7 +718,7 @@ func TestDescribeLines(t *testing.T) {
 	f := newFixture(t)
 	ws := write(t, filepath.Join(f.repo, ".skillmux.yaml"),
 		"sources:\n  - type: dir\n    name: team\n    paths:\n      - \"a\\nb\"\n      - plain\n    include: [\"*\", \"x,y\", z]\n"+
-			"catalog:\n  visibility:\n    alpha: off\n    \"gamma: draft\": off\n")
+			"catalog:\n  visibility:\n    alpha: off\n    \"gamma: draft\": off\nresources:\n  allow_dirs: []\n")
 	c, err := f.load(t, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -734,6 +734,8 @@ func TestDescribeLines(t *testing.T) {
 		fmt.Sprintf("%-44s # workspace file %s:10", `    alpha: off`, ws),
 		// A pattern that must be quoted has its own line, not its map's.
 		fmt.Sprintf("%-44s # workspace file %s:11", `    "gamma: draft": off`, ws),
+		// Set empty, it is shown: it lifts a lower layer's limit.
+		fmt.Sprintf("%-44s # workspace file %s:13", `  allow_dirs: []`, ws),
 	} {
 		if !slices.Contains(lines, want) {
 			t.Errorf("Describe lacks the line\n%s\n%s", want, c.Describe())
