@@ -63,6 +63,8 @@ func TestMain(m *testing.M) {
 //	       $SKILLMUX_TEST_MARK, when set)
 //	once   serves as dir the first time ($SKILLMUX_TEST_MARK does not
 //	       exist yet: it makes it), and is mute after
+//	slowstart  serves as dir once $SKILLMUX_TEST_MARK exists (it waits
+//	       for it before its handshake)
 func testPlugin(mode string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
@@ -100,6 +102,14 @@ func testPlugin(mode string) int {
 		if err := os.WriteFile(os.Getenv(envMark), nil, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
+		}
+		src = dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"})
+	case "slowstart":
+		for {
+			if _, err := os.Stat(os.Getenv(envMark)); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 		src = dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"})
 	case "v2":

@@ -69,6 +69,14 @@ type Options struct {
 	// and a program that has printed nothing within it is more likely
 	// stuck than slow.
 	StartTimeout time.Duration
+	// FirstWait, when set, bounds how long the first List waits for the
+	// plugin to start and answer: past it, the plugin is served as
+	// unavailable (no skills, a warning) and its skills come with the
+	// change Watch reports once it answers, so that a plugin slow to
+	// start holds up no client waiting for a server's first answer. 0
+	// waits the start and call timeouts, as a command that lists once
+	// must.
+	FirstWait time.Duration
 	// Grace is how long the last listing of a plugin that is down or not
 	// answering is still served; default DefaultGrace. A negative Grace
 	// serves none: the skills leave the catalog at once.
@@ -118,7 +126,8 @@ type Source struct {
 	troubleSince time.Time     // since when it is down or failing; zero while well
 	last         *sources.Listing
 	listing      *listCall // the List call under way, or ended and not taken
-	waited       bool      // a List waited for a call to the end: later ones wait only slowList
+	waited       bool      // a List waited for a call to the end, or FirstWait ran out: later ones wait only slowList
+	missed       bool      // FirstWait ran out: the first Watch says a change at once
 	listeners    map[int]func()
 	nextID       int
 	graceTimer   *time.Timer
@@ -250,9 +259,24 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 		return nil, fmt.Errorf("list source plugin %s: %w", s.name, err)
 	}
 	s.ensureStarted()
-	inst, err := s.await(ctx)
+	s.mu.Lock()
+	patient := !s.waited // the first List waits for the first start
+	var firstWait <-chan time.Time
+	if patient && s.last == nil && s.o.FirstWait > 0 {
+		t := time.NewTimer(s.o.FirstWait)
+		defer t.Stop()
+		firstWait = t.C
+	}
+	s.mu.Unlock()
+	inst, err := s.await(ctx, patient, firstWait)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("list source plugin %s: %w", s.name, ctx.Err())
+	}
+	if errors.Is(err, errFirstWait) {
+		s.mu.Lock()
+		s.waited, s.missed = true, true
+		s.mu.Unlock()
+		return s.unavailable(errors.New("the plugin has not started yet; its skills are served once it answers"))
 	}
 	if inst != nil {
 		call := s.listCall(inst)
@@ -270,10 +294,16 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 			slow = t.C
 		}
 		s.mu.Unlock()
+		if firstWait != nil {
+			slow = firstWait
+		}
 		select {
 		case <-call.done:
 		case <-slow:
 			s.mu.Lock()
+			if firstWait != nil {
+				s.waited, s.missed = true, true
+			}
 			if !call.finished {
 				call.notify = true
 				last, trouble := s.last, !s.troubleSince.IsZero()
@@ -362,8 +392,14 @@ func (s *Source) listCall(inst *instance) *listCall {
 	return c
 }
 
-// await waits until the plugin is up, or known not to be.
-func (s *Source) await(ctx context.Context) (*instance, error) {
+// errFirstWait is await's error when Options.FirstWait ran out.
+var errFirstWait = errors.New("the plugin is still starting")
+
+// await waits until the plugin is up, or known not to be. Only a patient
+// await (the first List's) waits for a start under way, and at most until
+// giveUp (FirstWait) if set: later ones find it down meanwhile, and Watch
+// says when it is up.
+func (s *Source) await(ctx context.Context, patient bool, giveUp <-chan time.Time) (*instance, error) {
 	limit := time.NewTimer(s.o.StartTimeout + s.o.Timeout)
 	defer limit.Stop()
 	for {
@@ -377,6 +413,8 @@ func (s *Source) await(ctx context.Context) (*instance, error) {
 			return nil, err
 		case ph == phaseStarting && restarts > 0 && err != nil:
 			return nil, fmt.Errorf("the plugin is being restarted after: %w", err)
+		case !patient:
+			return nil, errors.New("the plugin is still starting")
 		}
 		select {
 		case <-ch:
@@ -384,6 +422,8 @@ func (s *Source) await(ctx context.Context) (*instance, error) {
 			return nil, ctx.Err()
 		case <-limit.C:
 			return nil, errors.New("the plugin is still starting")
+		case <-giveUp:
+			return nil, errFirstWait
 		}
 	}
 }
@@ -551,7 +591,14 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	id := s.nextID
 	s.nextID++
 	s.listeners[id] = changed
+	missed := s.missed
+	s.missed = false
 	s.mu.Unlock()
+	if missed {
+		// The first List gave up on the plugin before anyone watched:
+		// whatever it did since (it came up, it answered) is told now.
+		changed()
+	}
 	defer func() {
 		s.mu.Lock()
 		delete(s.listeners, id)

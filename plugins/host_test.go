@@ -683,3 +683,36 @@ func TestNoOrphans(t *testing.T) {
 		})
 	}
 }
+
+// With FirstWait, the first List of a plugin slow to start gives up on it
+// after that long: the plugin is unavailable meanwhile, and a Watch set up
+// after is told at once that it may have changed, then lists its skills
+// once the plugin is up.
+func TestFirstWait(t *testing.T) {
+	dir, mark := t.TempDir(), filepath.Join(t.TempDir(), "go")
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	src, _ := newTestSource(t, "slow", "slowstart", &Options{Env: map[string]string{envDir: dir, envMark: mark}, FirstWait: 100 * time.Millisecond, Timeout: time.Minute})
+	if _, err := src.List(t.Context()); !errors.Is(err, sources.ErrUnavailable) || !strings.Contains(err.Error(), "has not started yet") {
+		t.Fatalf("first List: %v, want the plugin unavailable while it starts", err)
+	}
+	// A List after it does not wait for the start either.
+	if _, err := src.List(t.Context()); !errors.Is(err, sources.ErrUnavailable) {
+		t.Fatalf("second List: %v", err)
+	}
+	changed := make(chan struct{}, 16)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go src.Watch(ctx, func() { changed <- struct{}{} })
+	select {
+	case <-changed: // the missed first listing
+	case <-time.After(10 * time.Second): // only to report a hang
+		t.Fatal("the watch was not told of the missed first listing")
+	}
+	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the plugin's skills were not listed once it started", func() bool {
+		l, err := src.List(t.Context())
+		return err == nil && len(l.Skills) == 1
+	})
+}

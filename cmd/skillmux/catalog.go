@@ -174,6 +174,7 @@ func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options
 		// A watched tree answers its first listing without looking inside
 		// skill folders, and its watcher completes the picture.
 		p.trees = dirtree.Options{Defer: cfg.Refresh.Watch, Debounce: cfg.Refresh.Debounce, Logger: logger, CacheDir: config.CacheDir(e.home(), e.environ)}
+		p.pluginFirstWait = pluginFirstWait
 	}
 	p.logger = logger
 	p.warn = func(w string) { logger.Warn(w) }
@@ -238,6 +239,11 @@ type plan struct {
 	roots      []string        // --root or SKILLS_DIR
 	pluginDirs []string        // --plugin-dir
 	trees      dirtree.Options // the base of every folder tree's options
+	// pluginFirstWait bounds the first listing of a source plugin
+	// (plugins.Options.FirstWait): serve's, so that one slow to start
+	// holds up no client's first answer; 0 for the commands that list
+	// once.
+	pluginFirstWait time.Duration
 	// logger receives the life of source plugins and what they log,
 	// under every command: `list --log-level debug` is how an author
 	// sees a plugin at work.
@@ -343,7 +349,7 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 		case config.TypePlugin:
 			ps, err := plugins.New(name, spec.Command, &plugins.Options{
 				Env: spec.Env, Namespace: spec.Namespace, PlainNames: spec.Namespace == "",
-				Timeout: spec.Timeout, Grace: pluginGrace(spec.Grace), HostVersion: version(), Logger: p.logger,
+				Timeout: spec.Timeout, Grace: pluginGrace(spec.Grace), FirstWait: p.pluginFirstWait, HostVersion: version(), Logger: p.logger,
 				CacheDir: pluginCacheDir(p.trees.CacheDir),
 			})
 			if err != nil {
@@ -375,6 +381,13 @@ func (p *plan) sourceKey(spec config.Source, name string, workspaces, projects [
 	conf, _ := json.Marshal(spec) // plain data: it cannot fail
 	return fmt.Sprintf("%s\x00%s\x00%q\x00%v %q", conf, name, depends, p.trees.Debounce, p.trees.CacheDir)
 }
+
+// pluginFirstWait is how long serve waits for a source plugin's first
+// listing before it answers a client without the plugin's skills, which
+// come with a list_changed once the plugin answers: clients give a server
+// a few seconds to start (Codex 10 by default), and one plugin slow to
+// start must not cost every other skill.
+const pluginFirstWait = 3 * time.Second
 
 // pluginCacheDir is where plugin skills are copied: in skillmux's cache
 // folder, as the parse cache is; "" (the plugins default) without one.

@@ -39,7 +39,14 @@ func startServe(t *testing.T, environ []string, dir string, args ...string) *ses
 	}
 	t.Cleanup(func() {
 		stdin.Close()
-		cmd.Wait()
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second): // a test that failed on a server that hangs ends
+			cmd.Process.Kill()
+			<-exited
+		}
 	})
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -675,5 +682,30 @@ func TestBinaryUntrustedFileMadeInvalid(t *testing.T) {
 	}
 	if !strings.Contains(s.stderr.String(), cfg+":3: sources[0].paht: unknown key") {
 		t.Errorf("the problem is not named:\n%s", s.stderr.String())
+	}
+}
+
+// A source plugin slow to start holds up no client's first answer: serve
+// answers without its skills once pluginFirstWait has passed, and tells
+// the client when they come (clients give a server a few seconds to
+// start, and would otherwise lose every skill for one plugin).
+func TestBinaryPluginSlowToStart(t *testing.T) {
+	work := t.TempDir()
+	ready := filepath.Join(t.TempDir(), "ready")
+	cfg := filepath.Join(work, "plugin.yaml")
+	writeFile(t, cfg, fmt.Sprintf("sources:\n  - type: plugin\n    name: tp\n    command: [%q]\n    env: {%s: \"1\", %s: %q}\n    timeout: 300s\n", os.Args[0], envTestPlugin, envTestPluginWait, ready))
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "local/SKILL.md"), skillMD("local", "A local skill."))
+	s := startServe(t, append(isolatedEnv(t), "SKILLMUX_REFRESH__DEBOUNCE=50ms"), work, "--config", cfg, "--root", root)
+	s.handshake() // waits 15 s at most for the answer: far less than the plugin's timeout
+	if d := s.toolDescription(2); !strings.Contains(d, "- local:") || strings.Contains(d, "tp:one") {
+		t.Fatalf("description before the plugin started: %s", d)
+	}
+	if err := os.WriteFile(ready, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.next("tools/list_changed once the plugin started", isMethod("notifications/tools/list_changed"))
+	if d := s.toolDescription(3); !strings.Contains(d, "- tp:one:") || !strings.Contains(d, "- local:") {
+		t.Errorf("description after the plugin started: %s", d)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/skillmux/skillmux/plugins"
 	"github.com/skillmux/skillmux/sources/sourcetest"
@@ -18,11 +19,23 @@ import (
 // a configuration starts it with this variable in its env.
 const envTestPlugin = "SKILLMUX_CMD_TEST_PLUGIN"
 
+// envTestPluginWait, set to a path, makes testPlugin wait for a file
+// there before its handshake: a plugin slow to start.
+const envTestPluginWait = "SKILLMUX_CMD_TEST_PLUGIN_WAIT"
+
 // testPlugin serves one skill as a source plugin, and says so on stderr
 // first, as a plugin logs.
 func testPlugin() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
+	if wait := os.Getenv(envTestPluginWait); wait != "" {
+		for {
+			if _, err := os.Stat(wait); err == nil || ctx.Err() != nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	fmt.Fprintln(os.Stderr, "test plugin: serving one skill")
 	src := &sourcetest.Fake{SourceName: "inner", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One skill."}}}
 	if err := plugins.Serve(ctx, src, nil); err != nil {
