@@ -233,12 +233,34 @@ func isInvisible(r rune) bool {
 		unicode.Is(unicode.Variation_Selector, r) || r == '\u2800'
 }
 
+// presents reports whether the variation selector vs, after prev and
+// before rest, chooses how prev shows, as a variation sequence does: the
+// text or emoji presentation of a character that is not ASCII (ℹ️, ↔️,
+// ‼️), or of a keycap's digit, '#' or '*' (1️⃣); a variant of a Han
+// ideograph; a Mongolian letter's form. After an ASCII letter it changes
+// nothing, and only makes the name look like another.
+func presents(prev, vs rune, rest string) bool {
+	switch {
+	case vs == '\ufe0e' || vs == '\ufe0f':
+		if prev >= utf8.RuneSelf {
+			return !isInvisible(prev)
+		}
+		next, _ := utf8.DecodeRuneInString(rest)
+		return (prev >= '0' && prev <= '9' || prev == '#' || prev == '*') && next == '\u20e3'
+	case vs >= 0xe0100 && vs <= 0xe01ef:
+		return unicode.Is(unicode.Han, prev)
+	case vs >= 0x180b && vs <= 0x180f:
+		return unicode.Is(unicode.Mongolian, prev)
+	}
+	return false
+}
+
 // hiddenIn returns the first character of s that shows nothing there: an
 // invisible one (isInvisible) but for a joiner between two characters
 // that are not ASCII (it shapes Persian and Indic words, and joins emoji
-// into one) and a variation selector after a symbol (an emoji's
-// presentation); or a combining mark that begins s, which has nothing to
-// sit on.
+// into one) and a variation selector that presents the character before
+// it (see presents); or a combining mark that begins s, which has
+// nothing to sit on.
 func hiddenIn(s string) (rune, bool) {
 	prev := rune(-1)
 	for i, r := range s {
@@ -256,7 +278,7 @@ func hiddenIn(s string) (rune, bool) {
 				return r, true
 			}
 		case unicode.Is(unicode.Variation_Selector, r):
-			if !unicode.Is(unicode.So, prev) {
+			if !presents(prev, r, s[i+utf8.RuneLen(r):]) {
 				return r, true
 			}
 		case isInvisible(r):
