@@ -136,7 +136,8 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		// The sources built from now on log as the server does, in the
 		// format it started with, at the level now configured.
 		l.level.Set(s.level.Level())
-		s.logger, s.level, s.plan.trees.Logger = l.logger, l.level, l.logger
+		s.logger, s.level, s.plan.trees.Logger, s.plan.logger = l.logger, l.level, l.logger, l.logger
+		s.plan.warn = func(w string) { l.logger.Warn(w) }
 		// What the new configuration sets aside (an untrusted workspace
 		// file's plugin sources) is told when it is new: at a move to
 		// another workspace, or an edit.
