@@ -96,7 +96,8 @@ func (r *Resolver) SetSources(srcs []sources.Source) {
 	}
 	r.sources = srcs
 	r.replaced = true
-	r.retired = append(r.retired, dropped...)
+	// One dropped before and taken back is in use again.
+	r.retired = append(slices.DeleteFunc(r.retired, func(s sources.Source) bool { return keep[s] }), dropped...)
 	r.mu.Unlock()
 	r.signal()
 }

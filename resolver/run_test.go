@@ -200,6 +200,36 @@ func TestDroppedSourcesCloseAfterTheSwap(t *testing.T) {
 	}
 }
 
+// A source dropped and taken back before the next reload is in use again:
+// neither that reload nor Close closes it more than once.
+func TestDroppedSourceTakenBack(t *testing.T) {
+	a, b := &closeCounting{watched: newWatched("a", "x")}, newWatched("b", "y")
+	r := resolver.New([]sources.Source{a}, nil)
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.SetSources([]sources.Source{b})
+	r.SetSources([]sources.Source{a, b})
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.closes.Load(); n != 0 {
+		t.Errorf("source a, served by the current snapshot, was closed %d times", n)
+	}
+	r.Close()
+	if n := a.closes.Load(); n != 1 {
+		t.Errorf("Close closed a %d times", n)
+	}
+}
+
+// closeCounting counts the Close calls of a watched source.
+type closeCounting struct {
+	*watched
+	closes atomic.Int32
+}
+
+func (c *closeCounting) Close() error { c.closes.Add(1); return nil }
+
 // The sources SetSources drops leave the catalog at the next reload, or
 // refresh, even when no source is left to list, or none of the others
 // changed.
