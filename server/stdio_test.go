@@ -1325,80 +1325,64 @@ func TestOpenListensHoldNoSlot(t *testing.T) {
 }
 
 // A client that stops reading while the catalog keeps changing is sent,
-// once it reads again, one list_changed of each kind that was due, not
-// one per change: the notices that could not be written stand for the
-// later ones, and do not pile up as goroutines and lines meanwhile.
+// once it reads again, a few list_changed of each kind, not one per
+// change: the notice that could not be written stands for the later ones
+// (one more follows it), and they do not pile up as goroutines and lines
+// meanwhile. Nothing reads the server's output while it changes, so no
+// read-ahead lets one through; the changes come at once and apart.
 func TestStdioListChangedToAClientNotReading(t *testing.T) {
-	src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
-	r, srv := refreshing(t, src)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- srv.ServeStdio(context.Background(), inR, outW) }()
-	var reading sync.Mutex // held: the client reads nothing
-	lines := make(chan string, 1024)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 4<<20)
-		for {
-			reading.Lock()
-			reading.Unlock()
-			if !sc.Scan() {
-				close(lines)
-				return
-			}
-			lines <- sc.Text()
-		}
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		<-done
-	})
-	next := func(id string) {
-		t.Helper()
-		for {
-			select {
-			case line := <-lines:
-				if strings.Contains(line, `"id":`+id+`,`) {
-					return
+	for _, gap := range []time.Duration{0, 30 * time.Millisecond} {
+		t.Run(gap.String(), func(t *testing.T) {
+			src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
+			r, srv := refreshing(t, src)
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan error, 1)
+			go func() { done <- srv.ServeStdio(context.Background(), inR, outW) }()
+			t.Cleanup(func() { inW.Close(); outR.Close(); <-done })
+			out := bufio.NewReaderSize(outR, 4<<20)
+			// until reads up to the answer to id, and counts the
+			// tools/list_changed before it.
+			until := func(id string) (changed int) {
+				t.Helper()
+				for {
+					line, err := out.ReadString('\n')
+					if err != nil {
+						t.Fatal(err)
+					}
+					if strings.Contains(line, "notifications/tools/list_changed") {
+						changed++
+					}
+					if strings.Contains(line, `"id":`+id+`,`) {
+						return changed
+					}
 				}
-			case <-time.After(10 * time.Second): // only to report a hang
-				t.Fatalf("no answer to %s", id)
 			}
-		}
-	}
-	io.WriteString(inW, initLine+"\n")
-	next("1")
-	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
-	next("2")
-
-	reading.Lock()
-	for i := range 20 {
-		src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: fmt.Sprintf("new%d", i), Description: "New."})
-		if _, err := r.Reload(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reading.Unlock()
-	go io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`+"\n")
-	changed := 0
-	deadline := time.After(2 * time.Second) // the notices written once the client reads come at once
-	for {
-		select {
-		case line := <-lines:
-			if strings.Contains(line, "notifications/tools/list_changed") {
-				changed++
+			io.WriteString(inW, initLine+"\n")
+			until("1")
+			io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+			io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+			until("2")
+			for i := range 20 { // the client reads nothing meanwhile
+				src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: fmt.Sprintf("new%d", i), Description: "New."})
+				if _, err := r.Reload(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(gap)
 			}
-			continue
-		case <-deadline:
-		}
-		break
-	}
-	// At most the one being written when the client stopped, the one
-	// after it, and the SDK's own batched notice, which may have been
-	// due when it was made.
-	if changed == 0 || changed > 3 {
-		t.Errorf("%d tools/list_changed after 20 changes while the client did not read; want a few, not one per change", changed)
+			go io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`+"\n")
+			changed := until("3")
+			// A notice that had not begun its write may follow the
+			// answer; another request, a moment later, collects it.
+			time.Sleep(200 * time.Millisecond)
+			go io.WriteString(inW, `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`+"\n")
+			changed += until("4")
+			// The notice being written, the one after it, and the
+			// SDK's own batched one, which may have been due when
+			// made.
+			if changed == 0 || changed > 3 {
+				t.Errorf("%d tools/list_changed after 20 changes while the client did not read; want a few, not one per change", changed)
+			}
+		})
 	}
 }
