@@ -380,6 +380,11 @@ func TestBinaryLogLevelIsFollowed(t *testing.T) {
 		t.Fatalf("description: %s", d)
 	}
 
+	// The edit's own line comes after its swap, which the answer above
+	// may come before.
+	if !s.stderr.waitFor(`msg="catalog reloaded" why="a configuration file changed"`, 15*time.Second) {
+		t.Fatalf("the edit was not applied:\n%s", s.stderr.String())
+	}
 	reloaded := strings.Count(s.stderr.String(), `msg="catalog reloaded"`)
 	writeFile(t, cfg, "log:\n  level: error\nsources:\n  - type: dir\n    path: "+first+"\n")
 	s.next("tools/list_changed after the second edit", isMethod("notifications/tools/list_changed"))
