@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -394,7 +393,7 @@ func TestEntryReplacedByWhatIsNoFile(t *testing.T) {
 		replace func(path string) error
 		want    string
 	}{
-		{"a FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "(a FIFO)"},
+		{"a FIFO", makeFIFO, "(a FIFO)"},
 		{"a folder", func(p string) error { return os.Mkdir(p, 0o755) }, "folder"},
 		{"a link loop", func(p string) error { return os.Symlink(filepath.Base(p), p) }, "too many levels of symbolic links"},
 	} {
@@ -409,7 +408,7 @@ func TestEntryReplacedByWhatIsNoFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			if err := tc.replace(p); err != nil {
-				t.Fatal(err)
+				t.Skip("this system cannot make it:", err)
 			}
 			skill, err := callSkill(t, cs, map[string]any{"name": "odd"})
 			if err != nil || !skill.IsError || !strings.Contains(text(t, skill.Content[0]), tc.want) {
