@@ -252,6 +252,9 @@ type plan struct {
 	// sources takes rather than build them again; built are those it
 	// made or took last.
 	reuse, built map[string]sources.Source
+	// warned are the warnings of sourceNames already said, which a plan
+	// made after it for the same server takes over.
+	warned map[string]bool
 	// warn says what in the configuration was not taken as written, as
 	// the configuration's own warnings are said: printed by list and
 	// show, logged by serve.
@@ -432,15 +435,17 @@ func sourceName(s config.Source) string {
 // folderSourceName is the name of a source after its folder: the folder's
 // name, with '-' for what would break the names of its shadowed skills
 // (the ':' of "source:skill", the '~' of "source~2:skill", a slash, white
-// space or a control character).
+// space, a control or formatting character), or "dir" when what is left
+// would not show as it reads (see sources.UsableName).
 func folderSourceName(base string) string {
 	name := strings.Map(func(r rune) rune {
-		if r == ':' || r == '~' || r == '/' || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError {
+		if r == ':' || r == '~' || r == '/' || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError ||
+			sources.IsBidiControl(r) || unicode.Is(unicode.Cf, r) {
 			return '-'
 		}
 		return r
 	}, base)
-	if strings.Trim(name, "-.") == "" {
+	if strings.Trim(name, "-.") == "" || !sources.UsableName(name) {
 		return "dir"
 	}
 	return name
@@ -455,7 +460,7 @@ func (p *plan) sourceNames(specs []config.Source) []string {
 	builtin := func(s config.Source) bool {
 		return s.Name == "" && (s.Type == config.TypeUser || s.Type == config.TypeProject || s.Type == config.TypeClaudePlugins)
 	}
-	used := map[string]int{}
+	used := map[string]bool{}
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		if builtin(s) {
@@ -478,19 +483,29 @@ func (p *plan) sourceNames(specs []config.Source) []string {
 		if i := slices.IndexFunc(specs, func(o config.Source) bool { return builtin(o) && o.Type == s.Name }); i >= 0 {
 			taken = "the built-in " + s.Name + " source's"
 		}
-		p.warn(fmt.Sprintf("source name %q is %s; the %s is named %q", s.Name, taken, what, names[i]))
+		w := fmt.Sprintf("source name %q is %s; the %s is named %q", s.Name, taken, what, names[i])
+		if !p.warned[w] { // once, not at every edit or change of roots
+			if p.warned == nil {
+				p.warned = map[string]bool{}
+			}
+			p.warned[w] = true
+			p.warn(w)
+		}
 	}
 	return names
 }
 
 // uniqueName makes name unique among the sources of one catalog, so that
-// "<source>:<skill>" reaches exactly one shadowed skill.
-func uniqueName(used map[string]int, name string) string {
-	used[name]++
-	if n := used[name]; n > 1 {
-		return name + "-" + strconv.Itoa(n)
+// "<source>:<skill>" reaches exactly one shadowed skill: the first of a
+// name keeps it, the next is name-2, or name-3 if a source took that
+// name already, and so on.
+func uniqueName(used map[string]bool, name string) string {
+	unique := name
+	for n := 2; used[unique]; n++ {
+		unique = name + "-" + strconv.Itoa(n)
 	}
-	return name
+	used[unique] = true
+	return unique
 }
 
 func expandHome(p, home string) string {

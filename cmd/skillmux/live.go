@@ -151,7 +151,7 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		}
 		l.s = s
 	}
-	s.plan.reuse = prev.plan.built
+	s.plan.reuse, s.plan.warned = prev.plan.built, prev.plan.warned
 	// A source made now is listed whole before it is served: a first
 	// listing without the nested skills would take them from the
 	// catalog until the scan that finds them (Defer is for the start,

@@ -804,6 +804,16 @@ func TestFolderSourceNameIsUsable(t *testing.T) {
 	if !strings.Contains(out, `reach it as "x-y:pdf"`) {
 		t.Errorf("the shadowed skill's name:\n%s", out)
 	}
+	// Nor is a character that shows the name in another order kept.
+	c := filepath.Join(base, "fdp\u202e")
+	writeFile(t, filepath.Join(c, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Reversed.\n---\n")
+	out, _, err = runIn(t, isolatedEnv(t), base, "list", "--all", "--no-builtin", a, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `reach it as "fdp-:pdf"`) {
+		t.Errorf("the shadowed skill's name:\n%s", out)
+	}
 }
 
 // A home folder, or an XDG folder, that is not an absolute path is no
@@ -836,6 +846,27 @@ func TestRelativeHomeIsNoHome(t *testing.T) {
 		}
 		if strings.HasPrefix(environ[0], "HOME=.") && !strings.Contains(errOut, "no home folder is known") {
 			t.Errorf("no warning:\n%s", errOut)
+		}
+	}
+}
+
+// A source renamed to make way for another of its name never takes the
+// name a third one was given: every source's name reaches its own
+// shadowed skills.
+func TestSourceNamesStayUnique(t *testing.T) {
+	env, work := isolatedEnv(t), t.TempDir()
+	dirs := []string{t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "team")} // the last named after its folder
+	for i, d := range dirs {
+		writeFile(t, filepath.Join(d, "pdf", "SKILL.md"), fmt.Sprintf("---\nname: pdf\ndescription: Number %d.\n---\n", i))
+	}
+	writeFile(t, filepath.Join(work, "c.yaml"), "sources:\n  - type: dir\n    name: team\n    path: "+dirs[0]+"\n  - type: dir\n    name: team-2\n    path: "+dirs[1]+"\n")
+	out, _, err := runIn(t, env, work, "list", "--all", "--no-builtin", "--config", "c.yaml", "--root", dirs[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`reach it as "team-2:pdf"`, `reach it as "team-3:pdf"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list --all lacks %s:\n%s", want, out)
 		}
 	}
 }
