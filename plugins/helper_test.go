@@ -63,6 +63,7 @@ func TestMain(m *testing.M) {
 //	       $SKILLMUX_TEST_MARK, when set)
 //	once   serves as dir the first time ($SKILLMUX_TEST_MARK does not
 //	       exist yet: it makes it), and is mute after
+//	partial  prints a handshake without its line end, and waits
 //	slowstart  serves as dir once $SKILLMUX_TEST_MARK exists (it waits
 //	       for it before its handshake)
 func testPlugin(mode string) int {
@@ -119,6 +120,10 @@ func testPlugin(mode string) int {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "exit: failing on purpose")
 		return 3
+	case "partial":
+		fmt.Print("1|1|unix|/nonexistent.sock|grpc")
+		time.Sleep(time.Minute)
+		return 0
 	case "hello":
 		fmt.Println("Hello! Welcome to my plugin")
 		time.Sleep(time.Minute)

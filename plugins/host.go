@@ -1109,6 +1109,10 @@ func (s *Source) startError(err error, r *procRunner, took time.Duration) error 
 	case line == "" && took >= s.o.StartTimeout:
 		// go-plugin gave up waiting, and stopped the process.
 		return fmt.Errorf("the plugin printed no handshake line within %s", s.o.StartTimeout)
+	case took >= s.o.StartTimeout && len(parts) >= 4:
+		// A handshake without its line end: go-plugin waited for the
+		// rest, then stopped the process, whose exit says nothing.
+		return fmt.Errorf("the plugin printed no whole handshake line within %s: %q, with no line end after it", s.o.StartTimeout, clean(line, false))
 	case line != "" && len(parts) < 4:
 		// Not a handshake at all: go-plugin stopped the plugin.
 		return fmt.Errorf("the plugin printed %q on stdout instead of its handshake line; a source plugin prints 1|1|tcp|127.0.0.1:PORT|grpc (or unix) first, and nothing before it", clean(line, false))

@@ -450,8 +450,11 @@ func TestStartFailureSaysWhy(t *testing.T) {
 	for mode, want := range map[string]string{
 		"hello": `printed "Hello! Welcome to my plugin" on stdout instead of its handshake line`,
 		"panic": "the last line it wrote on stderr: panic: panicking on purpose",
+		// Not "exited before its handshake (signal: killed)": skillmux
+		// stopped it.
+		"partial": `printed no whole handshake line within 1s: "1|1|unix|/nonexistent.sock|grpc", with no line end after it`,
 	} {
-		src, _ := newTestSource(t, mode, mode, &Options{Timeout: 2 * time.Second, Backoff: Backoff{MaxCrashes: 1}})
+		src, _ := newTestSource(t, mode, mode, &Options{Timeout: 2 * time.Second, StartTimeout: time.Second, Backoff: Backoff{MaxCrashes: 1}})
 		src.List(t.Context())
 		eventually(t, 10*time.Second, mode+": the plugin was not given up", func() bool { return src.Status().State == "failed" })
 		if msg := src.Status().Err.Error(); !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
