@@ -56,6 +56,7 @@ func TestFailuresAreLoggedWhenTheyChange(t *testing.T) {
 	gone := errors.New("the disk went away")
 	other := errors.New("permission denied")
 	down := fmt.Errorf("plugin down: %w", sources.ErrUnavailable)
+	hung := fmt.Errorf("plugin has not answered List yet: %w", sources.ErrUnavailable)
 	const (
 		notServed = "source failed; its skills are not served: "
 		stale     = "source failed; serving its last good listing: "
@@ -76,6 +77,10 @@ func TestFailuresAreLoggedWhenTheyChange(t *testing.T) {
 			[]string{"ERROR " + stale + gone.Error(), "DEBUG " + stale + gone.Error(), recovered}},
 		{"unavailable", []error{nil, down, down, nil},
 			[]string{"WARN " + notServed + down.Error(), "DEBUG " + notServed + down.Error(), recovered}},
+		// A plugin that hangs says so in other words at each step (timed
+		// out, restarted, still starting): the first is the warning.
+		{"unavailable in other words", []error{down, hung, down, hung},
+			[]string{"WARN " + notServed + down.Error(), "DEBUG " + notServed + hung.Error(), "DEBUG " + notServed + down.Error(), "DEBUG " + notServed + hung.Error()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

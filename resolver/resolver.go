@@ -406,8 +406,14 @@ func (r *Resolver) reportFailures(ctx context.Context, s *Snapshot) {
 		}
 		failing[f.Source] = msg + ": " + f.Err.Error()
 		level := slog.LevelError
+		_, was := r.failing[f.Source]
 		switch {
 		case r.failing[f.Source] == failing[f.Source]:
+			level = slog.LevelDebug
+		case errors.Is(f.Err, sources.ErrUnavailable) && was:
+			// Still unavailable, in other words (a plugin that hangs
+			// is timed out, then restarted, then still starting): the
+			// source says so itself.
 			level = slog.LevelDebug
 		case errors.Is(f.Err, sources.ErrUnavailable):
 			level = slog.LevelWarn
