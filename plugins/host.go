@@ -231,7 +231,10 @@ func New(name string, command []string, opts *Options) (*Source, error) {
 	if !o.NoCache {
 		dir := o.CacheDir
 		if dir == "" {
-			if base, err := os.UserCacheDir(); err == nil {
+			// Only an absolute one: a relative one (HOME=rel) would be
+			// the working folder's, a repository's, to write copies in
+			// and read them back from.
+			if base, err := os.UserCacheDir(); err == nil && filepath.IsAbs(base) {
 				dir = filepath.Join(base, "skillmux", "plugin-skills")
 			}
 		}

@@ -170,11 +170,18 @@ func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options
 	}
 	given := f.rootDirs(e)
 	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), workdir: workspace}
+	if !filepath.IsAbs(p.codexHome) {
+		p.codexHome = "" // a relative one would be the working folder's (the default, ~/.codex, stands)
+	}
 	if serving {
 		// A watched tree answers its first listing without looking inside
 		// skill folders, and its watcher completes the picture.
 		p.trees = dirtree.Options{Defer: cfg.Refresh.Watch, Debounce: cfg.Refresh.Debounce, Logger: logger, CacheDir: config.CacheDir(e.home(), e.environ)}
-		p.pluginFirstWait = pluginFirstWait
+		if cfg.Refresh.Watch {
+			// Only a watched plugin tells the catalog when it answers
+			// late; without, its skills would wait for a rescan.
+			p.pluginFirstWait = pluginFirstWait
+		}
 	}
 	p.logger = logger
 	p.warn = func(w string) { logger.Warn(w) }
@@ -462,16 +469,20 @@ func (p *plan) sourceNames(specs []config.Source) []string {
 	}
 	used := map[string]bool{}
 	names := make([]string, len(specs))
-	for i, s := range specs {
-		if builtin(s) {
-			names[i] = uniqueName(used, sourceName(s))
+	// The built-in sources first, then those a configuration names, then
+	// those named after their folders or types: each keeps its name when
+	// it can, and the renamed take names nobody was given.
+	for _, first := range []func(config.Source) bool{builtin, func(s config.Source) bool { return s.Name != "" }, func(config.Source) bool { return true }} {
+		for i, s := range specs {
+			if names[i] == "" && first(s) {
+				names[i] = uniqueName(used, sourceName(s))
+			}
 		}
 	}
 	for i, s := range specs {
 		if builtin(s) {
 			continue
 		}
-		names[i] = uniqueName(used, sourceName(s))
 		if s.Name == "" || names[i] == s.Name {
 			continue
 		}

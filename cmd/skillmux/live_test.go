@@ -714,3 +714,19 @@ func TestBinaryPluginSlowToStart(t *testing.T) {
 		t.Errorf("description after the plugin started: %s", d)
 	}
 }
+
+// Without watching (refresh.watch: false) nothing would tell the catalog
+// when a plugin answers late: its first listing is waited for whole, as
+// by skillmux list.
+func TestBinaryPluginSlowToStartUnwatched(t *testing.T) {
+	work := t.TempDir()
+	ready := filepath.Join(t.TempDir(), "ready")
+	cfg := filepath.Join(work, "plugin.yaml")
+	writeFile(t, cfg, fmt.Sprintf("sources:\n  - type: plugin\n    name: tp\n    command: [%q]\n    env: {%s: \"1\", %s: %q}\n    timeout: 300s\n", os.Args[0], envTestPlugin, envTestPluginWait, ready))
+	s := startServe(t, append(isolatedEnv(t), "SKILLMUX_REFRESH__WATCH=false"), work, "--config", cfg, "--no-builtin")
+	time.AfterFunc(pluginFirstWait+time.Second, func() { os.WriteFile(ready, nil, 0o644) })
+	s.handshake()
+	if d := s.toolDescription(2); !strings.Contains(d, "- tp:one:") {
+		t.Errorf("the first description lacks the plugin's skill: %s", d)
+	}
+}

@@ -826,9 +826,11 @@ func TestRelativeHomeIsNoHome(t *testing.T) {
 		writeFile(t, filepath.Join(work, f), "sources:\n  - type: plugin\n    name: pwn\n    command: [/bin/sh, -c, 'touch "+started+"; exit 1']\n")
 	}
 	writeFile(t, filepath.Join(work, ".claude/skills/theirs/SKILL.md"), skillMD("theirs", "The repository's."))
+	writeFile(t, filepath.Join(work, "cx/skills/codex-theirs/SKILL.md"), skillMD("codex-theirs", "The repository's, as Codex's."))
 	for _, environ := range [][]string{
 		{"HOME=.", "PATH=" + os.Getenv("PATH")},
 		{"HOME=" + t.TempDir(), "XDG_CONFIG_HOME=cfg", "PATH=" + os.Getenv("PATH")},
+		{"HOME=" + t.TempDir(), "CODEX_HOME=cx", "PATH=" + os.Getenv("PATH")},
 	} {
 		cmd := exec.Command(buildBinary(t), "list")
 		cmd.Env, cmd.Dir = environ, work
@@ -841,7 +843,7 @@ func TestRelativeHomeIsNoHome(t *testing.T) {
 		if _, err := os.Stat(started); err == nil {
 			t.Fatalf("%v: the working folder's file started a program", environ)
 		}
-		if strings.Contains(out, "user ") {
+		if strings.Contains(out, "user ") || strings.Contains(out, "codex-theirs") {
 			t.Errorf("%v: the working folder's skills were served as the user's:\n%s", environ, out)
 		}
 		if strings.HasPrefix(environ[0], "HOME=.") && !strings.Contains(errOut, "no home folder is known") {
@@ -865,6 +867,26 @@ func TestSourceNamesStayUnique(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`reach it as "team-2:pdf"`, `reach it as "team-3:pdf"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list --all lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// A name a configuration gives is kept, whatever ranks before it: a
+// source named after its folder makes way, not the one the user named.
+func TestGivenSourceNamesAreKept(t *testing.T) {
+	env, work := isolatedEnv(t), t.TempDir()
+	dirs := []string{filepath.Join(t.TempDir(), "team"), t.TempDir(), t.TempDir()}
+	for i, d := range dirs {
+		writeFile(t, filepath.Join(d, "pdf", "SKILL.md"), fmt.Sprintf("---\nname: pdf\ndescription: Number %d.\n---\n", i))
+	}
+	writeFile(t, filepath.Join(work, "c.yaml"), "sources:\n  - type: dir\n    path: "+dirs[0]+"\n  - type: dir\n    name: team-2\n    path: "+dirs[1]+"\n  - type: dir\n    name: team\n    path: "+dirs[2]+"\n")
+	out, _, err := runIn(t, env, work, "list", "--all", "--no-builtin", "--config", "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"pdf   team-3", `reach it as "team-2:pdf"`, `reach it as "team:pdf"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list --all lacks %s:\n%s", want, out)
 		}
