@@ -234,25 +234,22 @@ func isInvisible(r rune) bool {
 }
 
 // presents reports whether the variation selector vs, after prev and
-// before rest, chooses how prev shows, as a variation sequence does: the
-// text or emoji presentation of a character that is not ASCII (ℹ️, ↔️,
-// ‼️), or of a keycap's digit, '#' or '*' (1️⃣); a variant of a Han
-// ideograph; a Mongolian letter's form. After an ASCII letter it changes
-// nothing, and only makes the name look like another.
+// before rest, chooses how a symbol shows, as an emoji's variation
+// sequence does: the text or emoji presentation of a symbol that is not
+// ASCII (↔️, ‼️, ℹ️ of the letter-like symbols), or of a keycap's digit,
+// '#' or '*' (1️⃣). After a letter or a mark (é️, a Han ideograph with an
+// ideographic variation selector) it would show the same as without, and
+// only make the name look like another.
 func presents(prev, vs rune, rest string) bool {
-	switch {
-	case vs == '\ufe0e' || vs == '\ufe0f':
-		if prev >= utf8.RuneSelf {
-			return !isInvisible(prev)
-		}
-		next, _ := utf8.DecodeRuneInString(rest)
-		return (prev >= '0' && prev <= '9' || prev == '#' || prev == '*') && next == '\u20e3'
-	case vs >= 0xe0100 && vs <= 0xe01ef:
-		return unicode.Is(unicode.Han, prev)
-	case vs >= 0x180b && vs <= 0x180f:
-		return unicode.Is(unicode.Mongolian, prev)
+	if vs != '\ufe0e' && vs != '\ufe0f' {
+		return false
 	}
-	return false
+	if prev >= utf8.RuneSelf {
+		letterlike := prev >= 0x2100 && prev <= 0x214f
+		return !isInvisible(prev) && (letterlike || !unicode.In(prev, unicode.L, unicode.M))
+	}
+	next, _ := utf8.DecodeRuneInString(rest)
+	return (prev >= '0' && prev <= '9' || prev == '#' || prev == '*') && next == '\u20e3'
 }
 
 // hiddenIn returns the first character of s that shows nothing there: an
