@@ -259,6 +259,9 @@ func presents(prev, vs rune, rest string) bool {
 // it (see presents); or a combining mark that begins s, which has
 // nothing to sit on.
 func hiddenIn(s string) (rune, bool) {
+	if isASCII(s) {
+		return 0, false // most names: nothing in ASCII is hidden but controls, which are refused before
+	}
 	prev := rune(-1)
 	for i, r := range s {
 		switch {
