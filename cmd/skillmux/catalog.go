@@ -156,17 +156,23 @@ func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
 	}
-	if !serving {
-		// serve logs them once at start, not at every reload.
-		for _, w := range cfg.Warnings() {
-			fmt.Fprintln(e.stderr, "warning:", w)
-		}
-	}
 	level := new(slog.LevelVar)
 	level.UnmarshalText([]byte(cfg.Log.Level))
 	logger := newLogger(e.stderr, level, cfg.Log.Format)
 	if !serving && f.logLevel == "" {
 		logger = slog.New(slog.DiscardHandler)
+	}
+	// serve logs them once at start, not at every reload. The other
+	// commands print them, or log them when asked for logs: at the level
+	// and in the format asked for.
+	sayWarning := func(w string) { fmt.Fprintln(e.stderr, "warning:", w) }
+	if !serving && f.logLevel != "" {
+		sayWarning = func(w string) { logger.Warn(w) }
+	}
+	if !serving {
+		for _, w := range cfg.Warnings() {
+			sayWarning(w)
+		}
 	}
 	given := f.rootDirs(e)
 	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), workdir: workspace}
@@ -186,7 +192,7 @@ func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options
 	p.logger = logger
 	p.warn = func(w string) { logger.Warn(w) }
 	if !serving {
-		p.warn = func(w string) { fmt.Fprintln(e.stderr, "warning:", w) }
+		p.warn = sayWarning
 	}
 	for _, r := range given {
 		p.roots = append(p.roots, absFrom(e.workdir, expandHome(r, e.home())))

@@ -892,3 +892,27 @@ func TestGivenSourceNamesAreKept(t *testing.T) {
 		}
 	}
 }
+
+// The warnings of list are printed as lines of their own, or, with
+// --log-level, logged at that level and in the format asked for.
+func TestListWarningsFollowTheLogFlags(t *testing.T) {
+	env, work, mine := isolatedEnv(t), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(mine, "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Mine.\n---\n")
+	writeFile(t, filepath.Join(work, "c.yaml"), "sources:\n  - type: dir\n    name: user\n    path: "+mine+"\n")
+	for _, tc := range []struct {
+		args []string
+		want string // in stderr; "" for nothing
+	}{
+		{nil, "warning: source name"},
+		{[]string{"--log-level", "error"}, ""},
+		{[]string{"--log-level", "warn", "--log-format", "json"}, `"level":"WARN","msg":"source name`},
+	} {
+		_, errOut, err := runIn(t, env, work, append([]string{"list", "--config", "c.yaml"}, tc.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.want == "" && errOut != "" || tc.want != "" && !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: stderr %q, want %q", tc.args, errOut, tc.want)
+		}
+	}
+}
