@@ -869,12 +869,20 @@ func (s *Source) notify() {
 	}
 }
 
+// errStoppedAnswering is why a plugin taken for hung was restarted.
+var errStoppedAnswering = errors.New("the plugin stopped answering")
+
+// hangWindow is the span within which Backoff.MaxCrashes restarts of a
+// plugin that stopped answering give it up: each takes three call
+// timeouts, so the crashes' window would never see that many.
+const hangWindow = 10 * time.Minute
+
 // supervise starts the plugin and restarts it when it crashes, with
 // backoff, until Close or until it is given up.
 func (s *Source) supervise() {
 	b := s.o.Backoff
 	delay := b.Min
-	var crashes []time.Time
+	var crashes, hangs []time.Time
 	// The failure last logged at warning level: a restart that fails the
 	// same way again (a command that does not exist) is logged at debug.
 	var warned string
@@ -912,6 +920,15 @@ func (s *Source) supervise() {
 			return
 		}
 		now := time.Now()
+		if errors.Is(err, errStoppedAnswering) {
+			hangs = slices.DeleteFunc(hangs, func(t time.Time) bool { return now.Sub(t) > hangWindow })
+			if hangs = append(hangs, now); len(hangs) >= b.MaxCrashes {
+				err = fmt.Errorf("%w (it stopped answering %d times within %s, and is not restarted until skillmux restarts or its configuration changes)", err, len(hangs), hangWindow)
+				s.logger.Error("source plugin given up: it keeps hanging", "hangs", len(hangs), "window", hangWindow, "err", err)
+				s.setPhase(phaseFailed, nil, err)
+				return
+			}
+		}
 		crashes = slices.DeleteFunc(crashes, func(t time.Time) bool { return now.Sub(t) > b.Window })
 		crashes = append(crashes, now)
 		if len(crashes) >= b.MaxCrashes {
@@ -954,7 +971,7 @@ func (s *Source) runUntilExit(inst *instance) error {
 				continue
 			}
 			inst.stop()
-			return fmt.Errorf("the plugin stopped answering (%d calls in a row timed out)", maxTimeouts)
+			return fmt.Errorf("%w (%d calls in a row timed out)", errStoppedAnswering, maxTimeouts)
 		case <-s.life.Done():
 			inst.stop()
 			return nil

@@ -719,3 +719,20 @@ func TestFirstWait(t *testing.T) {
 		return err == nil && len(l.Skills) == 1
 	})
 }
+
+// A plugin that keeps hanging is given up, as one that keeps crashing is:
+// each hang takes three call timeouts, so the crashes' window never sees
+// enough of them, and it was restarted for ever.
+func TestHangingPluginIsGivenUp(t *testing.T) {
+	hung, logs := newTestSource(t, "hung", "hang", &Options{Timeout: 200 * time.Millisecond, Grace: -1, Backoff: Backoff{Min: 20 * time.Millisecond, Window: time.Millisecond, MaxCrashes: 2}})
+	eventually(t, 30*time.Second, "the hanging plugin was not given up", func() bool {
+		hung.List(t.Context())
+		return hung.Status().State == "failed"
+	})
+	if err := hung.Status().Err; err == nil || !strings.Contains(err.Error(), "it stopped answering 2 times within 10m0s") {
+		t.Errorf("why: %v", err)
+	}
+	if !strings.Contains(logs.String(), "source plugin given up: it keeps hanging") {
+		t.Errorf("no error line:\n%s", logs)
+	}
+}
