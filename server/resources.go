@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -619,18 +618,8 @@ func (s *Server) modern(ss mcp.Session) bool {
 }
 
 // clipURI shortens a URI, or any name a client sent, echoed in a
-// message; it cuts between characters.
-func clipURI(uri string) string {
-	const n = 300
-	if len(uri) <= n {
-		return uri
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(uri[cut]) {
-		cut--
-	}
-	return uri[:cut] + fmt.Sprintf("… (%d bytes)", len(uri))
-}
+// message.
+func clipURI(uri string) string { return sources.Clip(uri, 300) }
 
 // encodeCursor and pageStart implement the opaque cursors of the lists:
 // a cursor is the sort key of the last item of the page before, so a page

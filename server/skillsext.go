@@ -441,10 +441,7 @@ func enclosing(fsys fs.FS, dir string) func(fs.FileInfo) bool {
 			break
 		}
 	}
-	return func(info fs.FileInfo) bool {
-		k := sources.KeyOf(info)
-		return k.Ino != 0 && slices.ContainsFunc(keys, func(a sources.FileKey) bool { return a.Dev == k.Dev && a.Ino == k.Ino })
-	}
+	return func(info fs.FileInfo) bool { return slices.ContainsFunc(keys, sources.KeyOf(info).SameFile) }
 }
 
 // decodedName is the name an encoded URI segment stands for.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"sync"
 
@@ -121,7 +122,7 @@ func WalkFiles(fsys fs.FS, opts *WalkOptions) (files []WalkedFile, truncated boo
 			}
 			switch {
 			case e.mode.IsDir():
-				if SkipDir(e.name) || !allow(p, true) || (e.key.Ino != 0 && containsKey(ancestors, e.key)) {
+				if SkipDir(e.name) || !allow(p, true) || containsKey(ancestors, e.key) {
 					continue
 				}
 				if !walk(p, e.key) {
@@ -190,13 +191,13 @@ func readDirStat(fsys fs.FS, dir string) ([]statEntry, error) {
 func KeyOf(info fs.FileInfo) FileKey { return keyOf(info) }
 
 func containsKey(keys []FileKey, k FileKey) bool {
-	for _, a := range keys {
-		if a.Dev == k.Dev && a.Ino == k.Ino {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(keys, k.SameFile)
 }
+
+// SameFile reports whether k and o are one file (or folder) on disk, as
+// far as their identity tells: never for keys without one (Ino 0, files
+// not on a local file system).
+func (k FileKey) SameFile(o FileKey) bool { return k.Ino != 0 && k.Dev == o.Dev && k.Ino == o.Ino }
 
 // Digests computes the SHA-256 digests of skill files and remembers them
 // by the file's absolute path and FileKey, so that a file is read again

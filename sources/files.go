@@ -188,7 +188,7 @@ func ListFiles(fsys fs.FS, entry string) (files []string, truncated bool, err er
 			}
 			switch {
 			case e.mode.IsDir():
-				if dirs++; SkipDir(e.name) || dirs > maxWalkDirs || (e.key.Ino != 0 && containsKey(ancestors, e.key)) {
+				if dirs++; SkipDir(e.name) || dirs > maxWalkDirs || containsKey(ancestors, e.key) {
 					continue
 				}
 				sub, err := readDirStat(fsys, p)

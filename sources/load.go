@@ -290,8 +290,11 @@ func hiddenIn(s string) (rune, bool) {
 }
 
 // clipValue shortens a value echoed in a message.
-func clipValue(s string) string {
-	const n = 80
+func clipValue(s string) string { return Clip(s, 80) }
+
+// Clip shortens s, a value echoed in a message, to about n bytes, cut
+// between characters, saying how long it was: "abc… (90000 bytes)".
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
