@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/skillmux/skillmux/internal/leftover"
 )
@@ -202,7 +201,7 @@ func ListFiles(fsys fs.FS, entry string) (files []string, truncated bool, err er
 					return false
 				}
 			case e.mode.IsRegular():
-				if p == entry || leftover.Is(e.name) || !utf8.ValidString(e.name) { // CheckPath refuses such a name
+				if p == entry || leftover.Is(e.name) || CheckPath(p) != nil { // no read can serve it (not UTF-8, a '\\')
 					continue
 				}
 				if len(files) == MaxListedFiles {

@@ -38,6 +38,8 @@ func TestListFiles(t *testing.T) {
 	mkfile(t, filepath.Join(dir, "scripts.md"), "x")
 	mkfile(t, filepath.Join(dir, "latin1-\xe9.md"), "x") // not UTF-8: no path reaches it
 	mkfile(t, filepath.Join(dir, "dir-\xff", "x.md"), "x")
+	mkfile(t, filepath.Join(dir, "back\\slash.md"), "x") // a '\' no path may hold
+	mkfile(t, filepath.Join(dir, "dir\\x", "z.md"), "x")
 	mkfile(t, filepath.Join(filepath.Dir(dir), "outside.md"), "x")
 	// Only regular files, as the source's walk and WalkFiles see them: a
 	// link is followed inside the folder, and nothing else is a file.
