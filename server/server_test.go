@@ -301,7 +301,10 @@ func TestOversizedSkillFileGrown(t *testing.T) {
 	root := skillsDir(t)
 	p := filepath.Join(root, "big", "SKILL.md")
 	sourcetest.WriteFile(t, p, "---\nname: big\ndescription: Grows.\n---\n")
-	res, srv := refreshing(t, dirtree.New(root, nil))
+	logs := &logBuffer{}
+	res := newResolver(t, dirtree.New(root, nil))
+	srv := server.New(res, &server.Options{Logger: logs.logger()})
+	res.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
 	cs := connect(t, srv, "", nil)
 	if err := os.Truncate(p, server.MaxSkillFileSize+1); err != nil {
 		t.Fatal(err)
@@ -309,6 +312,9 @@ func TestOversizedSkillFileGrown(t *testing.T) {
 	got, err := callSkill(t, cs, map[string]any{"name": "big"})
 	if err != nil || !got.IsError || !strings.Contains(text(t, got.Content[0]), "over 8 MiB") {
 		t.Errorf("grown SKILL.md: %v %+v", err, got)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("logged as the server's error, not the files' doing:\n%s", logs.String())
 	}
 	if _, err := res.Reload(context.Background()); err != nil {
 		t.Fatal(err)

@@ -221,6 +221,13 @@ func RenderSkill(m resolver.Match, allowDirs []string) ([]string, error) {
 	return renderEntry(m, baseDirectory(m, true), entry, allowDirs)
 }
 
+// tooLarge says a file is too large to serve; it matches
+// sources.ErrTooLarge, which tells the files' doing from the server's.
+type tooLarge string
+
+func (e tooLarge) Error() string { return string(e) }
+func (e tooLarge) Unwrap() error { return sources.ErrTooLarge }
+
 // renderEntry is RenderSkill with the skill's entry file open; it closes
 // it.
 func renderEntry(m resolver.Match, base string, entry *sources.File, allowDirs []string) ([]string, error) {
@@ -228,7 +235,7 @@ func renderEntry(m resolver.Match, base string, entry *sources.File, allowDirs [
 	body, err := entry.ReadInto(MaxSkillFileSize, nil)
 	entry.Close()
 	if errors.Is(err, sources.ErrTooLarge) {
-		return nil, fmt.Errorf("%s is over %d MiB; skills that large are not loaded", sk.EntryFile(), MaxSkillFileSize>>20)
+		return nil, tooLarge(fmt.Sprintf("%s is over %d MiB; skills that large are not loaded", sk.EntryFile(), MaxSkillFileSize>>20))
 	}
 	if err != nil {
 		return nil, err
