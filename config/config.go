@@ -381,7 +381,7 @@ func Load(opts *Options) (*Config, error) {
 			delete(fo, "trust")
 		}
 		if !trusted {
-			w, n := confine(k, fk, fo, origins, l.path, userFile)
+			w, n := confine(k, fk, fo, origins, l.path, userFile, o.untrusted(filepath.Dir(l.path), k.Strings("trust")))
 			warnings, untrusted, untrustedDir = append(warnings, w...), n, filepath.Dir(l.path)
 		}
 		k.Merge(fk)
@@ -476,17 +476,19 @@ type filled struct {
 
 // trusts reports whether trust, the user file's, trusts the workspace
 // file in dir, for the folders it serves (Options.AlsoServes).
-func (o *filled) trusts(dir string, trust []string) bool {
-	if !Trusted(dir, trust) {
-		return false
-	}
-	for _, d := range o.AlsoServes {
-		if !Trusted(d, trust) {
-			return false
+// untrusted returns, of dir and the other folders served with it, those
+// trust does not cover.
+func (o *filled) untrusted(dir string, trust []string) []string {
+	var out []string
+	for _, d := range append([]string{dir}, o.AlsoServes...) {
+		if !Trusted(d, trust) && !slices.Contains(out, d) {
+			out = append(out, d)
 		}
 	}
-	return true
+	return out
 }
+
+func (o *filled) trusts(dir string, trust []string) bool { return len(o.untrusted(dir, trust)) == 0 }
 
 // absFrom makes p absolute against dir, which fill has made absolute.
 func absFrom(dir, p string) string {

@@ -68,9 +68,20 @@ func Trusted(dir string, trust []string) bool {
 //   - every other setting of it (the catalog's visibility, the tools,
 //     defaults.builtin...) is set aside: how the user's skills are offered
 //     is the user's to say.
-func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile string) (warnings []string, theirs int) {
+func confine(k, fk *koanf.Koanf, fo, origins map[string]Origin, file, userFile string, untrusted []string) (warnings []string, theirs int) {
 	dir := filepath.Dir(file)
-	how := fmt.Sprintf("to allow it, trust the folder in your user file %s (trust: [%s])", userFile, strconv.Quote(dir))
+	quoted := make([]string, len(untrusted))
+	for i, d := range untrusted {
+		quoted[i] = strconv.Quote(d)
+	}
+	how := fmt.Sprintf("to allow it, trust the folder in your user file %s (trust: [%s])", userFile, strings.Join(quoted, ", "))
+	if !slices.Contains(untrusted, dir) {
+		// The file's own folder is trusted; the client's other roots,
+		// whose project skills it would rank, are not.
+		how = fmt.Sprintf("it is read with the client's other workspace folders, which you have not trusted: to allow it, trust them in your user file %s (trust: [%s])", userFile, strings.Join(quoted, ", "))
+	} else if len(untrusted) > 1 {
+		how = fmt.Sprintf("to allow it, trust the folders it is read with in your user file %s (trust: [%s])", userFile, strings.Join(quoted, ", "))
+	}
 	var found []*Error
 	warn := func(key, what string) {
 		found = append(found, &Error{File: file, Line: firstLine(fo, key), Key: key, Message: what + "; " + how})

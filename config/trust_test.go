@@ -188,12 +188,18 @@ func TestTrust(t *testing.T) {
 	}
 	// With the client's roots, the file ranks the project skills of every
 	// root: it is trusted only when each of them is.
-	c, err = config.Load(&config.Options{WorkDir: f.sub, Home: f.home, Env: []string{}, AlsoServes: []string{t.TempDir()}})
+	other := t.TempDir()
+	c, err = config.Load(&config.Options{WorkDir: f.sub, Home: f.home, Env: []string{}, AlsoServes: []string{other}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Sources) != 0 {
 		t.Errorf("trusted, with another root not trusted: sources %+v, want the plugin set aside", c.Sources)
+	}
+	// The warning names the root to trust, not the file's own folder,
+	// which is trusted already.
+	if w := strings.Join(c.Warnings(), "\n"); !strings.Contains(w, "the client's other workspace folders, which you have not trusted") || !strings.Contains(w, "(trust: ["+strconv.Quote(other)+"])") {
+		t.Errorf("the warning does not name the root to trust:\n%s", w)
 	}
 
 	link := filepath.Join(t.TempDir(), "link")
