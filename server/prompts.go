@@ -224,7 +224,7 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp
 		if entryGone(m.Skill, err) {
 			return nil, invalidParams(goneMessage(m))
 		}
-		if err := sources.Confine(m.Skill.EntryFile(), err); errors.Is(err, sources.ErrBadPath) || filesFault(err) {
+		if err := sources.Confine(m.Skill.EntryFile(), err); filesFault(err) {
 			// The user's files, not the server, are at fault.
 			return nil, invalidParams(fmt.Sprintf("cannot read skill %s: %v", m.Ref, err))
 		}

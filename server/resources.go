@@ -565,13 +565,17 @@ func (s *Server) readError(req mcp.Request, uri string, a resolver.Address, err 
 }
 
 // filesFault reports whether err, from opening or reading a skill's file,
-// is the doing of the files themselves rather than the server's: what is
-// there is no file (a FIFO, a folder, a socket), a link loops, or a
-// folder on the way is a file. The answer says so as bad params, and the
-// server logs no error of its own.
+// is the doing of the files themselves rather than the server's: a link
+// out of the skill folder, a file too large, one gone (or gone and back
+// while it was read, as in a checkout) or closed to the user skillmux runs
+// as, what is there is no file (a FIFO, a folder, a socket), a link that
+// loops, a folder on the way that is a file. The answer says so as bad
+// params, and the server logs no error of its own.
 func filesFault(err error) bool {
-	return errors.Is(err, sources.ErrNotRegular) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) ||
-		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENXIO)
+	return errors.Is(err, sources.ErrBadPath) || errors.Is(err, sources.ErrTooLarge) || errors.Is(err, sources.ErrNotRegular) ||
+		errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) ||
+		errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENXIO)
 }
 
 // unwrapPathError drops the operation and path an *fs.PathError adds: the

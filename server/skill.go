@@ -95,12 +95,8 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	}
 	if err = sources.Confine(m.Skill.EntryFile(), err); err != nil {
 		level := slog.LevelError
-		if errors.Is(err, sources.ErrBadPath) || errors.Is(err, sources.ErrTooLarge) || errors.Is(err, fs.ErrNotExist) || filesFault(err) {
-			// The SKILL.md is now a link out of its folder, or no file,
-			// or too large, or it went and came back while it was read
-			// (a checkout): the user's files, not the server, are at
-			// fault.
-			level = slog.LevelWarn
+		if filesFault(err) {
+			level = slog.LevelWarn // the user's files, not the server, are at fault
 		}
 		s.logger.Log(ctx, level, "cannot read skill", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
 		return errorResult(fmt.Sprintf("cannot load skill %s: %v", m.Ref, err), note), nil
