@@ -462,6 +462,24 @@ func TestUnenterableFolderInSkillIsReported(t *testing.T) {
 	}
 }
 
+// A file whose path is longer than any path of a skill may be, each of
+// its names short enough, is left out with a warning that says so, on the
+// file itself.
+func TestFileListLeavesOutAPathTooLong(t *testing.T) {
+	long := strings.Repeat("d", 250)
+	deep := filepath.Join("s", long, long, long, long, long, "x.md")
+	root := tree(t, map[string]string{"s/SKILL.md": skillMD("s"), deep: "x", "s/ok.md": "ok"})
+	l := list(t, root, nil)
+	if len(l.Skills) != 1 || !slices.Equal(l.Skills[0].FileList, []string{"ok.md"}) {
+		t.Fatalf("skills %v, files %v", names(l), l.Skills[0].FileList)
+	}
+	if !slices.ContainsFunc(l.Problems, func(d sources.Diagnostic) bool {
+		return d.Path == filepath.Join(root, deep) && strings.Contains(d.Message, "too-long")
+	}) {
+		t.Errorf("problems: %v", l.Problems)
+	}
+}
+
 // A skill with more files than are listed lists the first ones by name,
 // the same at every scan, however the parallel walk met them: a list that
 // changed at each rescan told clients of a change every time.

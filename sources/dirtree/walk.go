@@ -317,26 +317,28 @@ func (w *walk) file(owner *entry, path string) {
 	if err != nil {
 		return
 	}
-	if sources.CheckPath(filepath.ToSlash(rel)) != nil {
-		// No URI or tool path can name it (a name that is not UTF-8,
-		// or holds a '\'): it is not listed, as no read would serve it.
-		// The warning names the first such name on its path: one for a
-		// folder, however many files it holds.
-		bad, why := filepath.Dir(owner.path), ""
+	var pe *sources.PathError
+	if errors.As(sources.CheckPath(filepath.ToSlash(rel)), &pe) {
+		// No URI or tool path can name it (a name that is not UTF-8 or
+		// holds a '\', a path too long): it is not listed, as no read
+		// would serve it. The warning is on the first name on its path
+		// that breaks a rule (one for a folder, however many files it
+		// holds), or on the file when only the whole path does.
+		bad := filepath.Dir(owner.path)
 		for name := range strings.SplitSeq(rel, string(filepath.Separator)) {
 			bad = filepath.Join(bad, name)
-			var pe *sources.PathError
-			if errors.As(sources.CheckPath(name), &pe) {
-				switch pe.Rule {
-				case sources.RuleNotUTF8:
-					why = "is not UTF-8"
-				case sources.RuleBackslash:
-					why = `holds '\'`
-				default:
-					why = "breaks the rule " + string(pe.Rule) + " of skill paths"
-				}
+			var named *sources.PathError
+			if errors.As(sources.CheckPath(name), &named) {
+				pe = named
 				break
 			}
+		}
+		why := "breaks the rule " + string(pe.Rule) + " of skill paths"
+		switch pe.Rule {
+		case sources.RuleNotUTF8:
+			why = "is not UTF-8"
+		case sources.RuleBackslash:
+			why = `holds '\'`
 		}
 		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: bad, Rule: "file-name",
 			Message: "the name " + why + ", so no resource URI or tool path can name it: the skill's file (for a folder, its files in it) is not served; rename it"})
