@@ -176,7 +176,7 @@ func (o *CatalogOptions) instructions(order *ordered) (string, bool) {
 				b.WriteString("<description>")
 				xmlEscape(b, desc)
 				b.WriteString("</description><location>")
-				xmlEscape(b, escapeControls(sk.Path))
+				xmlEscape(b, EscapeControls(sk.Path))
 				b.WriteString("</location>")
 			}
 			b.WriteString("</skill>")
@@ -678,9 +678,7 @@ func dropped(r rune) bool { return unicode.IsControl(r) || sources.IsBidiControl
 // of s (a path, say) as Go escapes, keeping it on one line, in the order
 // it reads, and still telling what it holds: as the catalog shows a
 // skill's location.
-func EscapeControls(s string) string { return escapeControls(s) }
-
-func escapeControls(s string) string {
+func EscapeControls(s string) string {
 	if strings.IndexFunc(s, dropped) < 0 {
 		return s
 	}

@@ -292,8 +292,9 @@ func (s *Server) notifyNow(method string, snap *resolver.Snapshot) {
 				_ = st.direct.Write(context.Background(), &jsonrpc.Request{Method: method, Params: json.RawMessage("{}")})
 				s.mu.Lock()
 				more := st.sending[method] == again
-				st.sending[method] = writing
-				if !more {
+				if more {
+					st.sending[method] = writing
+				} else {
 					delete(st.sending, method)
 				}
 				s.mu.Unlock()

@@ -253,9 +253,10 @@ type plan struct {
 	pluginDirs []string        // --plugin-dir
 	trees      dirtree.Options // the base of every folder tree's options
 	// pluginFirstWait bounds the first listing of a source plugin
-	// (plugins.Options.FirstWait): serve's, so that one slow to start
-	// holds up no client's first answer; 0 for the commands that list
-	// once.
+	// (plugins.Options.FirstWait): a watching serve's, so that one slow
+	// to start holds up no client's first answer; 0 for the commands
+	// that list once, and for a serve that does not watch (nothing would
+	// tell it when the plugin answers).
 	pluginFirstWait time.Duration
 	// logger receives the life of source plugins and what they log,
 	// under every command: `list --log-level debug` is how an author
@@ -452,8 +453,8 @@ func sourceName(s config.Source) string {
 // would not show as it reads (see sources.UsableName).
 func folderSourceName(base string) string {
 	name := strings.Map(func(r rune) rune {
-		if r == ':' || r == '~' || r == '/' || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError ||
-			sources.IsBidiControl(r) || unicode.Is(unicode.Cf, r) {
+		// Cf holds the bidirectional controls and the zero-width ones.
+		if r == ':' || r == '~' || r == '/' || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError || unicode.Is(unicode.Cf, r) {
 			return '-'
 		}
 		return r
@@ -486,18 +487,15 @@ func (p *plan) sourceNames(specs []config.Source) []string {
 		}
 	}
 	for i, s := range specs {
-		if builtin(s) {
-			continue
-		}
 		if s.Name == "" || names[i] == s.Name {
-			continue
+			continue // a built-in source, one named after its folder, or one that kept its name
 		}
 		what := s.Type + " source"
 		if paths := s.AllPaths(); len(paths) > 0 {
 			what += " of " + strings.Join(paths, ", ")
 		}
 		taken := "another source's"
-		if i := slices.IndexFunc(specs, func(o config.Source) bool { return builtin(o) && o.Type == s.Name }); i >= 0 {
+		if slices.ContainsFunc(specs, func(o config.Source) bool { return builtin(o) && o.Type == s.Name }) {
 			taken = "the built-in " + s.Name + " source's"
 		}
 		w := fmt.Sprintf("source name %q is %s; the %s is named %q", s.Name, taken, what, names[i])
