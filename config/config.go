@@ -348,9 +348,12 @@ func Load(opts *Options) (*Config, error) {
 	untrusted := 0     // the sources, last of the list, of an untrusted workspace file
 	untrustedDir := "" // and its folder
 	userFile := layers[0].path
-	if userFile == "" {
-		userFile = "(none: no home folder is known)"
-		warnings = append(warnings, "no home folder is known (HOME is not set, or is not an absolute path): your user file, your skill folders and your Claude Code plugins are not read")
+	if o.Home == "" {
+		what := "your skill folders and your Claude Code plugins are"
+		if userFile == "" {
+			userFile, what = "(none: no home folder is known)", "your user file, your skill folders and your Claude Code plugins are"
+		}
+		warnings = append(warnings, "no home folder is known (HOME is not set, or is not an absolute path): "+what+" not read")
 	}
 	for _, l := range layers {
 		if l.path == "" {
@@ -474,10 +477,9 @@ type filled struct {
 	env []string
 }
 
-// trusts reports whether trust, the user file's, trusts the workspace
-// file in dir, for the folders it serves (Options.AlsoServes).
-// untrusted returns, of dir and the other folders served with it, those
-// trust does not cover.
+// untrusted returns, of dir (a workspace file's folder) and the other
+// folders served with it (Options.AlsoServes), those that trust, the
+// user file's, does not cover.
 func (o *filled) untrusted(dir string, trust []string) []string {
 	var out []string
 	for _, d := range append([]string{dir}, o.AlsoServes...) {
@@ -488,6 +490,8 @@ func (o *filled) untrusted(dir string, trust []string) []string {
 	return out
 }
 
+// trusts reports whether trust trusts the workspace file in dir, for
+// every folder it serves.
 func (o *filled) trusts(dir string, trust []string) bool { return len(o.untrusted(dir, trust)) == 0 }
 
 // absFrom makes p absolute against dir, which fill has made absolute.

@@ -894,3 +894,25 @@ func TestResources(t *testing.T) {
 		t.Errorf("a small value from the environment: %v", err)
 	}
 }
+
+// A home folder that is not an absolute path is none: the warning says what
+// is not read, the user file among it only when no XDG folder names it.
+func TestRelativeHomeIsSaid(t *testing.T) {
+	xdg := t.TempDir()
+	for _, tc := range []struct {
+		env      []string
+		userFile bool // the warning says the user file is not read
+	}{
+		{[]string{"HOME=rel"}, true},
+		{[]string{"HOME=rel", "XDG_CONFIG_HOME=" + xdg}, false},
+	} {
+		c, err := config.Load(&config.Options{WorkDir: t.TempDir(), Env: tc.env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := strings.Join(c.Warnings(), "\n")
+		if !strings.Contains(w, "no home folder is known") || strings.Contains(w, "your user file") != tc.userFile {
+			t.Errorf("%v: warnings %q", tc.env, w)
+		}
+	}
+}
