@@ -16,16 +16,7 @@ import (
 // brought, then kept by an edit to log.level error, says nothing below
 // it when it crashes and is restarted.
 func TestBinaryKeptPluginFollowsLogLevel(t *testing.T) {
-	first, second := t.TempDir(), t.TempDir()
-	writeFile(t, filepath.Join(first, "one/SKILL.md"), skillMD("one", "The first folder's."))
-	writeFile(t, filepath.Join(second, "two/SKILL.md"), skillMD("two", "The second folder's."))
-	work := t.TempDir()
-	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+first+"\n")
-	s := startServe(t, append(trustingEnv(t, work), "SKILLMUX_REFRESH__DEBOUNCE=50ms"), work, "--no-builtin")
-	s.handshake()
-	if d := s.toolDescription(2); !strings.Contains(d, "- one:") {
-		t.Fatalf("description: %s", d)
-	}
+	s, cfg, first, second := serveFirstOfTwo(t)
 	plugin := fmt.Sprintf("  - type: plugin\n    name: tp\n    command: [%q]\n    env: {%s: \"1\"}\n", os.Args[0], envTestPlugin)
 	writeFile(t, cfg, "sources:\n  - type: dir\n    path: "+first+"\n"+plugin)
 	if !s.stderr.waitFor(`msg="source plugin started"`, 15*time.Second) {

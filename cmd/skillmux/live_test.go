@@ -351,19 +351,10 @@ func TestBinaryRootsMoveFromATrustedWorkspace(t *testing.T) {
 // restart, for every line too.
 func TestBinaryLogLevelIsFollowed(t *testing.T) {
 	t.Parallel() // it waits for the configuration files' polls, mostly
-	first, second := t.TempDir(), t.TempDir()
-	writeFile(t, filepath.Join(first, "one/SKILL.md"), skillMD("one", "The first folder's."))
-	writeFile(t, filepath.Join(second, "two/SKILL.md"), skillMD("two", "The second folder's."))
+	s, cfg, first, second := serveFirstOfTwo(t)
 	// Assets nested deeper than the walk looks for skills, which the
 	// tree says at debug level.
 	writeFile(t, filepath.Join(second, "two", strings.Repeat("d/", 17), "x.txt"), "x")
-	work := t.TempDir()
-	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+first+"\n")
-	s := startServe(t, append(trustingEnv(t, work), "SKILLMUX_REFRESH__DEBOUNCE=50ms"), work, "--no-builtin")
-	s.handshake()
-	if d := s.toolDescription(2); !strings.Contains(d, "- one:") {
-		t.Fatalf("description: %s", d)
-	}
 
 	writeFile(t, cfg, "log:\n  level: debug\n  format: json\nsources:\n  - type: dir\n    path: "+second+"\n")
 	s.next("tools/list_changed after the edit", isMethod("notifications/tools/list_changed"))
@@ -395,6 +386,24 @@ func TestBinaryLogLevelIsFollowed(t *testing.T) {
 	if n := strings.Count(s.stderr.String(), `msg="catalog reloaded"`); n != reloaded {
 		t.Errorf("%d lines at info level after log.level became error:\n%s", n-reloaded, s.stderr.String())
 	}
+}
+
+// serveFirstOfTwo makes two folders of one skill each (one, two), and
+// serves the first through a trusted workspace file cfg, which a test
+// edits; the client has had its handshake and seen skill one.
+func serveFirstOfTwo(t *testing.T) (s *session, cfg, first, second string) {
+	t.Helper()
+	first, second = t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(first, "one/SKILL.md"), skillMD("one", "The first folder's."))
+	writeFile(t, filepath.Join(second, "two/SKILL.md"), skillMD("two", "The second folder's."))
+	work := t.TempDir()
+	cfg = writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+first+"\n")
+	s = startServe(t, append(trustingEnv(t, work), "SKILLMUX_REFRESH__DEBOUNCE=50ms"), work, "--no-builtin")
+	s.handshake()
+	if d := s.toolDescription(2); !strings.Contains(d, "- one:") {
+		t.Fatalf("description: %s", d)
+	}
+	return s, cfg, first, second
 }
 
 // A client that never reads the server's stderr cannot stop it: logs are
