@@ -79,7 +79,7 @@ func usageError(format string, args ...any) error {
 // noArgs refuses arguments, naming the command whose help to read.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageError("%s takes no arguments, got %q; see 'skillmux %s --help'", cmd.Name(), args[0], cmd.Name())
+		return usageError("%s takes no arguments, got %q; see '%s --help'", strings.TrimPrefix(cmd.CommandPath(), "skillmux "), args[0], cmd.CommandPath())
 	}
 	return nil
 }
@@ -96,7 +96,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		if best := editdist.Closest(name, names, max(2, len(name)/3)); best != "" {
 			hint = fmt.Sprintf(" (did you mean --%s?)", best)
 		}
-		return usageError("unknown flag --%s%s; see 'skillmux %s --help'", name, hint, cmd.Name())
+		return usageError("unknown flag --%s%s; see '%s --help'", name, hint, cmd.CommandPath())
 	}
 	if m := badValue.FindStringSubmatch(msg); m != nil {
 		why := m[3]
@@ -111,9 +111,9 @@ func flagError(cmd *cobra.Command, err error) error {
 				why = "must be a duration, such as 200ms or 30s"
 			}
 		}
-		return usageError("invalid value %q for %s: %s; see 'skillmux %s --help'", m[1], m[2], why, cmd.Name())
+		return usageError("invalid value %q for %s: %s; see '%s --help'", m[1], m[2], why, cmd.CommandPath())
 	}
-	return usageError("%s; see 'skillmux %s --help'", msg, cmd.Name())
+	return usageError("%s; see '%s --help'", msg, cmd.CommandPath())
 }
 
 // badValue matches pflag's message for a value of the wrong type.
@@ -187,6 +187,9 @@ Start with:
 			return nil
 		}
 		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		for _, shell := range c.Commands() {
+			shell.Args = noArgs
+		}
 	}
 	return root
 }
