@@ -349,7 +349,16 @@ func alive(pid int) bool {
 	} else if _, err := os.Stat("/proc/self"); err == nil {
 		return false // /proc is there, the process is not
 	}
-	return syscall.Kill(pid, 0) == nil
+	return signalZero(pid)
+}
+
+// kill ends the process pid at once, as a crash would.
+func kill(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
 }
 
 // eventually polls cond until it holds or d has passed.

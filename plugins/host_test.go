@@ -76,7 +76,7 @@ func TestCrashLeavesAndReturns(t *testing.T) {
 	defer func() { cancel(); <-runDone }()
 	eventually(t, 10*time.Second, "the plugin's skill never came", func() bool { return has(res, "p:alpha") })
 	pid := src.Status().PID
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 5*time.Second, "the crashed plugin's skill stayed", func() bool { return !has(res, "p:alpha") })
@@ -103,7 +103,7 @@ func TestGraceKeepsLastListing(t *testing.T) {
 	if _, err := src.List(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	syscall.Kill(src.Status().PID, syscall.SIGKILL)
+	kill(src.Status().PID)
 	eventually(t, 5*time.Second, "the plugin is not seen down", func() bool { return src.Status().State == "down" })
 	l, err := src.List(t.Context())
 	if err != nil || len(l.Skills) != 1 {
@@ -311,7 +311,7 @@ func TestRestartIsNotWaitedFor(t *testing.T) {
 	if _, err := src.List(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(src.Status().PID, syscall.SIGKILL); err != nil {
+	if err := kill(src.Status().PID); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 10*time.Second, "the plugin is not being restarted", func() bool {
