@@ -497,6 +497,7 @@ func (t *Tree) rescanOne(ctx context.Context, st *state, path string, gen uint64
 		}
 	}
 	w := newWalk(ctx, t, st, true, gen)
+	w.within = st.owner(filepath.Dir(path)) != ""
 	w.start(path, real, depth, linked)
 	return w.wait()
 }

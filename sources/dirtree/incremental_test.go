@@ -496,3 +496,75 @@ func TestWithinBoundsALinkMadeLater(t *testing.T) {
 		}
 	})
 }
+
+// A skill nested in another's folder comes after the tree's other skills
+// in its listing, whatever its path: of two skills of one name, the one
+// not nested is served, before the deferred scan finds the nested one,
+// after it, and after the nested one is edited (rescanned on its own).
+// Otherwise a name would load one skill at the start of a session and
+// another a moment later.
+func TestNestedSkillNeverTakesANameFromATopLevelOne(t *testing.T) {
+	dup := func(desc string) string { return "---\nname: dup\ndescription: " + desc + "\n---\n" }
+	root := tree(t, map[string]string{
+		"a/SKILL.md":   skillMD("outer"),
+		"a/b/SKILL.md": dup("nested"),
+		"z/SKILL.md":   dup("top level"),
+	})
+	first := func(l *sources.Listing) string {
+		for _, sk := range l.Skills {
+			if sk.Ref.Name == "dup" {
+				return sk.Description
+			}
+		}
+		return ""
+	}
+	if got := first(list(t, root, nil)); got != "top level" {
+		t.Errorf("full scan: dup is %q; want the top-level one", got)
+	}
+
+	tr := dirtree.New(root, &dirtree.Options{Defer: true, Debounce: 10 * time.Millisecond})
+	if got := first(relist(t, tr)); got != "top level" {
+		t.Errorf("deferred scan: dup is %q; want the top-level one", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	changed := make(chan struct{}, 1)
+	done := make(chan error)
+	go func() {
+		done <- tr.Watch(ctx, func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	await := func(what string, ok func(*sources.Listing) bool) *sources.Listing {
+		t.Helper()
+		for l := relist(t, tr); ; l = relist(t, tr) {
+			if ok(l) {
+				return l
+			}
+			select {
+			case <-changed:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: %v", what, names(l))
+			}
+		}
+	}
+	l := await("the nested skill never came", func(l *sources.Listing) bool { return len(l.Skills) == 3 })
+	if got := first(l); got != "top level" {
+		t.Errorf("completed: dup is %q; want the top-level one", got)
+	}
+	writeSkill(t, filepath.Join(root, "a/b/SKILL.md"), dup("nested, edited"))
+	l = await("the edit never came", func(l *sources.Listing) bool {
+		return slices.ContainsFunc(l.Skills, func(sk *sources.Skill) bool { return sk.Description == "nested, edited" })
+	})
+	if got := first(l); got != "top level" {
+		t.Errorf("nested one edited: dup is %q; want the top-level one", got)
+	}
+}

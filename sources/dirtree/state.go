@@ -43,6 +43,7 @@ type entry struct {
 	files     []string // the skill's other files, once looked inside
 	truncated bool
 	inside    bool           // files is known
+	nested    bool           // the skill folder is inside another skill's
 	served    *sources.Skill // skill with its file list, made once
 	listedAs  *sources.Skill // what withFiles returned last
 	gone      bool           // forgotten or replaced; still in state.order until the next listing
@@ -213,6 +214,11 @@ func (s *state) put(key string, e *entry) {
 // goroutine scheduling, and with each real skill folder once: a symlink to
 // a folder the walk also reached another way adds nothing. The path that
 // involves no symlinked folder is kept; among linked ones, the first.
+//
+// The skills nested in other skills come after all the others: a deferred
+// scan finds them only after the first listing, and one that took a name
+// from a skill listed before would make that name load another skill in
+// the middle of a session.
 func (s *state) listing(t *Tree) *sources.Listing {
 	s.sortOrder()
 	l := &sources.Listing{Skills: make([]*sources.Skill, 0, len(s.skills))}
@@ -227,18 +233,28 @@ func (s *state) listing(t *Tree) *sources.Listing {
 			}
 		}
 	}
-	for _, e := range s.order {
-		if e.linked {
-			if taken[e.real] {
+	nested := false
+	for _, pass := range []bool{false, true} {
+		for _, e := range s.order {
+			nested = nested || e.nested
+			if e.nested != pass {
 				continue
 			}
-			taken[e.real] = true
+			if e.linked {
+				if taken[e.real] {
+					continue
+				}
+				taken[e.real] = true
+			}
+			if e.err != nil {
+				l.Problems = append(l.Problems, sources.AsDiagnostic(e.path, e.err))
+				continue
+			}
+			l.Skills = append(l.Skills, e.withFiles(&t.cache))
 		}
-		if e.err != nil {
-			l.Problems = append(l.Problems, sources.AsDiagnostic(e.path, e.err))
-			continue
+		if !nested {
+			break
 		}
-		l.Skills = append(l.Skills, e.withFiles(&t.cache))
 	}
 	probs := make([]string, 0, len(s.problems))
 	for k := range s.problems {

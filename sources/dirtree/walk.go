@@ -33,6 +33,7 @@ type walk struct {
 	st     *state
 	deep   bool
 	record bool // record the listings of plain folders in the cache (deep walks only)
+	within bool // the walk starts inside a skill folder: every skill it finds is nested
 	gen    uint64
 	sem    chan struct{} // bounds the goroutines walking folders
 	wg     sync.WaitGroup
@@ -101,7 +102,7 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 	if !w.deep && (!cached || slices.ContainsFunc(entries, isSkillFile)) {
 		// Shallow: a folder with a SKILL.md is a skill, and its inside
 		// is left for later.
-		if e := w.probe(dir, real, linked); e != nil {
+		if e := w.probe(dir, real, linked, false); e != nil {
 			return
 		}
 	}
@@ -136,7 +137,7 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 	}
 	skillHere := false // the probe found this folder's SKILL.md
 	if w.deep && holdsSkillFile {
-		if e := w.probe(dir, real, linked); e != nil {
+		if e := w.probe(dir, real, linked, owner != nil); e != nil {
 			owner, skillHere = e, true
 		}
 	}
@@ -278,14 +279,15 @@ func (w *walk) folder(dir, real, full, name string, depth int, linked, isLink bo
 
 // probe loads dir/SKILL.md if there is one, recording the skill (or why
 // the file was refused) under dir, and returns its entry, or nil when dir
-// is not a skill folder.
-func (w *walk) probe(dir, real string, linked bool) *entry {
+// is not a skill folder. inSkill says that dir is inside another skill's
+// folder.
+func (w *walk) probe(dir, real string, linked, inSkill bool) *entry {
 	path := join(dir, sources.SkillFile)
 	sk, exists, err := w.t.cache.Probe(path, w.loadOptions(sources.KindSkill), w.gen)
 	if !exists {
 		return nil
 	}
-	e := &entry{path: path, real: real, linked: linked, skill: sk, err: err, inside: w.deep}
+	e := &entry{path: path, real: real, linked: linked, skill: sk, err: err, inside: w.deep, nested: inSkill || w.within}
 	if !w.add(dir, e) {
 		return nil
 	}
