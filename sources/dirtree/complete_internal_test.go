@@ -24,6 +24,7 @@ func TestCompletionListedByAnotherIsNotRescanned(t *testing.T) {
 		"a/SKILL.md": "---\nname: a\ndescription: D.\n---\n",
 		"b/SKILL.md": "---\nname: b\ndescription: D.\n---\n",
 	})
+	t.Cleanup(DeferAll())
 	tr := New(root, &Options{Defer: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -97,6 +98,7 @@ func TestCompletionOfARootSwitchedMeanwhile(t *testing.T) {
 	if err := os.Symlink(a, link); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(DeferAll())
 	tr := New(link, &Options{Defer: true})
 	ctx := context.Background()
 	if _, err := tr.List(ctx); err != nil {

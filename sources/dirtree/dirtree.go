@@ -37,6 +37,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skillmux/skillmux/internal/fspath"
@@ -105,7 +106,8 @@ type Options struct {
 	// Defer makes the first List skip the inside of skill folders, so that
 	// a server answers sooner: nested skills and the skills' file lists
 	// are found by Watch, which reports a change when it has them, or by
-	// the next List when the tree is not watched.
+	// the next List when the tree is not watched. A tree of a few hundred
+	// skills is scanned whole all the same, if that is quick.
 	Defer bool
 }
 
@@ -207,6 +209,9 @@ func (t *Tree) List(ctx context.Context) (*sources.Listing, error) {
 	case t.st == nil:
 		t.loadCache()
 		err = t.scanAll(ctx, !t.opts.Defer)
+		if err == nil && t.opts.Defer {
+			t.completeSmall(ctx)
+		}
 	case p.full:
 		err = t.scanAll(ctx, true)
 	case len(p.paths) > 0:
@@ -220,6 +225,35 @@ func (t *Tree) List(ctx context.Context) (*sources.Listing, error) {
 		return nil, err
 	}
 	return t.st.listing(t), nil
+}
+
+// A deferred first scan that found at most smallTree skills is done again
+// whole, unless that takes more than smallTreeTime: deferring saves such a
+// tree little, and its first listing then names every skill, nested ones
+// too (a bundle of skills may be one skill folder holding forty), so that
+// a server's instructions do.
+const (
+	smallTree     = 256
+	smallTreeTime = 50 * time.Millisecond
+)
+
+// deferAll, above 0, turns completeSmall off, for tests of a deferred
+// scan: a count, for tests that run in parallel.
+var deferAll atomic.Int32
+
+// completeSmall completes the deferred first scan of a small tree at once
+// (see smallTree). t.scanning is held. A tree whose walk takes longer
+// (skills holding large trees of files) keeps its shallow state, which
+// Watch completes.
+func (t *Tree) completeSmall(ctx context.Context) {
+	if len(t.st.skills) > smallTree || deferAll.Load() > 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, smallTreeTime)
+	defer cancel()
+	if err := t.scanAll(ctx, true); err != nil {
+		t.logDebug("deferred scan kept for later", "root", t.root, "err", err)
+	}
 }
 
 // Changed tells the tree that the files or folders at paths may have

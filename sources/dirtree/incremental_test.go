@@ -3,6 +3,7 @@ package dirtree_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -102,6 +103,7 @@ func TestDeferredScanIsCompletedLater(t *testing.T) {
 		"outer/nested/SKILL.md":     skillMD("nested"),
 		"outer/nested/scripts/x.sh": "x",
 	})
+	t.Cleanup(dirtree.DeferAll())
 	tr := dirtree.New(root, &dirtree.Options{Defer: true})
 	l := byName(relist(t, tr))
 	if len(l) != 1 || l["outer"].FileList != nil {
@@ -315,6 +317,7 @@ func TestCacheDirFolderListings(t *testing.T) {
 	// Folders changed within the racy window of a scan are not recorded.
 	time.Sleep(2100 * time.Millisecond)
 	cacheDir := t.TempDir()
+	t.Cleanup(dirtree.DeferAll())
 	opts := &dirtree.Options{Defer: true, CacheDir: cacheDir}
 	// The first process is a server's: a deferred scan, completed by its
 	// watch, which records the folders' listings.
@@ -522,6 +525,7 @@ func TestNestedSkillNeverTakesANameFromATopLevelOne(t *testing.T) {
 		t.Errorf("full scan: dup is %q; want the top-level one", got)
 	}
 
+	t.Cleanup(dirtree.DeferAll()) // as a tree too large to be scanned whole at once is
 	tr := dirtree.New(root, &dirtree.Options{Defer: true, Debounce: 10 * time.Millisecond})
 	if got := first(relist(t, tr)); got != "top level" {
 		t.Errorf("deferred scan: dup is %q; want the top-level one", got)
@@ -566,5 +570,35 @@ func TestNestedSkillNeverTakesANameFromATopLevelOne(t *testing.T) {
 	})
 	if got := first(l); got != "top level" {
 		t.Errorf("nested one edited: dup is %q; want the top-level one", got)
+	}
+}
+
+// A deferred first scan of a small tree is done whole at once: a bundle
+// installed as one skill folder holding forty is listed with all of them,
+// file lists included, so that a server's instructions name them. A large
+// tree is still left shallow, for Watch to complete.
+func TestDeferredScanOfASmallTreeIsWhole(t *testing.T) {
+	files := map[string]string{
+		"bundle/SKILL.md":             skillMD("bundle"),
+		"bundle/careful/SKILL.md":     skillMD("careful"),
+		"bundle/careful/refs/r.md":    "r",
+		"bundle/ship/SKILL.md":        skillMD("ship"),
+		"bundle/ship/scripts/ship.sh": "s",
+	}
+	l := byName(relist(t, dirtree.New(tree(t, files), &dirtree.Options{Defer: true})))
+	if len(l) != 3 || l["careful"] == nil || l["ship"] == nil {
+		t.Fatalf("a small tree's first listing: %v; want bundle, careful and ship", slices.Sorted(maps.Keys(l)))
+	}
+	if diff := cmp.Diff([]string{"refs/r.md"}, l["careful"].FileList); diff != "" {
+		t.Errorf("careful's files (-want +got):\n%s", diff)
+	}
+
+	for i := range 300 {
+		name := fmt.Sprintf("s%03d", i)
+		files[name+"/SKILL.md"] = skillMD(name)
+	}
+	l = byName(relist(t, dirtree.New(tree(t, files), &dirtree.Options{Defer: true})))
+	if len(l) != 301 || l["careful"] != nil {
+		t.Errorf("a large tree's first listing: %d skills, careful %v; want 301, nested ones left for later", len(l), l["careful"] != nil)
 	}
 }
