@@ -146,6 +146,7 @@ func (s *Server) search(ctx context.Context, req mcp.Request, q resolver.SearchQ
 	if ix == nil {
 		return nil, nil
 	}
+	v = s.viewOf(req) // the catalog the wait may have completed
 	res := v.snap.Search(ix, q, s.catalogOpts.Visibility)
 	return &res, nil
 }
@@ -199,6 +200,7 @@ func clipText(s string, n int) string {
 type searchIndex struct {
 	live     *search.Live
 	wait     time.Duration
+	after    <-chan struct{} // Options.IndexAfter
 	logger   *slog.Logger
 	snapshot func() *resolver.Snapshot // the catalog's current one
 
@@ -210,8 +212,8 @@ type searchIndex struct {
 	last    *resolver.Snapshot // the snapshot submitted last
 }
 
-func newSearchIndex(logger *slog.Logger, wait time.Duration, snapshot func() *resolver.Snapshot) *searchIndex {
-	return &searchIndex{live: search.NewLive(logger), wait: wait, logger: logger, snapshot: snapshot}
+func newSearchIndex(logger *slog.Logger, wait time.Duration, after <-chan struct{}, snapshot func() *resolver.Snapshot) *searchIndex {
+	return &searchIndex{live: search.NewLive(logger), wait: wait, after: after, logger: logger, snapshot: snapshot}
 }
 
 // start starts following the catalog, once.
@@ -238,10 +240,26 @@ func (x *searchIndex) follow() {
 // ready returns the index once it holds the catalog's current snapshot,
 // waiting at most x.wait. If the wait runs out, it returns the index as
 // it is, or nil when it has not been built yet.
+//
+// Just after the start, the catalog lacks what the sources complete in
+// the background (the skills nested in others, found by a deferred scan;
+// a source plugin slow to give its first listing): until x.after says
+// that is done, a search waits for it too, for at most half the wait
+// (resolver.SettleTimeout is half the default), rather than miss those
+// skills without a word.
 func (x *searchIndex) ready(ctx context.Context) (*search.Index, error) {
-	x.start()
 	wctx, cancel := context.WithTimeout(ctx, x.wait)
 	defer cancel()
+	if x.after != nil {
+		settle := time.NewTimer(x.wait / 2)
+		select {
+		case <-x.after:
+		case <-settle.C:
+		case <-wctx.Done():
+		}
+		settle.Stop()
+	}
+	x.start()
 	built, err := x.live.Wait(wctx, x.live.Submitted())
 	switch {
 	case err == nil:

@@ -398,12 +398,13 @@ func TestSkillsListBoundsBodies(t *testing.T) {
 }
 
 // With Options.IndexAfter, a handshake leaves the index unbuilt until the
-// channel is closed; a search builds it at once regardless.
+// channel is closed; a search that comes sooner waits for it too, within
+// SearchWait, and then answers from the index as it is.
 func TestIndexAfter(t *testing.T) {
 	for _, search := range []bool{false, true} {
 		after := make(chan struct{})
 		res := newResolver(t, dirtree.New(searchDir(t), nil))
-		srv := server.New(res, &server.Options{IndexAfter: after})
+		srv := server.New(res, &server.Options{IndexAfter: after, SearchWait: 200 * time.Millisecond})
 		t.Cleanup(func() { srv.Close() })
 		cs := connect(t, srv, "", nil) // the handshake, initialized included
 		if search {
@@ -428,6 +429,43 @@ func TestIndexAfter(t *testing.T) {
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
+	}
+}
+
+// A search that comes before the catalog's start is complete (IndexAfter
+// not closed yet: a deferred scan still looking for the skills nested in
+// others) waits for it, and finds what it brings.
+func TestSearchWaitsForTheStartToComplete(t *testing.T) {
+	root := searchDir(t)
+	after := make(chan struct{})
+	r := newResolver(t, dirtree.New(root, nil))
+	srv := server.New(r, &server.Options{IndexAfter: after})
+	t.Cleanup(func() { srv.Close() })
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	cs := connect(t, srv, "", nil)
+	answered := make(chan []string, 1)
+	go func() {
+		res, err := callTool(cs, "skills_search", map[string]any{"query": "kubernetes"})
+		if err != nil || res.IsError {
+			t.Errorf("%v %+v", err, res)
+		}
+		var got resolver.SearchResult
+		structured(t, res, &got)
+		var names []string
+		for _, h := range got.Hits {
+			names = append(names, h.Name)
+		}
+		answered <- names
+	}()
+	// What the start completes comes before it says it is done.
+	time.Sleep(50 * time.Millisecond)
+	sourcetest.WriteFile(t, filepath.Join(root, "pdf-forms", "k8s", "SKILL.md"), "---\nname: k8s\ndescription: Deploy to a cluster.\n---\nUse kubectl on Kubernetes.\n")
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(after)
+	if diff := cmp.Diff([]string{"k8s"}, <-answered); diff != "" {
+		t.Errorf("a search made during the start (-want +got):\n%s", diff)
 	}
 }
 

@@ -68,7 +68,8 @@ type Options struct {
 	// the build takes the machine's cores for a while, and what the
 	// sources do just after the start (watching their folders, completing
 	// a deferred scan) is what brings a client its first notifications.
-	// A search starts the build at once regardless.
+	// A search that comes sooner waits for it too (within SearchWait),
+	// since the catalog is not complete until then.
 	IndexAfter <-chan struct{}
 }
 
@@ -148,7 +149,7 @@ func New(c Catalog, opts *Options) *Server {
 	}
 	s.tools = resolveTools(o.Tools)
 	s.catalogOpts = s.catalogOptions(o.Catalog)
-	s.index = newSearchIndex(s.logger, o.SearchWait, c.Snapshot)
+	s.index = newSearchIndex(s.logger, o.SearchWait, o.IndexAfter, c.Snapshot)
 	s.indexAfter = o.IndexAfter
 	s.greeted = make(chan struct{})
 	s.roots = newRootsFollower(o.OnRoots, s.logger)
