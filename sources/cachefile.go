@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -66,7 +68,8 @@ func (c *Cache) SaveFile(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".cache-*")
+	removeLeftovers(filepath.Dir(path))
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPrefix+"*")
 	if err != nil {
 		return err
 	}
@@ -98,6 +101,37 @@ func (c *Cache) SaveFile(path string) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// tempPrefix starts the name of the file a save writes before renaming it.
+const tempPrefix = ".cache-"
+
+// leftoverAge is how old a temporary file of a save must be for another
+// save to remove it: a process killed while saving left it. A younger one
+// may be another process's save under way.
+const leftoverAge = time.Hour
+
+// swept holds the folders whose leftovers this process removed already.
+var swept sync.Map
+
+// removeLeftovers removes the temporary files of saves in dir that are
+// older than leftoverAge, once per process.
+func removeLeftovers(dir string) {
+	if _, done := swept.LoadOrStore(dir, true); done {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), tempPrefix) || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > leftoverAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // LoadFile fills an empty cache from a file SaveFile wrote. An error

@@ -101,3 +101,30 @@ func TestCacheFileCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// A save removes what a process killed while saving left: a temporary
+// file of an hour ago. A newer one may be another process's save under
+// way, and stays; so does anything else in the folder.
+func TestCacheFileSaveRemovesLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	leftover, under, other := filepath.Join(dir, ".cache-111"), filepath.Join(dir, ".cache-222"), filepath.Join(dir, "old.cache")
+	for _, p := range []string{leftover, under, other} {
+		mkfile(t, p, "x")
+	}
+	long := time.Now().Add(-2 * time.Hour)
+	for _, p := range []string{leftover, other} {
+		os.Chtimes(p, long, long)
+	}
+	var c sources.Cache
+	if err := c.SaveFile(filepath.Join(dir, "tree.cache")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+		t.Errorf("a save left %s, of two hours ago: %v", leftover, err)
+	}
+	for _, p := range []string{under, other} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("a save removed %s: %v", p, err)
+		}
+	}
+}
