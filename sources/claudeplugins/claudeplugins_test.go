@@ -598,3 +598,60 @@ func TestPluginsOfOneName(t *testing.T) {
 		}
 	}
 }
+
+// A plugin whose folder comes after its install record (a record written
+// before the copy is done, a plugin cache filled again) is served as soon
+// as the folder is, as any change is: its folder is waited for.
+func TestWatchAPluginFolderMadeAfterItsRecord(t *testing.T) {
+	claudeplugins.SetRecordPoll(t, time.Hour)
+	h := newHome(t)
+	dir := h.plugin("alpha@m", "alpha", true, nil, "s1")
+	h.save()
+	moved := dir + ".later"
+	if err := os.Rename(dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	src := claudeplugins.Installed(h.home, &claudeplugins.Options{Debounce: 20 * time.Millisecond})
+	if got := names(list(t, src)); len(got) != 0 {
+		t.Fatalf("served without its folder: %v", got)
+	}
+	changed := watch(t, src)
+	<-changed // the watches are set
+	if err := os.Rename(moved, dir); err != nil {
+		t.Fatal(err)
+	}
+	listsAfterChange(t, src, changed, 15*time.Second, "the plugin's folder made", []string{"alpha:s1"})
+}
+
+// A plugin updated to a new version folder is watched there, and its old
+// folder, which Claude Code leaves behind, is not watched any longer: its
+// changes are not reported, and a long session does not pile up watches.
+func TestWatchLetsGoOfAnOldVersion(t *testing.T) {
+	claudeplugins.SetRecordPoll(t, time.Hour)
+	h := newHome(t)
+	old := h.plugin("alpha@m", "alpha", true, nil, "s1")
+	h.save()
+	src := claudeplugins.Installed(h.home, &claudeplugins.Options{Debounce: 20 * time.Millisecond})
+	list(t, src)
+	changed := watch(t, src)
+	<-changed // the watches are set
+	newer := filepath.Join(h.store, "alpha-1.1")
+	writeJSON(t, filepath.Join(newer, ".claude-plugin", "plugin.json"), map[string]any{"name": "alpha"})
+	skill(t, filepath.Join(newer, "skills", "s2"), "s2")
+	h.records["alpha@m"] = []any{map[string]any{"scope": "user", "installPath": newer}}
+	h.save()
+	listsAfterChange(t, src, changed, 15*time.Second, "the plugin updated", []string{"alpha:s2"})
+	skill(t, filepath.Join(newer, "skills", "s3"), "s3")
+	listsAfterChange(t, src, changed, 15*time.Second, "a skill added to the new version", []string{"alpha:s2", "alpha:s3"})
+	// Drain what is pending, then change the old folder alone.
+	select {
+	case <-changed:
+	case <-time.After(200 * time.Millisecond):
+	}
+	skill(t, filepath.Join(old, "skills", "s9"), "s9")
+	select {
+	case <-changed:
+		t.Error("a change in the old version's folder was reported: it is still watched")
+	case <-time.After(time.Second):
+	}
+}

@@ -51,7 +51,7 @@ type Source struct {
 
 	// mu guards the fields below.
 	mu      sync.Mutex
-	roots   []string       // the folders of the plugins of the last listing
+	roots   []string       // the folders the last listing depends on (see follow)
 	watcher *watch.Watcher // while Watch runs
 }
 
@@ -156,7 +156,7 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 	l := s.listPlugins(plugins, pkgs)
 	l.Problems = append(probs, l.Problems...)
 	l.Packages = pkgs
-	s.follow(plugins)
+	s.follow(plugins, pkgs)
 	return l, nil
 }
 
@@ -194,23 +194,40 @@ func (s *Source) files() []string {
 	return out
 }
 
-// follow records the plugin folders of a listing and, while Watch runs,
-// watches the new ones.
-func (s *Source) follow(plugins []plugin) {
+// follow records the folders a listing depends on and, while Watch runs,
+// watches the new ones and stops watching the others: the folders of the
+// plugins served, and those of the plugins that would be served but for
+// their folder (missing, or holding no plugin yet: an install under way,
+// a cache being filled again), so that their coming is seen within the
+// debounce. A plugin's old version, or one uninstalled, is not watched
+// any longer, however long the folder stays.
+func (s *Source) follow(plugins []plugin, pkgs []sources.Package) {
 	var roots []string
 	for _, p := range plugins {
 		roots = append(roots, p.root)
 	}
+	for _, p := range pkgs {
+		if (p.State == sources.PackageMissing || p.State == sources.PackageInvalid) && filepath.IsAbs(p.Path) {
+			roots = append(roots, p.Path)
+		}
+	}
 	slices.Sort(roots)
 	roots = slices.Compact(roots)
 	s.mu.Lock()
+	old := s.roots
 	s.roots = roots
 	w := s.watcher
 	s.mu.Unlock()
-	for _, r := range roots {
-		if w != nil {
-			w.Add(r) // a folder watched already costs nothing
+	if w == nil {
+		return // Watch adds them all when it starts
+	}
+	for _, r := range old {
+		if _, found := slices.BinarySearch(roots, r); !found {
+			w.Remove(r)
 		}
+	}
+	for _, r := range roots {
+		w.Add(r) // a folder watched already costs nothing
 	}
 }
 
