@@ -227,6 +227,27 @@ func TestMarketplaceFolder(t *testing.T) {
 	sourcetest.Run(t, claudeplugins.Dirs([]string{m}, nil))
 }
 
+// A repository that is a plugin of no skills of its own and a marketplace
+// of plugins that have some serves the marketplace's plugins: read as the
+// plugin alone, it served nothing and said nothing. A plugin with skills
+// of its own stays a plugin.
+func TestPluginOfNoSkillsBesideAMarketplace(t *testing.T) {
+	m := t.TempDir()
+	writeJSON(t, filepath.Join(m, ".claude-plugin", "plugin.json"), map[string]any{"name": "repo"})
+	writeJSON(t, filepath.Join(m, ".claude-plugin", "marketplace.json"), map[string]any{
+		"name":    "market",
+		"plugins": []any{map[string]any{"name": "tools", "source": "./plugins/tools"}},
+	})
+	skill(t, filepath.Join(m, "plugins", "tools", "skills", "t"), "t")
+	if diff := cmp.Diff([]string{"tools:t"}, names(list(t, claudeplugins.Dirs([]string{m}, nil)))); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	skill(t, filepath.Join(m, "skills", "own"), "own")
+	if diff := cmp.Diff([]string{"repo:own"}, names(list(t, claudeplugins.Dirs([]string{m}, nil)))); diff != "" {
+		t.Errorf("with skills of its own (-want +got):\n%s", diff)
+	}
+}
+
 func TestCorpusAsInstalledPlugins(t *testing.T) {
 	c := corpus.Dir(t)
 	h := newHome(t)

@@ -179,6 +179,12 @@ func pluginsAt(root, name string) ([]plugin, []sources.Diagnostic) {
 	if err != nil {
 		return nil, []sources.Diagnostic{jsonProblem(filepath.Join(root, pluginFile), err)}
 	}
+	if found && len(m.Skills) == 0 && !isDir(filepath.Join(root, "skills")) && isFile(filepath.Join(root, marketplaceFile)) {
+		// A plugin of no skills that is also a marketplace (a repository
+		// of plugins, whose own manifest is for its commands or hooks):
+		// its skills are those of the marketplace's plugins.
+		found = false
+	}
 	if found {
 		var probs []sources.Diagnostic
 		if m.Name != "" && !sources.UsableName(m.Name) {
@@ -379,4 +385,16 @@ func article(kind string) string {
 		return "true or false"
 	}
 	return "a " + kind
+}
+
+// isDir reports whether path is a folder, links followed.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// isFile reports whether path is a regular file, links followed.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
