@@ -32,7 +32,7 @@ import (
 
 // cacheMagic starts a saved cache; the version changes with the format or
 // with what Load makes of a file.
-const cacheMagic = "skillmux-cache 12\n"
+const cacheMagic = "skillmux-cache 13\n"
 
 // racyWindow is how close to the save a modification must be for its
 // entry not to be trusted.

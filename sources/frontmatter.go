@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -80,7 +82,7 @@ func ReadFrontMatter(r io.Reader) ([]byte, error) {
 	}
 	first = bytes.TrimPrefix(first, bom)
 	if !isDelimiter(first) {
-		return nil, noFrontMatter(first)
+		return nil, noFrontMatter(first, err == io.EOF)
 	}
 	// The block is gathered in a recycled buffer and copied out once, at
 	// its size: a skill keeps its front matter, and appending would leave
@@ -119,13 +121,26 @@ var (
 	errCROnly = errors.New("its lines end with a carriage return (CR) alone; save it with LF (or CRLF) line ends")
 )
 
-// noFrontMatter is ErrNoFrontMatter for a file whose first line is first,
-// with the reason when the file looks like front matter in an encoding or
-// with line ends that skillmux does not read.
-func noFrontMatter(first []byte) error {
+// linkAsText is the reason for a file that holds nothing but a path, as a
+// symbolic link does: a link stored as a plain file, by a checkout with
+// git's core.symlinks off (on Windows, by default) or a copy that did not
+// keep links.
+type linkAsText string
+
+func (l linkAsText) Error() string {
+	return fmt.Sprintf("the file holds only the path %q, as a symbolic link does: it is a link stored as a plain file (a checkout with git's core.symlinks off, or a copy that did not keep links); make it a link again, or put the file it names in its place", Clip(string(l), 200))
+}
+
+// noFrontMatter is ErrNoFrontMatter for a file whose first line is first
+// (the whole file when whole), with the reason when the file looks like
+// front matter in an encoding or with line ends that skillmux does not
+// read, or like a link stored as text.
+func noFrontMatter(first []byte, whole bool) error {
 	switch {
 	case bytes.HasPrefix(first, []byte("\xff\xfe")), bytes.HasPrefix(first, []byte("\xfe\xff")):
 		return fmt.Errorf("%w: %w", ErrNoFrontMatter, errUTF16)
+	case whole && looksLikePath(first):
+		return fmt.Errorf("%w: %w", ErrNoFrontMatter, linkAsText(first))
 	}
 	// "---", then a CR that is not the end of the line: the whole file
 	// is one line to a reader that splits lines at LF.
@@ -133,6 +148,15 @@ func noFrontMatter(first []byte) error {
 		return fmt.Errorf("%w: %w", ErrNoFrontMatter, errCROnly)
 	}
 	return ErrNoFrontMatter
+}
+
+// looksLikePath reports whether b is a path and nothing else: one line of
+// UTF-8, no blanks or control characters, at least one '/' (or '\\').
+func looksLikePath(b []byte) bool {
+	if len(b) == 0 || len(b) > 4096 || !utf8.Valid(b) || !bytes.ContainsAny(b, `/\`) {
+		return false
+	}
+	return !bytes.ContainsFunc(b, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
 }
 
 // SplitFrontMatter splits a whole SKILL.md into its front matter (as

@@ -307,6 +307,7 @@ func Clip(s string, n int) string {
 
 func frontMatterDiagnostic(path string, err error) Diagnostic {
 	d := Diagnostic{Severity: Error, Path: path, Rule: "front-matter"}
+	var link linkAsText
 	switch {
 	case errors.Is(err, errUTF16):
 		d.Line = 1
@@ -314,6 +315,9 @@ func frontMatterDiagnostic(path string, err error) Diagnostic {
 	case errors.Is(err, errCROnly):
 		d.Line = 1
 		d.Message = "no front matter that skillmux can read: " + errCROnly.Error()
+	case errors.As(err, &link):
+		d.Line = 1
+		d.Message = "no front matter: " + link.Error()
 	case errors.Is(err, ErrNoFrontMatter):
 		d.Line = 1
 		d.Message = "no front matter: the file must start with a line `---`, then YAML with name and description, then a line `---`"

@@ -275,6 +275,8 @@ func TestLoadRefuses(t *testing.T) {
 		{"description of Hangul fillers and a braille blank only", "---\nname: fill\ndescription: \"\\u3164\\u3164 \\u2800\"\n---\n", "description-required", 0, "shows nothing"},
 		{"description is a list", "---\nname: list\ndescription: [a, b]\n---\n", "description-type", 0, "must be a string"},
 		{"no front matter", "# Just markdown\n", "front-matter", 1, "must start with a line `---`"},
+		{"a symbolic link stored as a plain file", "../../shared/pdf/SKILL.md", "front-matter", 1, `no front matter: the file holds only the path "../../shared/pdf/SKILL.md", as a symbolic link does: it is a link stored as a plain file`},
+		{"one line of words with a slash", "see ../pdf/SKILL.md", "front-matter", 1, "must start with a line `---`"},
 		{"a key that is a list", "---\nname: k\ndescription: x\n[a, b]: c\n---\n", "yaml", 4, "a key must be a plain word, got a list"},
 		{"a key that is a map, nested", "---\nname: k\ndescription: x\nmetadata:\n  {a: 1}: c\n---\n", "yaml", 5, "a key must be a plain word, got a map"},
 		{"a key that is a block list", "---\nname: k\ndescription: x\n? - a\n  - b\n: c\n---\n", "yaml", 4, "a key must be a plain word, got a list"},
