@@ -118,7 +118,13 @@ func buildListing(snap *resolver.Snapshot, all bool, vis *resolver.Visibility) l
 		return l
 	}
 	for _, sh := range snap.Shadowed() {
-		l.Shadowed = append(l.Shadowed, shadowedSkill{listedSkill: listed(sh.Skill), ShadowedBy: sh.By.Path, ReachAs: sh.Alias.String()})
+		ls := listed(sh.Skill)
+		if sh.Skill.DisableModelInvocation {
+			// The only tag of its own: visibility rules are for the
+			// names served.
+			ls.Catalog = "user-invoked"
+		}
+		l.Shadowed = append(l.Shadowed, shadowedSkill{listedSkill: ls, ShadowedBy: sh.By.Path, ReachAs: sh.Alias.String()})
 	}
 	l.Plugins = snap.Packages()
 	return l
@@ -238,6 +244,9 @@ func printListing(e *env, l listing, all bool, hints map[string]string) {
 	for _, s := range l.Skills {
 		used[s.Catalog] = s.Catalog != ""
 	}
+	for _, s := range l.Shadowed {
+		used[s.Catalog] = s.Catalog != ""
+	}
 	for _, tag := range slices.Sorted(maps.Keys(catalogTags)) {
 		if used[tag] {
 			fmt.Fprintf(e.stdout, "[%s]: %s\n", tag, catalogTags[tag])
@@ -249,7 +258,11 @@ func printListing(e *env, l listing, all bool, hints map[string]string) {
 	if len(l.Shadowed) > 0 {
 		fmt.Fprintf(e.stdout, "\nShadowed (served under another skill of the same name):\n")
 		for _, s := range l.Shadowed {
-			fmt.Fprintf(e.stdout, "  %s  %s\n    shadowed by %s; reach it as %q\n", escaped(s.Name), escaped(s.Location), escaped(s.ShadowedBy), s.ReachAs)
+			tag := ""
+			if s.Catalog != "" {
+				tag = " [" + s.Catalog + "]"
+			}
+			fmt.Fprintf(e.stdout, "  %s%s  %s\n    shadowed by %s; reach it as %q\n", escaped(s.Name), tag, escaped(s.Location), escaped(s.ShadowedBy), s.ReachAs)
 		}
 	}
 	if len(l.Skipped) > 0 {

@@ -165,6 +165,25 @@ func TestListAllShowsShadowedAndSkipped(t *testing.T) {
 	}
 }
 
+// A shadowed skill whose front matter keeps it from the model is tagged
+// so, as a served one is, in text and in JSON.
+func TestListAllTagsAShadowedUserInvokedSkill(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(a, "dup", "SKILL.md"), "---\nname: dup\ndescription: From a.\n---\n")
+	writeFile(t, filepath.Join(b, "dup", "SKILL.md"), "---\nname: dup\ndescription: From b.\ndisable-model-invocation: true\n---\n")
+	out, _, err := runCLI(t, a+","+b, "list", "--all")
+	if err != nil || !strings.Contains(out, "dup [user-invoked]  "+filepath.Join(b, "dup", "SKILL.md")) || !strings.Contains(out, "[user-invoked]: its front matter says") {
+		t.Errorf("%v\n%s", err, out)
+	}
+	out, _, err = runCLI(t, a+","+b, "list", "--all", "--json")
+	var l struct {
+		Shadowed []struct{ Catalog string }
+	}
+	if err != nil || json.Unmarshal([]byte(out), &l) != nil || len(l.Shadowed) != 1 || l.Shadowed[0].Catalog != "user-invoked" {
+		t.Errorf("%v %+v\n%s", err, l, out)
+	}
+}
+
 // A skill named "skill", which the loader prompt hides, is a warning in
 // list --all that says how to reach it.
 func TestListAllWarnsOfASkillNamedSkill(t *testing.T) {
