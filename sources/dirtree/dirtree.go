@@ -432,8 +432,10 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 			st.forget(p)
 			continue
 		} else if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			if filepath.Base(p) == sources.SkillFile {
-				p = filepath.Dir(p) // a new SKILL.md makes its folder a skill
+			if name := filepath.Base(p); name == sources.SkillFile || sources.MisnamedSkillFile(name) {
+				// A new SKILL.md makes its folder a skill; a skill.md is
+				// warned about, as the folder's scan does.
+				p = filepath.Dir(p)
 			} else if filepath.Dir(p) != t.root || !t.opts.Learned {
 				// A file outside every skill is nobody's; but it may
 				// have taken the place of a folder of skills (a

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -141,4 +142,36 @@ func TestLiveRefreshOfALateRoot(t *testing.T) {
 	}
 	writeSkill(t, filepath.Join(root, "y/SKILL.md"), skillMD("y"))
 	w.until("the next skill, from the watcher", func(m map[string]*sources.Skill) bool { return m["y"] != nil })
+}
+
+// A skill.md (not SKILL.md) written in a folder outside every skill is
+// warned about as soon as it is written, as at a full scan, and the
+// warning goes when it is renamed to SKILL.md.
+func TestLiveMisnamedSkillFile(t *testing.T) {
+	root := tree(t, map[string]string{"a/SKILL.md": skillMD("a"), "notes/readme.txt": "x"})
+	w := watchTree(t, root, nil)
+	<-w.changed // the look after the watches are set
+	relist(t, w.tree)
+	misnamed := filepath.Join(root, "notes", "skill.md")
+	writeSkill(t, misnamed, skillMD("notes"))
+	await := func(what string, ok func(*sources.Listing) bool) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case <-w.changed:
+			case <-deadline:
+				t.Fatalf("%s: %v", what, relist(t, w.tree).Problems)
+			}
+			if ok(relist(t, w.tree)) {
+				return
+			}
+		}
+	}
+	warned := func(l *sources.Listing) bool {
+		return slices.ContainsFunc(l.Problems, func(d sources.Diagnostic) bool { return d.Rule == "skill-file-name" && d.Path == misnamed })
+	}
+	await("no warning for a skill.md written", warned)
+	must(t, os.Rename(misnamed, filepath.Join(root, "notes", "SKILL.md")))
+	await("renamed to SKILL.md", func(l *sources.Listing) bool { return !warned(l) && byName(l)["notes"] != nil })
 }
