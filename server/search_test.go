@@ -469,6 +469,40 @@ func TestSearchWaitsForTheStartToComplete(t *testing.T) {
 	}
 }
 
+// A skill call of a name not found, made before the catalog's start is
+// complete, waits for it: the skill may be one the start is still finding.
+// Once the start is complete, an unknown name is answered at once.
+func TestSkillCallWaitsForTheStartToComplete(t *testing.T) {
+	root := searchDir(t)
+	after := make(chan struct{})
+	r := newResolver(t, dirtree.New(root, nil))
+	srv := server.New(r, &server.Options{IndexAfter: after})
+	t.Cleanup(func() { srv.Close() })
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	cs := connect(t, srv, "", nil)
+	answered := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := callTool(cs, "skill", map[string]any{"name": "k8s"})
+		if err != nil {
+			t.Error(err)
+		}
+		answered <- res
+	}()
+	time.Sleep(50 * time.Millisecond)
+	sourcetest.WriteFile(t, filepath.Join(root, "pdf-forms", "k8s", "SKILL.md"), "---\nname: k8s\ndescription: Deploy to a cluster.\n---\nUse kubectl on Kubernetes.\n")
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(after)
+	if res := <-answered; res == nil || res.IsError || !strings.Contains(text(t, res.Content[0]), "Use kubectl") {
+		t.Errorf("a skill call made during the start: %+v", res)
+	}
+	res, err := callTool(cs, "skill", map[string]any{"name": "nosuch"})
+	if err != nil || !res.IsError {
+		t.Errorf("an unknown name once the start is complete: %v %+v", err, res)
+	}
+}
+
 // Greeted is closed by the answer to the first handshake, and not before:
 // serve starts watching the catalog's folders only then.
 func TestGreeted(t *testing.T) {

@@ -69,7 +69,8 @@ type Options struct {
 	// sources do just after the start (watching their folders, completing
 	// a deferred scan) is what brings a client its first notifications.
 	// A search that comes sooner waits for it too (within SearchWait),
-	// since the catalog is not complete until then.
+	// and so does a skill call of a name not found, since the catalog is
+	// not complete until then.
 	IndexAfter <-chan struct{}
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -72,8 +73,15 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		return nil, err
 	}
 	v := s.viewOf(req)
-	note := s.changeNote(req, v)
 	m, err := s.lookup(v, name)
+	var nf *resolver.NotFoundError
+	if errors.As(err, &nf) && s.awaitStart(ctx) {
+		// A name not found yet may be a skill the start is still
+		// finding (one nested in another, in a large folder).
+		v = s.viewOf(req)
+		m, err = s.lookup(v, name)
+	}
+	note := s.changeNote(req, v)
 	if err != nil {
 		return errorResult(err.Error(), note), nil
 	}
@@ -110,6 +118,34 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		res.Content = append(res.Content, &mcp.TextContent{Text: b})
 	}
 	return res, nil
+}
+
+// startWait bounds how long awaitStart waits; resolver.SettleTimeout
+// bounds the start already, this is against an IndexAfter that never
+// closes.
+const startWait = 5 * time.Second
+
+// awaitStart waits, when the catalog's start is not complete yet
+// (Options.IndexAfter open: a deferred scan still looking inside the skill
+// folders, a plugin's first listing), until it is, for at most startWait
+// or until ctx ends; it reports whether there was a start to wait for.
+func (s *Server) awaitStart(ctx context.Context) bool {
+	if s.indexAfter == nil {
+		return false
+	}
+	select {
+	case <-s.indexAfter:
+		return false
+	default:
+	}
+	t := time.NewTimer(startWait)
+	defer t.Stop()
+	select {
+	case <-s.indexAfter:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return true
 }
 
 // lookup finds a skill in the session's view of the catalog. A skill left
