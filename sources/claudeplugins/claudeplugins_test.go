@@ -248,6 +248,46 @@ func TestPluginOfNoSkillsBesideAMarketplace(t *testing.T) {
 	}
 }
 
+// A repository that is its own marketplace ("source": "./") is read as
+// the plugin it is, whether it has a plugin.json of no skills (commands,
+// hooks; installed, as Claude Code copies such a repository whole) or no
+// plugin.json and a skills folder; marketplaces that list each other are
+// read once each, with a warning. Each of these recursed until the stack
+// overflowed.
+func TestMarketplacesThatLeadBack(t *testing.T) {
+	h := newHome(t)
+	dir := h.plugin("tools@tools-mkt", "tools", true, nil)
+	writeJSON(t, filepath.Join(dir, ".claude-plugin", "marketplace.json"), map[string]any{
+		"name": "tools-mkt", "plugins": []any{map[string]any{"name": "tools", "source": "./"}},
+	})
+	h.save()
+	if l := list(t, claudeplugins.Installed(h.home, nil)); len(l.Skills) != 0 || len(l.Problems) != 0 {
+		t.Errorf("a plugin of no skills, its own marketplace: %v %v", names(l), problems(l))
+	}
+
+	self := t.TempDir()
+	writeJSON(t, filepath.Join(self, ".claude-plugin", "marketplace.json"), map[string]any{
+		"name": "m", "plugins": []any{map[string]any{"name": "solo", "source": "./"}},
+	})
+	skill(t, filepath.Join(self, "skills", "a"), "a")
+	if diff := cmp.Diff([]string{"solo:a"}, names(list(t, claudeplugins.Dirs([]string{self}, nil)))); diff != "" {
+		t.Errorf("its own marketplace, no plugin.json (-want +got):\n%s", diff)
+	}
+
+	base := t.TempDir()
+	one, two := filepath.Join(base, "one"), filepath.Join(base, "two")
+	writeJSON(t, filepath.Join(one, ".claude-plugin", "marketplace.json"), map[string]any{
+		"name": "one", "plugins": []any{map[string]any{"name": "two", "source": "../two"}},
+	})
+	writeJSON(t, filepath.Join(two, ".claude-plugin", "marketplace.json"), map[string]any{
+		"name": "two", "plugins": []any{map[string]any{"name": "one", "source": "../one"}},
+	})
+	l := list(t, claudeplugins.Dirs([]string{one}, nil))
+	if diff := cmp.Diff([]string{"warning:plugin-loop:plugins[0].source"}, problems(l)); diff != "" {
+		t.Errorf("two marketplaces that list each other (-want +got):\n%s", diff)
+	}
+}
+
 func TestCorpusAsInstalledPlugins(t *testing.T) {
 	c := corpus.Dir(t)
 	h := newHome(t)

@@ -174,15 +174,24 @@ func jsonProblem(path string, err error) sources.Diagnostic {
 // given explicitly; with a name, only that plugin of a marketplace folder
 // is returned.
 func pluginsAt(root, name string) ([]plugin, []sources.Diagnostic) {
+	return pluginsIn(root, name, map[string]bool{})
+}
+
+// pluginsIn is pluginsAt for a folder that a marketplace's entries may
+// have led to from others: seen holds the folders on the way, and an
+// entry that leads back to one of them is not followed.
+func pluginsIn(root, name string, seen map[string]bool) ([]plugin, []sources.Diagnostic) {
+	seen[filepath.Clean(root)] = true
+	defer delete(seen, filepath.Clean(root))
 	var m manifest
 	found, err := readJSON(filepath.Join(root, pluginFile), &m)
 	if err != nil {
 		return nil, []sources.Diagnostic{jsonProblem(filepath.Join(root, pluginFile), err)}
 	}
-	if found && len(m.Skills) == 0 && !isDir(filepath.Join(root, "skills")) && isFile(filepath.Join(root, marketplaceFile)) {
-		// A plugin of no skills that is also a marketplace (a repository
-		// of plugins, whose own manifest is for its commands or hooks):
-		// its skills are those of the marketplace's plugins.
+	if found && len(m.Skills) == 0 && !isDir(filepath.Join(root, "skills")) && marketplaceOfOthers(root) {
+		// A plugin of no skills that is also a marketplace of other
+		// plugins (a repository of plugins, whose own manifest is for
+		// its commands or hooks): its skills are those plugins'.
 		found = false
 	}
 	if found {
@@ -223,7 +232,18 @@ func pluginsAt(root, name string) ([]plugin, []sources.Diagnostic) {
 			out = append(out, plugin{root: dir, namespace: firstOf(e.Name, filepath.Base(dir)), base: dir, listed: e.Skills, listedIn: mpath, field: fmt.Sprintf("plugins[%d].skills", i)})
 			continue
 		}
-		sub, p := pluginsAt(dir, "")
+		if filepath.Clean(dir) == filepath.Clean(root) {
+			// The marketplace's own folder, with no plugin.json: a plugin
+			// of the default layout.
+			out = append(out, plugin{root: root, namespace: firstOf(e.Name, name, filepath.Base(root)), defaults: true})
+			continue
+		}
+		if seen[filepath.Clean(dir)] {
+			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: mpath, Field: fmt.Sprintf("plugins[%d].source", i), Rule: "plugin-loop",
+				Message: fmt.Sprintf("plugin %q: folder %s leads back to a marketplace it is listed from; not read again", e.Name, src)})
+			continue
+		}
+		sub, p := pluginsIn(dir, "", seen)
 		probs = append(probs, p...)
 		for _, pl := range sub {
 			if pl.namespace == filepath.Base(dir) && e.Name != "" {
@@ -387,14 +407,23 @@ func article(kind string) string {
 	return "a " + kind
 }
 
+// marketplaceOfOthers reports whether root holds a marketplace file that
+// can be read and lists no plugin in root itself.
+func marketplaceOfOthers(root string) bool {
+	var mk marketplace
+	if found, err := readJSON(filepath.Join(root, marketplaceFile), &mk); !found || err != nil {
+		return false
+	}
+	for _, e := range mk.Plugins {
+		if src, local := e.localSource(); local && filepath.Clean(filepath.Join(root, src)) == filepath.Clean(root) {
+			return false
+		}
+	}
+	return true
+}
+
 // isDir reports whether path is a folder, links followed.
 func isDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
-}
-
-// isFile reports whether path is a regular file, links followed.
-func isFile(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
 }
