@@ -602,3 +602,67 @@ func TestDeferredScanOfASmallTreeIsWhole(t *testing.T) {
 		t.Errorf("a large tree's first listing: %d skills, careful %v; want 301, nested ones left for later", len(l), l["careful"] != nil)
 	}
 }
+
+// A nested skill that a link at the top of the tree reaches too is listed
+// as the link's, before and after the deferred scan finds it where it
+// is: the link is not nested, and the first listing served the name from
+// it.
+func TestNestedSkillReachedByALinkKeepsItsName(t *testing.T) {
+	t.Cleanup(dirtree.DeferAll())
+	dup := func(desc string) string { return "---\nname: dup\ndescription: " + desc + "\n---\n" }
+	root := tree(t, map[string]string{
+		"a/SKILL.md":     skillMD("outer"),
+		"a/refs/r.md":    "r",
+		"a/b/SKILL.md":   dup("nested, linked at the top"),
+		"z-top/SKILL.md": dup("top level"),
+	})
+	must(t, os.Symlink(filepath.Join(root, "a", "b"), filepath.Join(root, "link")))
+	served := func(l *sources.Listing) string {
+		for _, sk := range l.Skills {
+			if sk.Ref.Name == "dup" {
+				return sk.Path
+			}
+		}
+		return ""
+	}
+	want := filepath.Join(root, "link", "SKILL.md")
+	if got := served(list(t, root, nil)); got != want {
+		t.Errorf("full scan: dup is %s; want %s", got, want)
+	}
+	tr := dirtree.New(root, &dirtree.Options{Defer: true, Debounce: 10 * time.Millisecond})
+	if got := served(relist(t, tr)); got != want {
+		t.Errorf("deferred scan: dup is %s; want %s", got, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	changed := make(chan struct{}, 1)
+	done := make(chan error)
+	go func() {
+		done <- tr.Watch(ctx, func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	l := relist(t, tr)
+	for byName(l)["outer"].FileList == nil { // the completion is done
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the deferred scan was not completed")
+		}
+		l = relist(t, tr)
+	}
+	if got := served(l); got != want {
+		t.Errorf("completed: dup is %s; want %s", got, want)
+	}
+	if n := len(l.Skills); n != 3 {
+		t.Errorf("%d skills; want outer, dup and the other dup once each: %v", n, names(l))
+	}
+}

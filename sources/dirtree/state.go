@@ -212,48 +212,48 @@ func (s *state) put(key string, e *entry) {
 // listing assembles what the state holds, in path order so that
 // precedence among equal names inside one tree does not depend on
 // goroutine scheduling, and with each real skill folder once: a symlink to
-// a folder the walk also reached another way adds nothing. The path that
-// involves no symlinked folder is kept; among linked ones, the first.
+// a folder the walk also reached another way adds nothing.
 //
 // The skills nested in other skills come after all the others: a deferred
 // scan finds them only after the first listing, and one that took a name
 // from a skill listed before would make that name load another skill in
-// the middle of a session.
+// the middle of a session. For the same reason, of the paths that reach
+// one skill folder, one that is not nested wins (a link at the top to a
+// nested skill, which the first listing had already), then one that
+// involves no symlinked folder, then the first.
 func (s *state) listing(t *Tree) *sources.Listing {
 	s.sortOrder()
 	l := &sources.Listing{Skills: make([]*sources.Skill, 0, len(s.skills))}
-	// Real folders reached without a link; only worth knowing when some
-	// entry was reached through one.
-	var taken map[string]bool
+	nested := slices.ContainsFunc(s.order, func(e *entry) bool { return e.nested })
+	passes := []bool{false, true}
+	if !nested {
+		passes = passes[:1]
+	}
+	// The entry kept for each real folder; only worth knowing when some
+	// entry was reached through a link.
+	var kept map[string]*entry
 	if slices.ContainsFunc(s.order, func(e *entry) bool { return e.linked }) {
-		taken = make(map[string]bool, len(s.skills))
-		for _, e := range s.order {
-			if !e.linked {
-				taken[e.real] = true
+		kept = make(map[string]*entry, len(s.skills))
+		for _, pass := range passes {
+			for _, linked := range []bool{false, true} {
+				for _, e := range s.order {
+					if e.nested == pass && e.linked == linked && kept[e.real] == nil {
+						kept[e.real] = e
+					}
+				}
 			}
 		}
 	}
-	nested := false
-	for _, pass := range []bool{false, true} {
+	for _, pass := range passes {
 		for _, e := range s.order {
-			nested = nested || e.nested
-			if e.nested != pass {
+			if e.nested != pass || kept != nil && kept[e.real] != e {
 				continue
-			}
-			if e.linked {
-				if taken[e.real] {
-					continue
-				}
-				taken[e.real] = true
 			}
 			if e.err != nil {
 				l.Problems = append(l.Problems, sources.AsDiagnostic(e.path, e.err))
 				continue
 			}
 			l.Skills = append(l.Skills, e.withFiles(&t.cache))
-		}
-		if !nested {
-			break
 		}
 	}
 	probs := make([]string, 0, len(s.problems))
