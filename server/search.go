@@ -136,7 +136,13 @@ func searchQuery(a *args) (resolver.SearchQuery, error) {
 // nil, nil when the index is not built yet (see searchIndex.ready).
 func (s *Server) search(ctx context.Context, req mcp.Request, q resolver.SearchQuery) (*resolver.SearchResult, error) {
 	v := s.viewOf(req)
-	if err := q.Check(v.snap); err != nil {
+	err := q.Check(v.snap)
+	if err != nil && s.started.wait(ctx, s.index.wait/2) {
+		// A source or namespace the start is still bringing.
+		v = s.viewOf(req)
+		err = q.Check(v.snap)
+	}
+	if err != nil {
 		return nil, argumentError(err)
 	}
 	ix, err := s.index.ready(ctx)
@@ -200,7 +206,7 @@ func clipText(s string, n int) string {
 type searchIndex struct {
 	live     *search.Live
 	wait     time.Duration
-	after    <-chan struct{} // Options.IndexAfter
+	gate     *startGate // the catalog's start, which a search waits for first
 	logger   *slog.Logger
 	snapshot func() *resolver.Snapshot // the catalog's current one
 
@@ -212,8 +218,8 @@ type searchIndex struct {
 	last    *resolver.Snapshot // the snapshot submitted last
 }
 
-func newSearchIndex(logger *slog.Logger, wait time.Duration, after <-chan struct{}, snapshot func() *resolver.Snapshot) *searchIndex {
-	return &searchIndex{live: search.NewLive(logger), wait: wait, after: after, logger: logger, snapshot: snapshot}
+func newSearchIndex(logger *slog.Logger, wait time.Duration, gate *startGate, snapshot func() *resolver.Snapshot) *searchIndex {
+	return &searchIndex{live: search.NewLive(logger), wait: wait, gate: gate, logger: logger, snapshot: snapshot}
 }
 
 // start starts following the catalog, once.
@@ -243,23 +249,17 @@ func (x *searchIndex) follow() {
 //
 // Just after the start, the catalog lacks what the sources complete in
 // the background (the skills nested in others, found by a deferred scan;
-// a source plugin slow to give its first listing): until x.after says
-// that is done, a search waits for it too, for at most half the wait
-// (resolver.SettleTimeout is half the default), rather than miss those
-// skills without a word.
+// a source plugin slow to give its first listing): until that is done, a
+// search waits for it first, for at most half of x.wait (see startGate),
+// rather than miss those skills without a word.
 func (x *searchIndex) ready(ctx context.Context) (*search.Index, error) {
-	wctx, cancel := context.WithTimeout(ctx, x.wait)
-	defer cancel()
-	if x.after != nil {
-		settle := time.NewTimer(x.wait / 2)
-		select {
-		case <-x.after:
-		case <-settle.C:
-		case <-wctx.Done():
-		}
-		settle.Stop()
+	x.gate.wait(ctx, x.wait/2)
+	if err := ctx.Err(); err != nil {
+		return nil, err // and the build, held back until the start is done, is not started
 	}
 	x.start()
+	wctx, cancel := context.WithTimeout(ctx, x.wait)
+	defer cancel()
 	built, err := x.live.Wait(wctx, x.live.Submitted())
 	switch {
 	case err == nil:

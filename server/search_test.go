@@ -469,6 +469,42 @@ func TestSearchWaitsForTheStartToComplete(t *testing.T) {
 	}
 }
 
+// A search's arguments are checked against the catalog as the start
+// completes it: a namespace the start brings (a source whose skills come
+// late) is not refused while the start is under way.
+func TestSearchNamespaceTheStartBrings(t *testing.T) {
+	late := t.TempDir()
+	after := make(chan struct{})
+	r := newResolver(t, dirtree.New(searchDir(t), nil), dirtree.New(late, &dirtree.Options{Name: "late", Namespace: "late"}))
+	srv := server.New(r, &server.Options{IndexAfter: after})
+	t.Cleanup(func() { srv.Close() })
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	cs := connect(t, srv, "", nil)
+	answered := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := callTool(cs, "skills_search", map[string]any{"query": "kubernetes", "namespace": "late"})
+		if err != nil {
+			t.Error(err)
+		}
+		answered <- res
+	}()
+	time.Sleep(50 * time.Millisecond)
+	sourcetest.WriteFile(t, filepath.Join(late, "k8s", "SKILL.md"), "---\nname: k8s\ndescription: Deploy to a cluster.\n---\nUse kubectl on Kubernetes.\n")
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(after)
+	res := <-answered
+	if res == nil || res.IsError {
+		t.Fatalf("a search of namespace late made during the start: %+v", res)
+	}
+	var got resolver.SearchResult
+	structured(t, res, &got)
+	if len(got.Hits) != 1 || got.Hits[0].Name != "late:k8s" {
+		t.Errorf("hits %+v; want late:k8s", got.Hits)
+	}
+}
+
 // A skill call of a name not found, made before the catalog's start is
 // complete, waits for it: the skill may be one the start is still finding.
 // Once the start is complete, an unknown name is answered at once.

@@ -68,9 +68,10 @@ type Options struct {
 	// the build takes the machine's cores for a while, and what the
 	// sources do just after the start (watching their folders, completing
 	// a deferred scan) is what brings a client its first notifications.
-	// A search that comes sooner waits for it too (within SearchWait),
-	// and so does a skill call of a name not found, since the catalog is
-	// not complete until then.
+	// A search that comes sooner waits for it too (for at most half of
+	// SearchWait, before the index's own wait), and so does a skill call
+	// of a name not found (at most 5 s), since the catalog is not
+	// complete until then; once such a wait has run out, none waits again.
 	IndexAfter <-chan struct{}
 }
 
@@ -85,7 +86,8 @@ type Server struct {
 	tools         toolSet
 	index         *searchIndex
 	indexAfter    <-chan struct{}
-	indexing      sync.Once // the first handshake's start of the index
+	started       *startGate // indexAfter, for the requests that wait for it
+	indexing      sync.Once  // the first handshake's start of the index
 	greeted       chan struct{}
 	greetOnce     sync.Once
 	logger        *slog.Logger
@@ -150,7 +152,8 @@ func New(c Catalog, opts *Options) *Server {
 	}
 	s.tools = resolveTools(o.Tools)
 	s.catalogOpts = s.catalogOptions(o.Catalog)
-	s.index = newSearchIndex(s.logger, o.SearchWait, o.IndexAfter, c.Snapshot)
+	s.started = &startGate{done: o.IndexAfter}
+	s.index = newSearchIndex(s.logger, o.SearchWait, s.started, c.Snapshot)
 	s.indexAfter = o.IndexAfter
 	s.greeted = make(chan struct{})
 	s.roots = newRootsFollower(o.OnRoots, s.logger)

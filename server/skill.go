@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -75,7 +76,7 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	v := s.viewOf(req)
 	m, err := s.lookup(v, name)
 	var nf *resolver.NotFoundError
-	if errors.As(err, &nf) && s.awaitStart(ctx) {
+	if errors.As(err, &nf) && s.started.wait(ctx, startWait) {
 		// A name not found yet may be a skill the start is still
 		// finding (one nested in another, in a large folder).
 		v = s.viewOf(req)
@@ -120,29 +121,37 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	return res, nil
 }
 
-// startWait bounds how long awaitStart waits; resolver.SettleTimeout
-// bounds the start already, this is against an IndexAfter that never
-// closes.
+// startWait bounds how long a skill call of a name not found waits for
+// the start to complete.
 const startWait = 5 * time.Second
 
-// awaitStart waits, when the catalog's start is not complete yet
-// (Options.IndexAfter open: a deferred scan still looking inside the skill
-// folders, a plugin's first listing), until it is, for at most startWait
-// or until ctx ends; it reports whether there was a start to wait for.
-func (s *Server) awaitStart(ctx context.Context) bool {
-	if s.indexAfter == nil {
+// startGate is the catalog's start as requests see it: complete once done
+// (Options.IndexAfter: resolver.Settled) is closed. Until then the catalog
+// may lack skills the sources are still finding (the skills nested in
+// others, in a large folder; a source plugin's first listing), and a
+// request that would otherwise answer without them waits.
+type startGate struct {
+	done   <-chan struct{} // nil: no start to wait for
+	gaveUp atomic.Bool     // a wait ran out: a start that never completes must not slow every request
+}
+
+// wait waits until the start is complete, for at most d or until ctx
+// ends, and reports whether there was a start to wait for.
+func (g *startGate) wait(ctx context.Context, d time.Duration) bool {
+	if g.done == nil || g.gaveUp.Load() {
 		return false
 	}
 	select {
-	case <-s.indexAfter:
+	case <-g.done:
 		return false
 	default:
 	}
-	t := time.NewTimer(startWait)
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-s.indexAfter:
+	case <-g.done:
 	case <-t.C:
+		g.gaveUp.Store(true)
 	case <-ctx.Done():
 	}
 	return true
