@@ -578,6 +578,7 @@ func TestNestedSkillNeverTakesANameFromATopLevelOne(t *testing.T) {
 // file lists included, so that a server's instructions name them. A large
 // tree is still left shallow, for Watch to complete.
 func TestDeferredScanOfASmallTreeIsWhole(t *testing.T) {
+	t.Cleanup(dirtree.Untimed()) // 50 ms, which a loaded machine may take
 	files := map[string]string{
 		"bundle/SKILL.md":             skillMD("bundle"),
 		"bundle/careful/SKILL.md":     skillMD("careful"),
