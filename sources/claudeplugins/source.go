@@ -274,6 +274,16 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	for _, r := range roots {
 		w.Add(r)
 	}
+	// A listing meanwhile may have let go of some of these (its follow
+	// removed them before they were added here): let go of them again.
+	s.mu.Lock()
+	now := s.roots
+	s.mu.Unlock()
+	for _, r := range roots {
+		if _, found := slices.BinarySearch(now, r); !found {
+			w.Remove(r)
+		}
+	}
 	poll := watch.NewFilePoll(files)
 	// What changed between the last listing and the watches being set is
 	// seen by the listing this asks for.
