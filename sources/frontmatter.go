@@ -82,7 +82,13 @@ func ReadFrontMatter(r io.Reader) ([]byte, error) {
 	}
 	first = bytes.TrimPrefix(first, bom)
 	if !isDelimiter(first) {
-		return nil, noFrontMatter(first, err == io.EOF)
+		whole := err == io.EOF
+		if err == nil {
+			first = bytes.Clone(first) // a part of br's buffer, which Peek may fill again
+			_, perr := br.Peek(1)
+			whole = perr == io.EOF // one line, and its line end
+		}
+		return nil, noFrontMatter(first, whole)
 	}
 	// The block is gathered in a recycled buffer and copied out once, at
 	// its size: a skill keeps its front matter, and appending would leave
@@ -139,8 +145,8 @@ func noFrontMatter(first []byte, whole bool) error {
 	switch {
 	case bytes.HasPrefix(first, []byte("\xff\xfe")), bytes.HasPrefix(first, []byte("\xfe\xff")):
 		return fmt.Errorf("%w: %w", ErrNoFrontMatter, errUTF16)
-	case whole && looksLikePath(first):
-		return fmt.Errorf("%w: %w", ErrNoFrontMatter, linkAsText(first))
+	case whole && looksLikePath(bytes.TrimRight(first, "\r\n")):
+		return fmt.Errorf("%w: %w", ErrNoFrontMatter, linkAsText(bytes.TrimRight(first, "\r\n")))
 	}
 	// "---", then a CR that is not the end of the line: the whole file
 	// is one line to a reader that splits lines at LF.
