@@ -102,12 +102,24 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 		if in.Err != nil {
 			s.failed = append(s.failed, SourceError{Source: in.Source, Err: in.Err, Stale: in.Listing != nil})
 		}
+		if in.Listing != nil {
+			s.problems = append(s.problems, in.Listing.Problems...)
+			s.packages = append(s.packages, in.Listing.Packages...)
+		}
+	}
+	// Every source's skills that are not nested in other skills first,
+	// then the nested ones (see sources.Listing.Nested).
+	for i := range 2 * len(inputs) {
+		in := inputs[i%len(inputs)]
 		if in.Listing == nil {
 			continue
 		}
-		s.problems = append(s.problems, in.Listing.Problems...)
-		s.packages = append(s.packages, in.Listing.Packages...)
-		for _, sk := range in.Listing.Skills {
+		all, top := in.Listing.Skills, len(in.Listing.Skills)-in.Listing.NestedCount()
+		part := all[:top]
+		if i >= len(inputs) {
+			part = all[top:]
+		}
+		for _, sk := range part {
 			if reached.again(sk) {
 				s.again = append(s.again, sk)
 				continue

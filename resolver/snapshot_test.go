@@ -492,3 +492,39 @@ func TestLookupSaysWhyAFolderIsNoSkill(t *testing.T) {
 		}
 	}
 }
+
+// A skill nested in another skill's folder is served after the skills of
+// every source that are not: of two skills of one name, the one not
+// nested wins, whatever the sources' order, so that a name served before
+// a deferred scan found the nested one keeps loading the same skill. A
+// source made of several folders lists its nested skills after all its
+// others too.
+func TestNestedSkillsComeAfterEverySourcesOthers(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	write := func(path, name string) {
+		sourcetest.WriteFile(t, path, "---\nname: "+name+"\ndescription: The "+name+" skill.\n---\n")
+	}
+	write(filepath.Join(a, "outer", "SKILL.md"), "outer")
+	write(filepath.Join(a, "outer", "flip", "SKILL.md"), "flip")
+	write(filepath.Join(b, "flip", "SKILL.md"), "flip")
+	snap := load(t, dirtree.New(a, &dirtree.Options{Name: "a"}), dirtree.New(b, &dirtree.Options{Name: "b"}))
+	if m, err := snap.Lookup("flip"); err != nil || m.Skill.Source != "b" {
+		t.Errorf("flip is %+v, %v; want b's, not the one nested in a's outer", m.Skill, err)
+	}
+	if m, err := snap.Lookup("a:flip"); err != nil || m.Skill.Path != filepath.Join(a, "outer", "flip", "SKILL.md") {
+		t.Errorf("a:flip is %+v, %v; want the nested one", m.Skill, err)
+	}
+
+	l, err := sources.Concat("both", dirtree.New(a, nil), dirtree.New(b, nil)).List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, sk := range l.Skills {
+		paths = append(paths, sk.Path)
+	}
+	want := []string{filepath.Join(a, "outer", "SKILL.md"), filepath.Join(b, "flip", "SKILL.md"), filepath.Join(a, "outer", "flip", "SKILL.md")}
+	if diff := cmp.Diff(want, paths); diff != "" || l.Nested != 1 {
+		t.Errorf("Concat: nested %d; want 1; order (-want +got):\n%s", l.Nested, diff)
+	}
+}

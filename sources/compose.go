@@ -23,6 +23,7 @@ func (c *concat) Name() string { return c.name }
 
 func (c *concat) List(ctx context.Context) (*Listing, error) {
 	out := &Listing{}
+	var nested []*Skill // every part's, after every part's others
 	for _, p := range c.parts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -32,9 +33,13 @@ func (c *concat) List(ctx context.Context) (*Listing, error) {
 			out.Problems = append(out.Problems, Diagnostic{Severity: Error, Path: p.Name(), Rule: "source", Message: err.Error()})
 			continue
 		}
-		out.Skills = append(out.Skills, l.Skills...)
+		top := len(l.Skills) - l.NestedCount()
+		out.Skills = append(out.Skills, l.Skills[:top]...)
+		nested = append(nested, l.Skills[top:]...)
 		out.Problems = append(out.Problems, l.Problems...)
 	}
+	out.Skills = append(out.Skills, nested...)
+	out.Nested = len(nested)
 	// Checked again after the loop: a source of no parts, or whose last
 	// part was cut short by ctx, must not pass for a whole listing.
 	if err := ctx.Err(); err != nil {
@@ -73,9 +78,13 @@ func (f *filter) List(ctx context.Context) (*Listing, error) {
 		return nil, err
 	}
 	out := &Listing{Problems: l.Problems}
-	for _, sk := range l.Skills {
+	top := len(l.Skills) - l.NestedCount()
+	for i, sk := range l.Skills {
 		if (len(f.include) == 0 || matchAny(f.include, sk.Ref)) && !matchAny(f.exclude, sk.Ref) {
 			out.Skills = append(out.Skills, sk)
+			if i >= top {
+				out.Nested++
+			}
 		}
 	}
 	return out, nil

@@ -38,6 +38,13 @@ type Source interface {
 type Listing struct {
 	// Skills are the skills that can be served.
 	Skills []*Skill
+	// Nested is the number of skills at the end of Skills whose folders
+	// are inside other skills' folders. A catalog serves them after every
+	// skill that is not, of every source: a source may find them only
+	// after its first listing (a deferred scan), and one must not take a
+	// name from a skill served before. Sources without nested skills
+	// leave it 0.
+	Nested int
 	// Problems are files that were skipped (with Severity Error) and
 	// source-level warnings, such as a traversal bound being hit or a listed
 	// path that does not exist.
@@ -47,6 +54,10 @@ type Listing struct {
 	// is missing. Sources without bundles leave it empty.
 	Packages []Package
 }
+
+// NestedCount is Nested within the bounds of Skills: the nested skills
+// are l.Skills[len(l.Skills)-l.NestedCount():].
+func (l *Listing) NestedCount() int { return min(max(l.Nested, 0), len(l.Skills)) }
 
 // Package is a bundle of skills a source considered serving, such as an
 // installed Claude Code plugin, with whether it is served and why not.

@@ -245,6 +245,7 @@ func (s *state) listing(t *Tree) *sources.Listing {
 		}
 	}
 	for _, pass := range passes {
+		top := len(l.Skills)
 		for _, e := range s.order {
 			if e.nested != pass || kept != nil && kept[e.real] != e {
 				continue
@@ -254,6 +255,9 @@ func (s *state) listing(t *Tree) *sources.Listing {
 				continue
 			}
 			l.Skills = append(l.Skills, e.withFiles(&t.cache))
+		}
+		if pass {
+			l.Nested = len(l.Skills) - top
 		}
 	}
 	probs := make([]string, 0, len(s.problems))
