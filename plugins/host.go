@@ -480,9 +480,15 @@ func (s *Source) callFailed(inst *instance, call string, err error, timedOut boo
 // exitedDuring tells a call that failed because the plugin ended under it,
 // with its exit status and its last line on stderr: the connection's own
 // error ("error reading from server: EOF") says nothing a user can act
-// on. It returns nil for any other failure.
+// on. It returns nil for any other failure. The call fails as
+// Unavailable, or as Canceled ("the client connection is closing") when
+// the plugin's end closed the connection first: a call the caller did
+// not cancel.
 func exitedDuring(ctx context.Context, inst *instance, call string, err error) error {
-	if inst == nil || inst.runner == nil || inst.runner.pid == 0 || status.Code(err) != codes.Unavailable {
+	if inst == nil || inst.runner == nil || inst.runner.pid == 0 {
+		return nil
+	}
+	if code := status.Code(err); code != codes.Unavailable && (code != codes.Canceled || ctx.Err() != nil) {
 		return nil
 	}
 	r := inst.runner
