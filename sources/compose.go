@@ -37,6 +37,7 @@ func (c *concat) List(ctx context.Context) (*Listing, error) {
 		out.Skills = append(out.Skills, l.Skills[:top]...)
 		nested = append(nested, l.Skills[top:]...)
 		out.Problems = append(out.Problems, l.Problems...)
+		out.Packages = append(out.Packages, l.Packages...)
 	}
 	out.Skills = append(out.Skills, nested...)
 	out.Nested = len(nested)
@@ -77,7 +78,7 @@ func (f *filter) List(ctx context.Context) (*Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Listing{Problems: l.Problems}
+	out := &Listing{Problems: l.Problems, Packages: l.Packages}
 	top := len(l.Skills) - l.NestedCount()
 	for i, sk := range l.Skills {
 		if (len(f.include) == 0 || matchAny(f.include, sk.Ref)) && !matchAny(f.exclude, sk.Ref) {

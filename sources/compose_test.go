@@ -62,6 +62,29 @@ func TestFilter(t *testing.T) {
 	}
 }
 
+// packaged is a source of one listing, packages included.
+type packaged struct{ l sources.Listing }
+
+func (p *packaged) Name() string { return "p" }
+func (p *packaged) List(context.Context) (*sources.Listing, error) {
+	l := p.l
+	return &l, nil
+}
+
+// What a source considered serving (a Claude Code plugin, served or not)
+// is kept by a filter of its skills, and by a source made of parts: list
+// --all shows it.
+func TestComposedSourcesKeepPackages(t *testing.T) {
+	pkg := sources.Package{Name: "discord@m", Source: "p", State: sources.PackageDisabled, Reason: "not enabled"}
+	src := &packaged{sources.Listing{Packages: []sources.Package{pkg}}}
+	for name, s := range map[string]sources.Source{"Filter": sources.Filter(src, []string{"x*"}, nil), "Concat": sources.Concat("c", src)} {
+		l, err := s.List(context.Background())
+		if err != nil || len(l.Packages) != 1 || l.Packages[0] != pkg {
+			t.Errorf("%s: %v %+v", name, err, l)
+		}
+	}
+}
+
 // A Watcher's first round is over at its first change, unless it deferred
 // it: then when every part that deferred it is done, whatever changed
 // before.
