@@ -170,6 +170,7 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 		}
 	}
 	var shadowedAt map[[2]string]bool // the shadowed skills' names and files
+	numbered := map[string]int{}      // for aliasFor
 	for _, sk := range losers {
 		by := s.byKey[sk.Ref.Key()]
 		at := [2]string{sk.Ref.Key(), sk.Path}
@@ -182,7 +183,7 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 			shadowedAt = map[[2]string]bool{}
 		}
 		shadowedAt[at] = true
-		sh := Shadowed{Skill: sk, By: by, Alias: s.aliasFor(sk)}
+		sh := Shadowed{Skill: sk, By: by, Alias: s.aliasFor(sk, numbered)}
 		s.aliases[sh.Alias.Key()] = len(s.shadowed)
 		s.shadowed = append(s.shadowed, sh)
 	}
@@ -299,7 +300,10 @@ func markOf(sk *sources.Skill) uint64 {
 // and when that is taken (one source holds the name several times), the
 // source's name numbered ("user~2:pdf"). The skill's own name stays the
 // last part, so an alias is a well-formed Ref whose Name is the skill's.
-func (s *Snapshot) aliasFor(sk *sources.Skill) sources.Ref {
+// next remembers, for each alias without a number, the number to try
+// first for the next skill of that alias: a source holding one name a
+// thousand times numbers them in one pass, not in a thousand.
+func (s *Snapshot) aliasFor(sk *sources.Skill, next map[string]int) sources.Ref {
 	prefix := func(src string) string {
 		if sk.Ref.Namespace == "" {
 			return src
@@ -307,9 +311,15 @@ func (s *Snapshot) aliasFor(sk *sources.Skill) sources.Ref {
 		return src + ":" + sk.Ref.Namespace
 	}
 	alias := sources.Ref{Namespace: prefix(sk.Source), Name: sk.Ref.Name}
-	for n := 2; s.taken(alias.Key()); n++ {
+	base := alias.Key()
+	n := max(next[base], 2)
+	if n > 2 {
 		alias.Namespace = prefix(sk.Source + "~" + strconv.Itoa(n))
 	}
+	for ; s.taken(alias.Key()); n++ {
+		alias.Namespace = prefix(sk.Source + "~" + strconv.Itoa(n))
+	}
+	next[base] = n
 	return alias
 }
 
