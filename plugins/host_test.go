@@ -494,14 +494,16 @@ func TestMissingCommandIsRefusedAtOnce(t *testing.T) {
 	if err := os.WriteFile(crlf, []byte("#!/bin/sh\r\nexec true\r\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	underFile := filepath.Join(notExec, "plugin")
 	// What each error says besides the command: what would be right.
 	says := map[string]string{
-		"/nonexistent/bin/ghost": "no such file",
+		"/nonexistent/bin/ghost": "does not exist; give the path of the plugin's program in command",
+		underFile:                "a folder on its path is a file",
 		notExec:                  "chmod +x " + notExec,
 		noInterpreter:            "there is no /nonexistent/python3",
 		crlf:                     "Windows line ends (CRLF)",
 	}
-	for _, cmd := range []string{"/nonexistent/bin/ghost", notExec, noInterpreter, crlf} {
+	for _, cmd := range []string{"/nonexistent/bin/ghost", underFile, notExec, noInterpreter, crlf} {
 		logs := &logBuffer{}
 		src, err := New("ghost", []string{cmd}, &Options{Logger: logs.logger(), NoCache: true,
 			Backoff: Backoff{Min: 5 * time.Millisecond, Max: 20 * time.Millisecond, MaxCrashes: 5, Window: time.Minute}})

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-plugin/runner"
@@ -259,6 +260,10 @@ func lookPath(name string) error {
 		return fmt.Errorf("%w: make it executable (chmod +x %s)", err, name)
 	case err != nil && !strings.ContainsRune(name, os.PathSeparator):
 		return fmt.Errorf("%q is not found in PATH; give its absolute path in command", name)
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist; give the path of the plugin's program in command (a relative one is taken from the configuration file's folder)", name)
+	case err != nil && errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("%s: a folder on its path is a file; give the path of the plugin's program in command", name)
 	case err != nil:
 		return err
 	}
