@@ -83,12 +83,14 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	}
 	if err := sources.CheckPath(rel); err != nil {
 		// The lists quote a name with control characters as Go does
-		// ("new\nline.md"), which a model may pass back as it reads.
-		if q, ok := unquotedPath(rel); ok {
-			rel = q
-		} else {
+		// ("new\nline.md"), which a model may pass back as it reads; a
+		// Windows path ("references\forms.md") is not such a name when
+		// the skill has no file of that reading.
+		q, ok := unquotedPath(rel)
+		if _, serr := fs.Stat(sk.Files, q); !ok || serr != nil {
 			return errorResult(err.Error()), nil
 		}
+		rel = q
 	}
 	if rel == resolver.EntryName {
 		rel = sk.EntryFile()
