@@ -87,7 +87,10 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 		// Windows path ("references\forms.md") is not such a name when
 		// the skill has no file of that reading.
 		q, ok := unquotedPath(rel)
-		if _, serr := fs.Stat(sk.Files, q); !ok || serr != nil {
+		if !ok {
+			return errorResult(err.Error()), nil
+		}
+		if _, serr := fs.Stat(sk.Files, q); serr != nil {
 			return errorResult(err.Error()), nil
 		}
 		rel = q
