@@ -22,17 +22,33 @@ type concat struct {
 func (c *concat) Name() string { return c.name }
 
 func (c *concat) List(ctx context.Context) (*Listing, error) {
-	out := &Listing{}
-	var nested []*Skill // every part's, after every part's others
+	var parts []*Listing
 	for _, p := range c.parts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		l, err := p.List(ctx)
 		if err != nil {
-			out.Problems = append(out.Problems, Diagnostic{Severity: Error, Path: p.Name(), Rule: "source", Message: err.Error()})
-			continue
+			l = &Listing{Problems: []Diagnostic{{Severity: Error, Path: p.Name(), Rule: "source", Message: err.Error()}}}
 		}
+		parts = append(parts, l)
+	}
+	out := Merge(parts...)
+	// Checked again after the loop: a source of no parts, or whose last
+	// part was cut short by ctx, must not pass for a whole listing.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Merge joins listings given in precedence order into one: their skills
+// in that order, but the nested ones of every listing after all the
+// others (see Listing.Nested), and their problems and packages.
+func Merge(parts ...*Listing) *Listing {
+	out := &Listing{}
+	var nested []*Skill
+	for _, l := range parts {
 		top := len(l.Skills) - l.NestedCount()
 		out.Skills = append(out.Skills, l.Skills[:top]...)
 		nested = append(nested, l.Skills[top:]...)
@@ -41,12 +57,7 @@ func (c *concat) List(ctx context.Context) (*Listing, error) {
 	}
 	out.Skills = append(out.Skills, nested...)
 	out.Nested = len(nested)
-	// Checked again after the loop: a source of no parts, or whose last
-	// part was cut short by ctx, must not pass for a whole listing.
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out
 }
 
 // Unwrap returns the parts, so capabilities of the parts stay reachable.

@@ -292,21 +292,19 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 	}
 	nested, probs := s.nested(ctx)
 	s.keepTrees(nested)
-	l.Problems = append(l.Problems, probs...)
+	parts := []*sources.Listing{l, {Problems: probs}}
 	for _, dir := range nested {
 		t := s.nestedTree(dir)
 		nl, err := t.List(ctx)
 		if err != nil {
-			l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: err.Error()})
-			continue
+			nl = &sources.Listing{Problems: []sources.Diagnostic{{Severity: sources.Warning, Path: dir, Rule: "read", Message: err.Error()}}}
 		}
-		l.Skills = append(l.Skills, nl.Skills...)
-		l.Problems = append(l.Problems, nl.Problems...)
+		parts = append(parts, nl)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err // the nested search was cut short: no partial listing
 	}
-	return l, nil
+	return sources.Merge(parts...), nil
 }
 
 // nested finds the .claude/skills folders in the sub-folders of each

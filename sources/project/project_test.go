@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillmux/skillmux/internal/logtest"
+	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/project"
@@ -255,5 +256,36 @@ func TestWatchNestedLimitIsQuiet(t *testing.T) {
 	}
 	if out := logs.String(); strings.Contains(out, "level=WARN") {
 		t.Errorf("warned:\n%s", out)
+	}
+}
+
+// The skills of the nested .claude/skills folders of a monorepo come
+// before those nested in other skills' folders, of any of the project's
+// folders: a skill nested in another skill's never takes a name from one
+// that is not (see sources.Listing.Nested).
+func TestNestedSkillsComeLastInAProject(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sourcetest.WriteFile(t, filepath.Join(repo, ".claude/skills/outer/SKILL.md"), skill("outer"))
+	sourcetest.WriteFile(t, filepath.Join(repo, ".claude/skills/outer/flip/SKILL.md"), skill("flip"))
+	sourcetest.WriteFile(t, filepath.Join(repo, "packages/web/.claude/skills/flip/SKILL.md"), skill("flip"))
+	src := project.New([]string{repo}, nil)
+	l, err := src.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nested []string
+	for _, sk := range l.Skills[len(l.Skills)-l.NestedCount():] {
+		nested = append(nested, sk.Path)
+	}
+	want := filepath.Join(repo, ".claude/skills/outer/flip/SKILL.md")
+	if len(nested) != 1 || nested[0] != want {
+		t.Errorf("the listing's nested skills are %q; want [%s]", nested, want)
+	}
+	snap := resolver.Build([]resolver.Input{{Source: "project", Listing: l}})
+	if m, err := snap.Lookup("flip"); err != nil || m.Skill.Path == want {
+		t.Errorf("flip loads %v (%v); want the one not nested, in packages/web", m.Skill.Path, err)
 	}
 }
