@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -135,10 +136,13 @@ func searchQuery(a *args) (resolver.SearchQuery, error) {
 // search runs q on the view of the session that sent req. It returns
 // nil, nil when the index is not built yet (see searchIndex.ready).
 func (s *Server) search(ctx context.Context, req mcp.Request, q resolver.SearchQuery) (*resolver.SearchResult, error) {
+	starting := s.started.open() // before the view: the start may end after it
 	v := s.viewOf(req)
 	err := q.Check(v.snap)
-	if err != nil && s.started.wait(ctx, s.index.wait/2) {
+	var ae *resolver.ArgumentError
+	if starting && errors.As(err, &ae) && (ae.Arg == "source" || ae.Arg == "namespace") {
 		// A source or namespace the start is still bringing.
+		s.started.wait(ctx, s.index.wait/2)
 		v = s.viewOf(req)
 		err = q.Check(v.snap)
 	}

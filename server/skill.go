@@ -73,12 +73,14 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return nil, err
 	}
+	starting := s.started.open() // before the view: the start may end after it
 	v := s.viewOf(req)
 	m, err := s.lookup(v, name)
 	var nf *resolver.NotFoundError
-	if errors.As(err, &nf) && s.started.wait(ctx, startWait) {
+	if errors.As(err, &nf) && starting {
 		// A name not found yet may be a skill the start is still
 		// finding (one nested in another, in a large folder).
+		s.started.wait(ctx, startWait)
 		v = s.viewOf(req)
 		m, err = s.lookup(v, name)
 	}
@@ -135,9 +137,10 @@ type startGate struct {
 	gaveUp atomic.Bool     // a wait ran out: a start that never completes must not slow every request
 }
 
-// wait waits until the start is complete, for at most d or until ctx
-// ends, and reports whether there was a start to wait for.
-func (g *startGate) wait(ctx context.Context, d time.Duration) bool {
+// open reports whether a request may have to wait: the start is not
+// complete, nor was a wait for it given up. A caller takes it before the
+// view it answers from, and waits when that view lacks what it needs.
+func (g *startGate) open() bool {
 	if g.done == nil || g.gaveUp.Load() {
 		return false
 	}
@@ -145,6 +148,15 @@ func (g *startGate) wait(ctx context.Context, d time.Duration) bool {
 	case <-g.done:
 		return false
 	default:
+		return true
+	}
+}
+
+// wait waits until the start is complete, for at most d or until ctx
+// ends, and reports whether there was a start to wait for.
+func (g *startGate) wait(ctx context.Context, d time.Duration) bool {
+	if !g.open() {
+		return false
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

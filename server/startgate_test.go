@@ -1,0 +1,102 @@
+package server_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// endingCatalog is a catalog whose start ends at the first look at it
+// once armed: that look still gets the catalog before, and every later
+// one the catalog after, with done closed.
+type endingCatalog struct {
+	armed         atomic.Bool
+	once          sync.Once
+	mu            sync.Mutex
+	before, after *resolver.Snapshot
+	done          chan struct{}
+}
+
+func (c *endingCatalog) Snapshot() *resolver.Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.before
+	if c.armed.Load() {
+		c.once.Do(func() { c.before = c.after; close(c.done) })
+	}
+	return s
+}
+
+func snapshotOf(t *testing.T, names ...string) *resolver.Snapshot {
+	t.Helper()
+	f := &sourcetest.Fake{SourceName: "s"}
+	for _, n := range names {
+		f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: n, Description: "The " + n + " skill.", Body: "body of " + n + "\n"})
+	}
+	l, err := f.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resolver.Build([]resolver.Input{{Source: "s", Listing: l}})
+}
+
+// A start that completes between a skill call's look at the catalog and
+// its wait is not missed: the skill it brought is loaded.
+func TestStartEndingJustAfterTheLookup(t *testing.T) {
+	c := &endingCatalog{before: snapshotOf(t, "pdf"), after: snapshotOf(t, "pdf", "k8s"), done: make(chan struct{})}
+	srv := server.New(c, &server.Options{IndexAfter: c.done})
+	t.Cleanup(func() { srv.Close() })
+	cs := connect(t, srv, "", nil)
+	c.armed.Store(true)
+	res, err := callTool(cs, "skill", map[string]any{"name": "k8s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, res.Content[0]); res.IsError || !strings.Contains(got, "body of k8s") {
+		t.Errorf("k8s, served once the start completed: %.100q", got)
+	}
+}
+
+// A search whose arguments are wrong whatever the catalog holds (a kind
+// that is none) is refused without waiting for the start, and so does not
+// use up the wait: a skill call made later in the start still waits for
+// the skill the start brings.
+func TestMalformedSearchDoesNotWaitForTheStart(t *testing.T) {
+	root := searchDir(t)
+	after := make(chan struct{})
+	r := newResolver(t, dirtree.New(root, nil))
+	srv := server.New(r, &server.Options{IndexAfter: after, SearchWait: 2 * time.Second})
+	t.Cleanup(func() { srv.Close() })
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	cs := connect(t, srv, "", nil)
+	res, err := callTool(cs, "skills_search", map[string]any{"query": "kubernetes", "kind": "skills"})
+	if err != nil || !res.IsError {
+		t.Fatalf("a search of kind skills: %v %+v", err, res)
+	}
+	answered := make(chan string, 1)
+	go func() {
+		res, err := callTool(cs, "skill", map[string]any{"name": "k8s"})
+		if err != nil {
+			t.Error(err)
+		}
+		answered <- text(t, res.Content[0])
+	}()
+	time.Sleep(50 * time.Millisecond)
+	sourcetest.WriteFile(t, filepath.Join(root, "pdf-forms", "k8s", "SKILL.md"), "---\nname: k8s\ndescription: Deploy to a cluster.\n---\nUse kubectl on Kubernetes.\n")
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(after)
+	if got := <-answered; !strings.Contains(got, "Use kubectl") {
+		t.Errorf("a skill call during the start, after a malformed search: %.120q", got)
+	}
+}
