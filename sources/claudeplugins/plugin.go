@@ -174,15 +174,24 @@ func jsonProblem(path string, err error) sources.Diagnostic {
 // given explicitly; with a name, only that plugin of a marketplace folder
 // is returned.
 func pluginsAt(root, name string) ([]plugin, []sources.Diagnostic) {
-	return pluginsIn(root, name, map[string]bool{})
+	return pluginsIn(root, name, &marketWalk{onPath: map[string]bool{}, read: map[string]bool{}})
+}
+
+// marketWalk is what the reading of marketplaces that lead to others has
+// done: an entry that leads back to a folder on its way (a loop) is not
+// followed, with a warning, and one that leads to a folder read already
+// (two entries, or two marketplaces, for one plugin) is not read again.
+type marketWalk struct {
+	onPath map[string]bool // the folders on the way to this one
+	read   map[string]bool // every folder read
 }
 
 // pluginsIn is pluginsAt for a folder that a marketplace's entries may
-// have led to from others: seen holds the folders on the way, and an
-// entry that leads back to one of them is not followed.
-func pluginsIn(root, name string, seen map[string]bool) ([]plugin, []sources.Diagnostic) {
-	seen[filepath.Clean(root)] = true
-	defer delete(seen, filepath.Clean(root))
+// have led to from others.
+func pluginsIn(root, name string, walk *marketWalk) ([]plugin, []sources.Diagnostic) {
+	walk.onPath[filepath.Clean(root)] = true
+	walk.read[filepath.Clean(root)] = true
+	defer delete(walk.onPath, filepath.Clean(root))
 	var m manifest
 	found, err := readJSON(filepath.Join(root, pluginFile), &m)
 	if err != nil {
@@ -238,12 +247,15 @@ func pluginsIn(root, name string, seen map[string]bool) ([]plugin, []sources.Dia
 			out = append(out, plugin{root: root, namespace: firstOf(e.Name, name, filepath.Base(root)), defaults: true})
 			continue
 		}
-		if seen[filepath.Clean(dir)] {
+		switch {
+		case walk.onPath[filepath.Clean(dir)]:
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: mpath, Field: fmt.Sprintf("plugins[%d].source", i), Rule: "plugin-loop",
 				Message: fmt.Sprintf("plugin %q: folder %s leads back to a marketplace it is listed from; not read again", e.Name, src)})
 			continue
+		case walk.read[filepath.Clean(dir)]:
+			continue // its plugins are in the listing once already
 		}
-		sub, p := pluginsIn(dir, "", seen)
+		sub, p := pluginsIn(dir, "", walk)
 		probs = append(probs, p...)
 		for _, pl := range sub {
 			if pl.namespace == filepath.Base(dir) && e.Name != "" {
@@ -408,18 +420,18 @@ func article(kind string) string {
 }
 
 // marketplaceOfOthers reports whether root holds a marketplace file that
-// can be read and lists no plugin in root itself.
+// can be read and lists a plugin on this disk in another folder than root.
 func marketplaceOfOthers(root string) bool {
 	var mk marketplace
 	if found, err := readJSON(filepath.Join(root, marketplaceFile), &mk); !found || err != nil {
 		return false
 	}
 	for _, e := range mk.Plugins {
-		if src, local := e.localSource(); local && filepath.Clean(filepath.Join(root, src)) == filepath.Clean(root) {
-			return false
+		if src, local := e.localSource(); local && filepath.Clean(filepath.Join(root, src)) != filepath.Clean(root) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // isDir reports whether path is a folder, links followed.
