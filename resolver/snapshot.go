@@ -75,7 +75,9 @@ type Snapshot struct {
 // Build merges inputs, given in precedence order: when two skills have the
 // same qualified name, the one from the earlier input (or earlier in its
 // listing) is served and the other is recorded as shadowed, reachable by
-// an alias that puts its source's name in front ("<source>:<name>").
+// an alias that puts its source's name in front ("<source>:<name>"); but
+// the skills nested in other skills' folders (sources.Listing.Nested) come
+// after every input's others.
 func Build(inputs []Input) *Snapshot { return build(nil, inputs) }
 
 // build is Build knowing the snapshot before, prev (or nil): the skills
@@ -311,7 +313,10 @@ func (s *Snapshot) aliasFor(sk *sources.Skill, next map[string]int) sources.Ref 
 		return src + ":" + sk.Ref.Namespace
 	}
 	alias := sources.Ref{Namespace: prefix(sk.Source), Name: sk.Ref.Name}
-	base := alias.Key()
+	// Keyed by what the alias is made of, not by the alias: source "u:x"
+	// and source "u" with namespace "x" make one alias, and a number the
+	// one has taken must not be skipped by the other.
+	base := sk.Source + "\x00" + sk.Ref.Key()
 	n := max(next[base], 2)
 	if n > 2 {
 		alias.Namespace = prefix(sk.Source + "~" + strconv.Itoa(n))
