@@ -86,8 +86,10 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 		// ("new\nline.md"), which a model may pass back as it reads; a
 		// Windows path ("references\forms.md") is not such a name when
 		// the skill has no file of that reading.
+		// What is never served is never looked for: whether it exists
+		// is not told.
 		q, ok := unquotedPath(rel)
-		if !ok {
+		if !ok || hiddenFile(q) || !s.allowed(sk, q, false) {
 			return errorResult(err.Error()), nil
 		}
 		if _, serr := fs.Stat(sk.Files, q); serr != nil {

@@ -293,3 +293,24 @@ func TestSkillResourceTakesAQuotedName(t *testing.T) {
 		}
 	}
 }
+
+// A quoted name is looked for only where the tool serves files: that a
+// file in .git, which it never serves, exists or not is not told.
+func TestSkillResourceQuotedNameTellsNothingHidden(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFiles(t, root, map[string]string{
+		"q/SKILL.md":    "---\nname: q\ndescription: Odd file names.\n---\nbody\n",
+		"q/.git/config": "[core]\n",
+	})
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "2025-11-25", nil)
+	answer := func(path string) string {
+		res, err := callResource(t, cs, map[string]any{"skill": "q", "path": path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.NewReplacer("config", "X", "nothere", "X").Replace(text(t, res.Content[0]))
+	}
+	if a, b := answer(`.gi\x74/config`), answer(`.gi\x74/nothere`); a != b {
+		t.Errorf("a hidden file that exists and one that does not are told apart:\n%s\n%s", a, b)
+	}
+}
