@@ -96,7 +96,7 @@ func (s *Server) callCheckExists(ctx context.Context, req *mcp.CallToolRequest) 
 		var amb *resolver.AmbiguousError
 		switch {
 		case err == nil:
-			res = checkResult{Exists: true, Name: m.Ref.String(), Description: m.Skill.Description, Location: m.Skill.Path}
+			res = checkResult{Exists: true, Name: m.Ref.String(), Description: toolText(m.Skill.Description), Location: m.Skill.Path}
 			text = fmt.Sprintf("Skill %s exists: %s", m.Ref, clipText(m.Skill.Description, 200))
 		case errors.As(err, &nf):
 			res.Suggestions = nf.Suggestions

@@ -153,7 +153,7 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 func listedOf(sk *sources.Skill) listed {
 	return listed{
 		InstallName: sk.Ref.String(),
-		Meta:        listedMeta{Name: sk.Ref.Name, Description: sk.Description},
+		Meta:        listedMeta{Name: sk.Ref.Name, Description: toolText(sk.Description)},
 		SkillPath:   sk.Dir,
 		SkillFile:   sk.Path,
 	}

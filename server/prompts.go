@@ -344,6 +344,12 @@ func shownText(s string) string {
 	}, s)
 }
 
+// toolText is a description as the tools' structured answers give it
+// (search hits, skills_list, check_skill_exists): on one line, as the
+// catalog shows it, and cut as lists cut it, so that ten hits of 60 kB
+// descriptions are not an answer of 600 kB.
+func toolText(s string) string { return listedText(resolver.OneLine(s)) }
+
 // listedText is shownText for the lists (prompts/list, resources/list):
 // cut to the specification's limit, with an ellipsis, when longer. A page
 // of a thousand prompts then stays a few megabytes, whatever the

@@ -107,7 +107,7 @@ func shownHits(res *resolver.SearchResult) *resolver.SearchResult {
 	shown.Hits = slices.Clone(res.Hits)
 	for i := range shown.Hits {
 		h := &shown.Hits[i]
-		h.Description, h.Excerpt, h.Location = resolver.OneLine(h.Description), resolver.OneLine(h.Excerpt), resolver.EscapeControls(h.Location)
+		h.Description, h.Excerpt, h.Location = toolText(h.Description), resolver.OneLine(h.Excerpt), resolver.EscapeControls(h.Location)
 	}
 	return &shown
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -648,4 +649,49 @@ func TestSearchStructuredIsClean(t *testing.T) {
 	if want := filepath.Join(root, `evil\u202egnp.exe`, "SKILL.md"); h.Location != want {
 		t.Errorf("location %q, want %q", h.Location, want)
 	}
+}
+
+// The tools' structured answers give a description as lists do: on one
+// line and cut to 1,024 characters; ten hits of 60 kB descriptions made
+// an answer of 600 kB, and skills_list of 2,000 such skills one of 109 MB.
+func TestToolAnswersCutLongDescriptions(t *testing.T) {
+	root := t.TempDir()
+	long := strings.Repeat("Deploy the cluster.\nThen check it. ", 300)
+	sourcetest.WriteFile(t, filepath.Join(root, "k8s", "SKILL.md"), "---\nname: k8s\ndescription: |\n  "+strings.ReplaceAll(long, "\n", "\n  ")+"\n---\nUse kubectl.\n")
+	srv := server.New(newResolver(t, dirtree.New(root, nil)), &server.Options{Tools: &server.ToolsOptions{Profile: "all"}})
+	t.Cleanup(func() { srv.Close() })
+	cs := connect(t, srv, "", nil)
+	check := func(what, desc string) {
+		t.Helper()
+		if n := utf8.RuneCountInString(desc); n != 1024 || !strings.HasSuffix(desc, "…") || strings.Contains(desc, "\n") || !strings.HasPrefix(desc, "Deploy the cluster. Then check it.") {
+			t.Errorf("%s: a description of %d characters, %q…", what, n, desc[:min(len(desc), 60)])
+		}
+	}
+	call := func(tool string, args map[string]any, into any) {
+		t.Helper()
+		res, err := callTool(cs, tool, args)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", tool, err, res)
+		}
+		structured(t, res, into)
+	}
+	var found resolver.SearchResult
+	call("skills_search", map[string]any{"query": "deploy cluster"}, &found)
+	if len(found.Hits) != 1 {
+		t.Fatalf("hits: %+v", found.Hits)
+	}
+	check("skills_search", found.Hits[0].Description)
+	var meta struct {
+		Skills []struct {
+			Meta struct{ Description string } `json:"meta"`
+		}
+	}
+	call("skills_list", map[string]any{}, &meta)
+	if len(meta.Skills) != 1 {
+		t.Fatalf("skills_list: %+v", meta)
+	}
+	check("skills_list", meta.Skills[0].Meta.Description)
+	var exists struct{ Description string }
+	call("check_skill_exists", map[string]any{"name": "k8s"}, &exists)
+	check("check_skill_exists", exists.Description)
 }
