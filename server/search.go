@@ -136,7 +136,7 @@ func searchQuery(a *args) (resolver.SearchQuery, error) {
 // search runs q on the view of the session that sent req. It returns
 // nil, nil when the index is not built yet (see searchIndex.ready).
 func (s *Server) search(ctx context.Context, req mcp.Request, q resolver.SearchQuery) (*resolver.SearchResult, error) {
-	starting := s.started.open() // before the view: the start may end after it
+	starting := s.started.pending() // before the view: the start may end after it
 	v := s.viewOf(req)
 	err := q.Check(v.snap)
 	var ae *resolver.ArgumentError
