@@ -530,36 +530,7 @@ func TestNestedSkillNeverTakesANameFromATopLevelOne(t *testing.T) {
 	if got := first(relist(t, tr)); got != "top level" {
 		t.Errorf("deferred scan: dup is %q; want the top-level one", got)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	changed := make(chan struct{}, 1)
-	done := make(chan error)
-	go func() {
-		done <- tr.Watch(ctx, func() {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		})
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
-	await := func(what string, ok func(*sources.Listing) bool) *sources.Listing {
-		t.Helper()
-		for l := relist(t, tr); ; l = relist(t, tr) {
-			if ok(l) {
-				return l
-			}
-			select {
-			case <-changed:
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%s: %v", what, names(l))
-			}
-		}
-	}
+	await := watchListing(t, tr)
 	l := await("the nested skill never came", func(l *sources.Listing) bool { return len(l.Skills) == 3 })
 	if got := first(l); got != "top level" {
 		t.Errorf("completed: dup is %q; want the top-level one", got)
@@ -634,6 +605,22 @@ func TestNestedSkillReachedByALinkKeepsItsName(t *testing.T) {
 	if got := served(relist(t, tr)); got != want {
 		t.Errorf("deferred scan: dup is %s; want %s", got, want)
 	}
+	l := watchListing(t, tr)("the deferred scan was not completed", func(l *sources.Listing) bool {
+		return byName(l)["outer"].FileList != nil
+	})
+	if got := served(l); got != want {
+		t.Errorf("completed: dup is %s; want %s", got, want)
+	}
+	if n := len(l.Skills); n != 3 {
+		t.Errorf("%d skills; want outer, dup and the other dup once each: %v", n, names(l))
+	}
+}
+
+// watchListing watches tr until the test ends and returns a function that
+// lists tr after each change it reports until ok holds, and returns that
+// listing; the test fails, saying what, when none comes within 10 s.
+func watchListing(t *testing.T, tr *dirtree.Tree) func(what string, ok func(*sources.Listing) bool) *sources.Listing {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	changed := make(chan struct{}, 1)
 	done := make(chan error)
@@ -645,25 +632,23 @@ func TestNestedSkillReachedByALinkKeepsItsName(t *testing.T) {
 			}
 		})
 	}()
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
-	}()
-	l := relist(t, tr)
-	for byName(l)["outer"].FileList == nil { // the completion is done
-		select {
-		case <-changed:
-		case <-time.After(10 * time.Second):
-			t.Fatal("the deferred scan was not completed")
+	})
+	return func(what string, ok func(*sources.Listing) bool) *sources.Listing {
+		t.Helper()
+		for l := relist(t, tr); ; l = relist(t, tr) {
+			if ok(l) {
+				return l
+			}
+			select {
+			case <-changed:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: %v", what, names(l))
+			}
 		}
-		l = relist(t, tr)
-	}
-	if got := served(l); got != want {
-		t.Errorf("completed: dup is %s; want %s", got, want)
-	}
-	if n := len(l.Skills); n != 3 {
-		t.Errorf("%d skills; want outer, dup and the other dup once each: %v", n, names(l))
 	}
 }
