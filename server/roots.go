@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillmux/skillmux/sources"
 )
 
 // rootsTimeout bounds one roots/list request to the client.
@@ -95,7 +98,7 @@ func (f *rootsFollower) ask(ss *mcp.ServerSession) {
 		f.logger.Info("client declared no usable file roots; keeping the workspace")
 		return
 	}
-	f.logger.Info("workspace from client roots", "roots", dirs)
+	f.logger.Info("workspace from client roots", "roots", shortList(dirs))
 	f.onRoots(f.ctx, dirs)
 }
 
@@ -108,17 +111,42 @@ func (f *rootsFollower) close() {
 	f.wg.Wait()
 }
 
-// dirs turns file:// root URIs into folders; other schemes are skipped
-// with a warning.
+// MaxRoots bounds the client's roots that are followed: each is a project
+// whose folders are scanned and watched (about 100 kB of memory each, 2,000
+// roots 245 MB), and a client has a handful.
+const MaxRoots = 64
+
+// dirs turns file:// root URIs into folders, at most MaxRoots; other
+// schemes are skipped. Each is said in one warning, however many roots.
 func (f *rootsFollower) dirs(roots []*mcp.Root) []string {
-	var dirs []string
+	var dirs, skipped []string
 	for _, r := range roots {
 		u, err := url.Parse(r.URI)
 		if err != nil || u.Scheme != "file" || u.Path == "" {
-			f.logger.Warn("ignoring a root that is not a file:// folder", "uri", r.URI)
+			skipped = append(skipped, r.URI)
 			continue
 		}
 		dirs = append(dirs, filepath.FromSlash(u.Path))
 	}
+	if len(skipped) > 0 {
+		f.logger.Warn("ignoring roots that are not file:// folders", "count", len(skipped), "uris", shortList(skipped))
+	}
+	if len(dirs) > MaxRoots {
+		f.logger.Warn("the client gave more roots than are followed; the first are", "roots", len(dirs), "followed", MaxRoots)
+		dirs = dirs[:MaxRoots]
+	}
 	return dirs
+}
+
+// shortList is a list for a log line: its first ten values, each clipped,
+// and how many more.
+func shortList(values []string) []string {
+	var out []string
+	for i, v := range values {
+		if i == 10 {
+			return append(out, fmt.Sprintf("and %d more", len(values)-i))
+		}
+		out = append(out, sources.Clip(v, 300))
+	}
+	return out
 }

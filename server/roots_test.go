@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,5 +127,49 @@ func TestRootsChangesApplyInOrder(t *testing.T) {
 	}
 	if len(last) != 1 || last[0] != final {
 		t.Errorf("last roots applied %v, want [%s]", last, final)
+	}
+}
+
+// A client that gives more roots than are followed has the first
+// server.MaxRoots followed, with one warning; roots that are not folders
+// are one warning too, however many.
+func TestManyRootsAreBounded(t *testing.T) {
+	got := make(chan []string, 1)
+	logs := &logBuffer{}
+	srv := server.New(newResolver(t, &sourcetest.Fake{SourceName: "s"}), &server.Options{
+		Logger:  logs.logger(),
+		OnRoots: func(_ context.Context, dirs []string) { got <- dirs },
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+	var want []string
+	for i := range server.MaxRoots + 36 {
+		dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
+		if i < server.MaxRoots {
+			want = append(want, dir)
+		}
+		client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(dir)}, &mcp.Root{URI: fmt.Sprintf("https://example.invalid/%d", i)})
+	}
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	select {
+	case dirs := <-got:
+		if diff := cmp.Diff(want, dirs); diff != "" {
+			t.Errorf("roots followed (-want +got):\n%s", diff)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnRoots not called")
+	}
+	out := logs.String()
+	if strings.Count(out, "level=WARN") != 2 || !strings.Contains(out, "roots=100 followed=64") || !strings.Contains(out, "count=100") || !strings.Contains(out, "and 90 more") {
+		t.Errorf("warnings:\n%s", out)
 	}
 }
