@@ -88,6 +88,9 @@ func (r *remote) list(ctx context.Context, c pluginpb.SkillSourceClient) (*sourc
 			break
 		}
 	}
+	// Nested skills last, wherever the plugin put them.
+	b.out.Skills = append(b.out.Skills, b.nested...)
+	b.out.Nested = len(b.nested)
 	if b.dropped > 0 {
 		b.out.Problems = append(b.out.Problems, sources.Diagnostic{Severity: sources.Warning, Path: r.address(""), Rule: "plugin-problems",
 			Message: fmt.Sprintf("%d more problems were reported by the plugin and left out", b.dropped)})
@@ -102,6 +105,7 @@ func (r *remote) list(ctx context.Context, c pluginpb.SkillSourceClient) (*sourc
 type builder struct {
 	r       *remote
 	out     *sources.Listing
+	nested  []*sources.Skill // the skills the plugin says are nested, for the end of out
 	seen    map[string]bool
 	skills  int
 	dropped int // problems past maxProblems
@@ -263,6 +267,10 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 		sk = old
 	}
 	b.next[id] = sk
+	if ps.Nested {
+		b.nested = append(b.nested, sk)
+		return
+	}
 	b.out.Skills = append(b.out.Skills, sk)
 }
 

@@ -83,6 +83,7 @@ func (s *server) List(_ *pluginpb.ListRequest, stream pluginpb.SkillSource_ListS
 	for _, d := range l.Problems {
 		page.Problems = append(page.Problems, diagnosticOut(d))
 	}
+	top := len(l.Skills) - l.NestedCount()
 	for i, sk := range l.Skills {
 		if err := ctx.Err(); err != nil {
 			return status.FromContextError(err).Err()
@@ -108,7 +109,7 @@ func (s *server) List(_ *pluginpb.ListRequest, stream pluginpb.SkillSource_ListS
 		digests[sk] = d
 		// Clipped: the skill's own diagnostics are appended to a copy, never
 		// into the spare room of the digests kept for the next List.
-		ps := &pluginpb.Skill{Id: id, FrontMatter: sk.FrontMatter, Files: d.files, Location: validUTF8(sk.Path), Diagnostics: slices.Clip(d.diags)}
+		ps := &pluginpb.Skill{Id: id, FrontMatter: sk.FrontMatter, Files: d.files, Location: validUTF8(sk.Path), Diagnostics: slices.Clip(d.diags), Nested: i >= top}
 		for _, diag := range sk.Diagnostics {
 			ps.Diagnostics = append(ps.Diagnostics, diagnosticOut(diag))
 		}

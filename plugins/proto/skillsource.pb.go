@@ -395,7 +395,13 @@ type Skill struct {
 	// Where the skill comes from, for people: a URL, a bundle's path.
 	Location string `protobuf:"bytes,4,opt,name=location,proto3" json:"location,omitempty"`
 	// Warnings about the skill that skillmux cannot find itself.
-	Diagnostics   []*Diagnostic `protobuf:"bytes,5,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	Diagnostics []*Diagnostic `protobuf:"bytes,5,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	// nested says that the skill's folder is inside another skill's folder.
+	// The host serves such skills after every skill that is not, of every
+	// source: found later than the others (as a deferred scan finds them),
+	// one must not take a name a client was served another skill under.
+	// Send the nested skills after the others.
+	Nested        bool `protobuf:"varint,6,opt,name=nested,proto3" json:"nested,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -463,6 +469,13 @@ func (x *Skill) GetDiagnostics() []*Diagnostic {
 		return x.Diagnostics
 	}
 	return nil
+}
+
+func (x *Skill) GetNested() bool {
+	if x != nil {
+		return x.Nested
+	}
+	return false
 }
 
 // FileInfo describes one file of a skill.
@@ -843,13 +856,14 @@ const file_skillsource_proto_rawDesc = "" +
 	"\vListRequest\"}\n" +
 	"\fListResponse\x121\n" +
 	"\x06skills\x18\x01 \x03(\v2\x19.skillmux.plugin.v1.SkillR\x06skills\x12:\n" +
-	"\bproblems\x18\x02 \x03(\v2\x1e.skillmux.plugin.v1.DiagnosticR\bproblems\"\xcc\x01\n" +
+	"\bproblems\x18\x02 \x03(\v2\x1e.skillmux.plugin.v1.DiagnosticR\bproblems\"\xe4\x01\n" +
 	"\x05Skill\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12!\n" +
 	"\ffront_matter\x18\x02 \x01(\fR\vfrontMatter\x122\n" +
 	"\x05files\x18\x03 \x03(\v2\x1c.skillmux.plugin.v1.FileInfoR\x05files\x12\x1a\n" +
 	"\blocation\x18\x04 \x01(\tR\blocation\x12@\n" +
-	"\vdiagnostics\x18\x05 \x03(\v2\x1e.skillmux.plugin.v1.DiagnosticR\vdiagnostics\"J\n" +
+	"\vdiagnostics\x18\x05 \x03(\v2\x1e.skillmux.plugin.v1.DiagnosticR\vdiagnostics\x12\x16\n" +
+	"\x06nested\x18\x06 \x01(\bR\x06nested\"J\n" +
 	"\bFileInfo\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x16\n" +

@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x11skillsource.proto\x12\x12skillmux.plugin.v1\"B\n\x0f\x44\x65scribeRequest\x12\x19\n\x11protocol_versions\x18\x01 \x03(\r\x12\x14\n\x0chost_version\x18\x02 \x01(\t\"\x9e\x01\n\x10\x44\x65scribeResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x18\n\x10protocol_version\x18\x02 \x01(\r\x12\x19\n\x11protocol_versions\x18\x03 \x03(\r\x12\x36\n\x0c\x63\x61pabilities\x18\x04 \x01(\x0b\x32 .skillmux.plugin.v1.Capabilities\x12\x0f\n\x07version\x18\x05 \x01(\t\"\x1d\n\x0c\x43\x61pabilities\x12\r\n\x05watch\x18\x01 \x01(\x08\"\r\n\x0bListRequest\"k\n\x0cListResponse\x12)\n\x06skills\x18\x01 \x03(\x0b\x32\x19.skillmux.plugin.v1.Skill\x12\x30\n\x08problems\x18\x02 \x03(\x0b\x32\x1e.skillmux.plugin.v1.Diagnostic\"\x9d\x01\n\x05Skill\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0c\x66ront_matter\x18\x02 \x01(\x0c\x12+\n\x05\x66iles\x18\x03 \x03(\x0b\x32\x1c.skillmux.plugin.v1.FileInfo\x12\x10\n\x08location\x18\x04 \x01(\t\x12\x33\n\x0b\x64iagnostics\x18\x05 \x03(\x0b\x32\x1e.skillmux.plugin.v1.Diagnostic\"6\n\x08\x46ileInfo\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\x0c\n\x04size\x18\x02 \x01(\x03\x12\x0e\n\x06sha256\x18\x03 \x01(\x0c\"1\n\x0fReadFileRequest\x12\x10\n\x08skill_id\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\"7\n\tFileChunk\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\x12\x0e\n\x06sha256\x18\x03 \x01(\x0c\"\x0e\n\x0cWatchRequest\"\x1f\n\nWatchEvent\x12\x11\n\tskill_ids\x18\x01 \x03(\t\"\xb5\x01\n\nDiagnostic\x12\x39\n\x08severity\x18\x01 \x01(\x0e\x32\'.skillmux.plugin.v1.Diagnostic.Severity\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x0c\n\x04line\x18\x03 \x01(\x05\x12\r\n\x05\x66ield\x18\x04 \x01(\t\x12\x0c\n\x04rule\x18\x05 \x01(\t\x12\x0f\n\x07message\x18\x06 \x01(\t\"\"\n\x08Severity\x12\x0b\n\x07WARNING\x10\x00\x12\t\n\x05\x45RROR\x10\x01\x32\xd0\x02\n\x0bSkillSource\x12U\n\x08\x44\x65scribe\x12#.skillmux.plugin.v1.DescribeRequest\x1a$.skillmux.plugin.v1.DescribeResponse\x12K\n\x04List\x12\x1f.skillmux.plugin.v1.ListRequest\x1a .skillmux.plugin.v1.ListResponse0\x01\x12P\n\x08ReadFile\x12#.skillmux.plugin.v1.ReadFileRequest\x1a\x1d.skillmux.plugin.v1.FileChunk0\x01\x12K\n\x05Watch\x12 .skillmux.plugin.v1.WatchRequest\x1a\x1e.skillmux.plugin.v1.WatchEvent0\x01\x42\x35Z3github.com/skillmux/skillmux/plugins/proto;pluginpbb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x11skillsource.proto\x12\x12skillmux.plugin.v1\"B\n\x0f\x44\x65scribeRequest\x12\x19\n\x11protocol_versions\x18\x01 \x03(\r\x12\x14\n\x0chost_version\x18\x02 \x01(\t\"\x9e\x01\n\x10\x44\x65scribeResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x18\n\x10protocol_version\x18\x02 \x01(\r\x12\x19\n\x11protocol_versions\x18\x03 \x03(\r\x12\x36\n\x0c\x63\x61pabilities\x18\x04 \x01(\x0b\x32 .skillmux.plugin.v1.Capabilities\x12\x0f\n\x07version\x18\x05 \x01(\t\"\x1d\n\x0c\x43\x61pabilities\x12\r\n\x05watch\x18\x01 \x01(\x08\"\r\n\x0bListRequest\"k\n\x0cListResponse\x12)\n\x06skills\x18\x01 \x03(\x0b\x32\x19.skillmux.plugin.v1.Skill\x12\x30\n\x08problems\x18\x02 \x03(\x0b\x32\x1e.skillmux.plugin.v1.Diagnostic\"\xad\x01\n\x05Skill\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0c\x66ront_matter\x18\x02 \x01(\x0c\x12+\n\x05\x66iles\x18\x03 \x03(\x0b\x32\x1c.skillmux.plugin.v1.FileInfo\x12\x10\n\x08location\x18\x04 \x01(\t\x12\x33\n\x0b\x64iagnostics\x18\x05 \x03(\x0b\x32\x1e.skillmux.plugin.v1.Diagnostic\x12\x0e\n\x06nested\x18\x06 \x01(\x08\"6\n\x08\x46ileInfo\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\x0c\n\x04size\x18\x02 \x01(\x03\x12\x0e\n\x06sha256\x18\x03 \x01(\x0c\"1\n\x0fReadFileRequest\x12\x10\n\x08skill_id\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\"7\n\tFileChunk\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\x12\x0e\n\x06sha256\x18\x03 \x01(\x0c\"\x0e\n\x0cWatchRequest\"\x1f\n\nWatchEvent\x12\x11\n\tskill_ids\x18\x01 \x03(\t\"\xb5\x01\n\nDiagnostic\x12\x39\n\x08severity\x18\x01 \x01(\x0e\x32\'.skillmux.plugin.v1.Diagnostic.Severity\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x0c\n\x04line\x18\x03 \x01(\x05\x12\r\n\x05\x66ield\x18\x04 \x01(\t\x12\x0c\n\x04rule\x18\x05 \x01(\t\x12\x0f\n\x07message\x18\x06 \x01(\t\"\"\n\x08Severity\x12\x0b\n\x07WARNING\x10\x00\x12\t\n\x05\x45RROR\x10\x01\x32\xd0\x02\n\x0bSkillSource\x12U\n\x08\x44\x65scribe\x12#.skillmux.plugin.v1.DescribeRequest\x1a$.skillmux.plugin.v1.DescribeResponse\x12K\n\x04List\x12\x1f.skillmux.plugin.v1.ListRequest\x1a .skillmux.plugin.v1.ListResponse0\x01\x12P\n\x08ReadFile\x12#.skillmux.plugin.v1.ReadFileRequest\x1a\x1d.skillmux.plugin.v1.FileChunk0\x01\x12K\n\x05Watch\x12 .skillmux.plugin.v1.WatchRequest\x1a\x1e.skillmux.plugin.v1.WatchEvent0\x01\x42\x35Z3github.com/skillmux/skillmux/plugins/proto;pluginpbb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'skillsource_pb2', globals())
@@ -32,21 +32,21 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _LISTRESPONSE._serialized_start=316
   _LISTRESPONSE._serialized_end=423
   _SKILL._serialized_start=426
-  _SKILL._serialized_end=583
-  _FILEINFO._serialized_start=585
-  _FILEINFO._serialized_end=639
-  _READFILEREQUEST._serialized_start=641
-  _READFILEREQUEST._serialized_end=690
-  _FILECHUNK._serialized_start=692
-  _FILECHUNK._serialized_end=747
-  _WATCHREQUEST._serialized_start=749
-  _WATCHREQUEST._serialized_end=763
-  _WATCHEVENT._serialized_start=765
-  _WATCHEVENT._serialized_end=796
-  _DIAGNOSTIC._serialized_start=799
-  _DIAGNOSTIC._serialized_end=980
-  _DIAGNOSTIC_SEVERITY._serialized_start=946
-  _DIAGNOSTIC_SEVERITY._serialized_end=980
-  _SKILLSOURCE._serialized_start=983
-  _SKILLSOURCE._serialized_end=1319
+  _SKILL._serialized_end=599
+  _FILEINFO._serialized_start=601
+  _FILEINFO._serialized_end=655
+  _READFILEREQUEST._serialized_start=657
+  _READFILEREQUEST._serialized_end=706
+  _FILECHUNK._serialized_start=708
+  _FILECHUNK._serialized_end=763
+  _WATCHREQUEST._serialized_start=765
+  _WATCHREQUEST._serialized_end=779
+  _WATCHEVENT._serialized_start=781
+  _WATCHEVENT._serialized_end=812
+  _DIAGNOSTIC._serialized_start=815
+  _DIAGNOSTIC._serialized_end=996
+  _DIAGNOSTIC_SEVERITY._serialized_start=962
+  _DIAGNOSTIC_SEVERITY._serialized_end=996
+  _SKILLSOURCE._serialized_start=999
+  _SKILLSOURCE._serialized_end=1335
 # @@protoc_insertion_point(module_scope)
