@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -327,7 +328,7 @@ func (s *Server) readDirectory(ctx context.Context, ss *mcp.ServerSession, p *re
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: no folder is served at this URI", clipURI(p.URI))}
 	}
-	children, err := s.children(snap, a)
+	children, err := s.dirPages.get(snap, p.URI, s.pageSize, func() ([]*mcp.Resource, error) { return s.children(snap, a) })
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s %v", clipURI(p.URI), err)}
 	}
@@ -345,6 +346,42 @@ func (s *Server) readDirectory(ctx context.Context, ss *mcp.ServerSession, p *re
 		res.NextCursor = encodeCursor("resources/directory/read", children[end-1].URI)
 	}
 	return res, nil
+}
+
+// dirPages keeps the children of the last folder of more than a page
+// that was listed, so that reading it page by page lists it once, not once
+// a page: every page listed and looked at every file of the folder, and
+// 500 pages of a folder of 50,000 files took 237 s. What it keeps is good
+// for one snapshot and for dirPagesTTL.
+type dirPages struct {
+	mu       sync.Mutex
+	snap     *resolver.Snapshot
+	uri      string
+	at       time.Time
+	children []*mcp.Resource // read only: pages are cut of it
+}
+
+// dirPagesTTL bounds how long the children kept are served: a file edited
+// in a skill changes its size, which no new snapshot may tell.
+const dirPagesTTL = 10 * time.Second
+
+// get returns the children of the folder at uri in snap: those kept, or
+// list's, kept when they are more than a page.
+func (d *dirPages) get(snap *resolver.Snapshot, uri string, page int, list func() ([]*mcp.Resource, error)) ([]*mcp.Resource, error) {
+	d.mu.Lock()
+	if d.snap == snap && d.uri == uri && time.Since(d.at) < dirPagesTTL {
+		children := d.children
+		d.mu.Unlock()
+		return children, nil
+	}
+	d.mu.Unlock()
+	children, err := list()
+	if err == nil && len(children) > page {
+		d.mu.Lock()
+		d.snap, d.uri, d.at, d.children = snap, uri, time.Now(), children
+		d.mu.Unlock()
+	}
+	return children, err
 }
 
 // children returns the direct children of the folder a names, sorted by
