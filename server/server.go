@@ -97,6 +97,7 @@ type Server struct {
 	reads         *readBudget
 	allowDirs     []string // slash paths, without a trailing '/'
 	pageSize      int
+	warnedAll     bool     // warnOnce logs no more (guarded by mu)
 	dirPages      dirPages // the pages of resources/directory/read
 	digests       sources.Digests
 	fronts        frontCache // front matter as JSON (skillsext.go)

@@ -362,10 +362,21 @@ func (s *Server) warnOnce(key, msg string, args ...any) {
 		s.mu.Unlock()
 		return
 	}
-	if len(s.warned) > 10_000 {
-		clear(s.warned)
+	if len(s.warned) >= maxWarned {
+		// Clearing the map made every listing of more than this many
+		// skills to warn about warn of each again, and again.
+		first := !s.warnedAll
+		s.warnedAll = true
+		s.mu.Unlock()
+		if first {
+			s.logger.Warn(fmt.Sprintf("%d warnings about skills were logged; the rest are not (skillmux list --all shows them all)", maxWarned))
+		}
+		return
 	}
 	s.warned[key] = true
 	s.mu.Unlock()
 	s.logger.Warn(msg, args...)
 }
+
+// maxWarned bounds the warnings warnOnce logs, each once.
+const maxWarned = 10_000
