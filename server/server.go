@@ -166,7 +166,7 @@ func New(c Catalog, opts *Options) *Server {
 	}
 	caps.AddExtension(SkillsExtension, map[string]any{"directoryRead": true})
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Version: version}, &mcp.ServerOptions{
-		Logger:                  s.logger,
+		Logger:                  slog.New(quieter{s.logger.Handler()}),
 		InitializedHandler:      s.onInitialized,
 		RootsListChangedHandler: s.onRootsChanged,
 		SubscribeHandler:        s.subscribe,
@@ -305,4 +305,33 @@ func (s *Server) Close() error {
 	s.roots.close()
 	s.index.close()
 	return nil
+}
+
+// quieter logs the SDK's info lines at debug level: it writes one for
+// each step of a session, each subscription and each resources/updated
+// sent (28,788 lines for 10,000 subscriptions, an edit and their end),
+// which say nothing a user acts on. Its warnings and errors stay.
+type quieter struct{ slog.Handler }
+
+func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
+	return q.Handler.Enabled(ctx, quiet(l))
+}
+
+func (q quieter) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = quiet(r.Level)
+	return q.Handler.Handle(ctx, r)
+}
+
+func (q quieter) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return quieter{q.Handler.WithAttrs(attrs)}
+}
+
+func (q quieter) WithGroup(name string) slog.Handler { return quieter{q.Handler.WithGroup(name)} }
+
+// quiet is the level a line of the SDK's is logged at.
+func quiet(l slog.Level) slog.Level {
+	if l < slog.LevelWarn {
+		return min(l, slog.LevelDebug)
+	}
+	return l
 }

@@ -32,3 +32,20 @@ func TestWarnOnceIsBounded(t *testing.T) {
 type staticCatalog struct{ snap *resolver.Snapshot }
 
 func (c staticCatalog) Snapshot() *resolver.Snapshot { return c.snap }
+
+// The SDK's info lines (one a session step, a subscription, a
+// notification sent) are logged at debug level; its warnings stay.
+func TestSDKInfoLinesAreDebug(t *testing.T) {
+	var logs logtest.Buffer
+	l := slog.New(quieter{logs.Logger(slog.LevelInfo).Handler()})
+	l.Info("resource updated notification sent")
+	l.Warn("a warning of the SDK's")
+	if out := logs.String(); strings.Contains(out, "notification sent") || !strings.Contains(out, "level=WARN") {
+		t.Errorf("at info level:\n%s", out)
+	}
+	var debug logtest.Buffer
+	slog.New(quieter{debug.Logger(slog.LevelDebug).Handler()}).Info("session initialized")
+	if !strings.Contains(debug.String(), `level=DEBUG msg="session initialized"`) {
+		t.Errorf("at debug level:\n%s", debug.String())
+	}
+}
