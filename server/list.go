@@ -102,6 +102,7 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	q := strings.ToLower(strings.TrimSpace(query))
 	res := listResult{Skills: []listed{}}
 	bodies, withheld := 0, 0 // bytes of bodies in the answer; bodies left out
+	meta, cut := 0, 0        // bytes of the skills' metadata in the answer; skills left out
 	var unread []string      // the first skills whose bodies cannot be read, and why
 	unreadable := 0
 	for _, sk := range v.snap.Skills() {
@@ -115,6 +116,12 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		if q != "" && !strings.Contains(strings.ToLower(l.InstallName), q) && !strings.Contains(strings.ToLower(l.Meta.Name), q) && !strings.Contains(strings.ToLower(l.Meta.Description), q) {
 			continue
 		}
+		size := l.size()
+		if cut > 0 || meta > 0 && meta+size > maxListMeta {
+			cut++
+			continue
+		}
+		meta += size
 		if withBody && withheld == 0 {
 			body, err := readBody(sk)
 			if err != nil {
@@ -138,6 +145,9 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if q != "" {
 		text = fmt.Sprintf("%s match %q.", count(len(res.Skills), "skill"), query)
 	}
+	if cut > 0 {
+		text += fmt.Sprintf(" The last %s are left out: the answer holds at most %d MiB of names, descriptions and paths; narrow it with query, or search.", count(cut, "skill"), maxListMeta>>20)
+	}
 	if withheld > 0 {
 		text += fmt.Sprintf(" The bodies of the last %s are left out: the answer holds at most %d MiB of bodies; narrow the query, or load a skill by name.", count(withheld, "skill"), maxListBodies>>20)
 	}
@@ -157,6 +167,16 @@ func listedOf(sk *sources.Skill) listed {
 		SkillPath:   sk.Dir,
 		SkillFile:   sk.Path,
 	}
+}
+
+// maxListMeta bounds the metadata of the skills in one skills_list answer,
+// in bytes (as listed.size counts them): 20,000 skills of 1,024-character
+// descriptions were 22.8 MB, past what clients take in one message.
+const maxListMeta = 4 << 20
+
+// size is about the bytes l's metadata takes in an answer.
+func (l *listed) size() int {
+	return len(l.InstallName) + len(l.Meta.Name) + len(l.Meta.Description) + len(l.SkillPath) + len(l.SkillFile) + 100
 }
 
 // maxListBodies bounds the bodies in one skills_list answer, in bytes

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -377,6 +378,31 @@ func TestCatalogTools(t *testing.T) {
 	// a query of as many two-byte letters is run.
 	if res, err := callTool(cs, "search_skills", map[string]any{"query": "spreadsheet " + strings.Repeat("é", resolver.MaxQueryLength-12)}); err != nil || res.IsError {
 		t.Errorf("a query of %d characters: %v, %v", resolver.MaxQueryLength, res, err)
+	}
+}
+
+// skills_list holds at most 4 MiB of metadata, so that a client can read
+// the answer: 20,000 skills of 1,024-character descriptions were 22.8 MB.
+// The skills past that are left out, and the text says so.
+func TestSkillsListBoundsMetadata(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "s"}
+	desc := strings.Repeat("d", 1000)
+	for i := range 6000 {
+		src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: fmt.Sprintf("s%04d", i), Description: desc})
+	}
+	cs := connect(t, server.New(newResolver(t, src), &server.Options{Tools: &server.ToolsOptions{Enable: []string{"skills_list"}}}), "", nil)
+	res, err := callTool(cs, "skills_list", map[string]any{})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	var got listedSkills
+	structured(t, res, &got)
+	n := len(got.Skills)
+	if n == 0 || n >= 6000 || n*1000 > 4<<20 {
+		t.Fatalf("%d skills listed of 6,000 of 1 kB each; want at most 4 MiB of them", n)
+	}
+	if line := text(t, res.Content[0]); !strings.Contains(line, fmt.Sprintf("The last %d skills are left out", 6000-n)) {
+		t.Errorf("text: %s", line)
 	}
 }
 
