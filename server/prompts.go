@@ -356,15 +356,25 @@ func toolText(s string) string { return listedText(resolver.OneLine(s)) }
 // descriptions served leniently; the skill itself has the whole text.
 func listedText(s string) string {
 	s = shownText(s)
-	if utf8.RuneCountInString(s) <= sources.MaxDescriptionLen {
+	if _, more := cutRunes(s, sources.MaxDescriptionLen); !more {
 		return s
 	}
+	head, _ := cutRunes(s, sources.MaxDescriptionLen-1)
+	return head + "…"
+}
+
+// cutRunes returns the first n characters of s, and whether s has more,
+// without decoding past them.
+func cutRunes(s string, n int) (string, bool) {
 	end := 0
-	for range sources.MaxDescriptionLen - 1 {
-		_, n := utf8.DecodeRuneInString(s[end:])
-		end += n
+	for range n {
+		if end == len(s) {
+			return s, false
+		}
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
 	}
-	return s[:end] + "…"
+	return s[:end], end < len(s)
 }
 
 func hiddenRune(r rune) bool {

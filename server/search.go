@@ -197,8 +197,8 @@ func (s *Server) searchSummary(res *resolver.SearchResult) string {
 // character), and cuts it to about n characters.
 func clipText(s string, n int) string {
 	s = resolver.OneLine(s)
-	if r := []rune(s); len(r) > n {
-		return strings.TrimRight(string(r[:n]), " ,;:.") + "…"
+	if head, more := cutRunes(s, n); more {
+		return strings.TrimRight(head, " ,;:.") + "…"
 	}
 	return s
 }
