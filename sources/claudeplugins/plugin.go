@@ -197,13 +197,18 @@ func pluginsIn(root, name string, walk *marketWalk) ([]plugin, []sources.Diagnos
 	if err != nil {
 		return nil, []sources.Diagnostic{jsonProblem(filepath.Join(root, pluginFile), err)}
 	}
-	if found && len(m.Skills) == 0 && !isDir(filepath.Join(root, "skills")) && marketplaceOfOthers(root) {
-		// A plugin of no skills that is also a marketplace of other
-		// plugins (a repository of plugins, whose own manifest is for
-		// its commands or hooks): its skills are those plugins'.
-		found = false
+	// The marketplace file is read once, and only when it may serve: with
+	// no plugin.json, or beside one of a plugin of no skills.
+	var mk marketplace
+	mpath := filepath.Join(root, marketplaceFile)
+	market, merr := false, error(nil)
+	if !found || len(m.Skills) == 0 && !isDir(filepath.Join(root, "skills")) {
+		market, merr = readJSON(mpath, &mk)
 	}
-	if found {
+	// A plugin of no skills that is also a marketplace of other plugins
+	// (a repository of plugins, whose own manifest is for its commands or
+	// hooks) serves those plugins' skills.
+	if found && (merr != nil || !market || !mk.listsOthers(root)) {
 		var probs []sources.Diagnostic
 		if m.Name != "" && !sources.UsableName(m.Name) {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: filepath.Join(root, pluginFile), Field: "name", Rule: "name-unusable",
@@ -212,13 +217,10 @@ func pluginsIn(root, name string, walk *marketWalk) ([]plugin, []sources.Diagnos
 		ns := firstOf(m.Name, name, filepath.Base(root))
 		return []plugin{{root: root, namespace: ns, defaults: true, base: root, listed: m.Skills, listedIn: filepath.Join(root, pluginFile), field: "skills"}}, probs
 	}
-	var mk marketplace
-	mpath := filepath.Join(root, marketplaceFile)
-	found, err = readJSON(mpath, &mk)
-	if err != nil {
-		return nil, []sources.Diagnostic{jsonProblem(mpath, err)}
+	if merr != nil {
+		return nil, []sources.Diagnostic{jsonProblem(mpath, merr)}
 	}
-	if !found {
+	if !market {
 		return []plugin{{root: root, namespace: firstOf(name, filepath.Base(root)), defaults: true}}, nil
 	}
 	var out []plugin
@@ -419,13 +421,9 @@ func article(kind string) string {
 	return "a " + kind
 }
 
-// marketplaceOfOthers reports whether root holds a marketplace file that
-// can be read and lists a plugin on this disk in another folder than root.
-func marketplaceOfOthers(root string) bool {
-	var mk marketplace
-	if found, err := readJSON(filepath.Join(root, marketplaceFile), &mk); !found || err != nil {
-		return false
-	}
+// listsOthers reports whether mk, the marketplace of root, lists a plugin
+// on this disk in another folder than root.
+func (mk *marketplace) listsOthers(root string) bool {
 	for _, e := range mk.Plugins {
 		if src, local := e.localSource(); local && filepath.Clean(filepath.Join(root, src)) != filepath.Clean(root) {
 			return true
