@@ -22,19 +22,7 @@ func TestRootsFollowTheClient(t *testing.T) {
 		OnRoots: func(_ context.Context, dirs []string) { got <- dirs },
 	})
 	a, b := t.TempDir(), t.TempDir()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
-	client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(a)}, &mcp.Root{URI: "https://example.invalid/not-a-folder"})
-	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	client := connectWithRoots(t, srv, &mcp.Root{URI: "file://" + filepath.ToSlash(a)}, &mcp.Root{URI: "https://example.invalid/not-a-folder"})
 	wait := func(want []string) {
 		t.Helper()
 		select {
@@ -140,26 +128,16 @@ func TestManyRootsAreBounded(t *testing.T) {
 		Logger:  logs.logger(),
 		OnRoots: func(_ context.Context, dirs []string) { got <- dirs },
 	})
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
 	var want []string
+	var roots []*mcp.Root
 	for i := range server.MaxRoots + 36 {
 		dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
 		if i < server.MaxRoots {
 			want = append(want, dir)
 		}
-		client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(dir)}, &mcp.Root{URI: fmt.Sprintf("https://example.invalid/%d", i)})
+		roots = append(roots, &mcp.Root{URI: "file://" + filepath.ToSlash(dir)}, &mcp.Root{URI: fmt.Sprintf("https://example.invalid/%d", i)})
 	}
-	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	connectWithRoots(t, srv, roots...)
 	select {
 	case dirs := <-got:
 		if diff := cmp.Diff(want, dirs); diff != "" {
@@ -172,4 +150,24 @@ func TestManyRootsAreBounded(t *testing.T) {
 	if strings.Count(out, "level=WARN") != 2 || !strings.Contains(out, "roots=100 followed=64") || !strings.Contains(out, "count=100") || !strings.Contains(out, "and 90 more") {
 		t.Errorf("warnings:\n%s", out)
 	}
+}
+
+// connectWithRoots connects a client that declares roots to srv, for the
+// test's duration, and returns it: roots added to it later are announced.
+func connectWithRoots(t *testing.T, srv *server.Server, roots ...*mcp.Root) *mcp.Client {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+	client.AddRoots(roots...)
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return client
 }

@@ -36,6 +36,18 @@ func searchDir(t *testing.T) string {
 	return root
 }
 
+// hitNames are the names of a search's hits, best first.
+func hitNames(t *testing.T, res *mcp.CallToolResult) []string {
+	t.Helper()
+	var got resolver.SearchResult
+	structured(t, res, &got)
+	var names []string
+	for _, h := range got.Hits {
+		names = append(names, h.Name)
+	}
+	return names
+}
+
 func callTool(cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, error) {
 	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 }
@@ -106,12 +118,7 @@ func TestSkillsSearch(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("%v: %v %+v", tt.args, err, res)
 		}
-		var got resolver.SearchResult
-		structured(t, res, &got)
-		var names []string
-		for _, h := range got.Hits {
-			names = append(names, h.Name)
-		}
+		names := hitNames(t, res)
 		if diff := cmp.Diff(tt.want, names); diff != "" {
 			t.Errorf("%v (-want +got):\n%s", tt.args, diff)
 		}
@@ -176,12 +183,7 @@ func TestSearchFollowsRefresh(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("%v %+v", err, res)
 		}
-		var got resolver.SearchResult
-		structured(t, res, &got)
-		var names []string
-		for _, h := range got.Hits {
-			names = append(names, h.Name)
-		}
+		names := hitNames(t, res)
 		return names
 	}
 	if got := search("kubernetes"); len(got) != 0 {
@@ -476,12 +478,7 @@ func TestSearchWaitsForTheStartToComplete(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Errorf("%v %+v", err, res)
 		}
-		var got resolver.SearchResult
-		structured(t, res, &got)
-		var names []string
-		for _, h := range got.Hits {
-			names = append(names, h.Name)
-		}
+		names := hitNames(t, res)
 		answered <- names
 	}()
 	// What the start completes comes before it says it is done.

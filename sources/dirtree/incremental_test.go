@@ -112,26 +112,12 @@ func TestDeferredScanIsCompletedLater(t *testing.T) {
 	// Made after the deferred scan and before the watch: no event will
 	// tell of it, and completing the scan must find it.
 	writeSkill(t, filepath.Join(root, "late/SKILL.md"), skillMD("late"))
-	ctx, cancel := context.WithCancel(context.Background())
-	changed := make(chan struct{}, 1)
-	done := make(chan error)
-	go func() {
-		done <- tr.Watch(ctx, func() {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		})
-	}()
 	// The late skill may be announced first, on its own, as soon as the
 	// folders outside the skills are watched; the completion follows.
-	for l = nil; l["outer"] == nil || l["outer"].FileList == nil; l = byName(relist(t, tr)) {
-		select {
-		case <-changed:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("the deferred scan was not completed: %v", names(relist(t, tr)))
-		}
-	}
+	l = byName(watchListing(t, tr)("the deferred scan was not completed", func(l *sources.Listing) bool {
+		outer := byName(l)["outer"]
+		return outer != nil && outer.FileList != nil
+	}))
 	if diff := cmp.Diff([]string{"refs/guide.md"}, l["outer"].FileList); diff != "" {
 		t.Errorf("outer's files (-want +got):\n%s", diff)
 	}
@@ -140,10 +126,6 @@ func TestDeferredScanIsCompletedLater(t *testing.T) {
 	}
 	if l["late"] == nil {
 		t.Error("a skill made between the deferred scan and the watch is missing")
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
 	}
 }
 
