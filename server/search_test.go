@@ -478,8 +478,7 @@ func TestSearchWaitsForTheStartToComplete(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Errorf("%v %+v", err, res)
 		}
-		names := hitNames(t, res)
-		answered <- names
+		answered <- hitNames(t, res)
 	}()
 	// What the start completes comes before it says it is done.
 	time.Sleep(50 * time.Millisecond)
