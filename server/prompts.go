@@ -203,8 +203,7 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp
 			return nil, invalidParams(fmt.Sprintf("prompt %q takes no argument %q; it takes %s", clipURI(req.Params.Name), clipURI(k), takes))
 		}
 	}
-	v := s.viewOf(req)
-	m, err := s.lookup(v, name)
+	m, err := findDuringStart(ctx, s.started, func() (resolver.Match, error) { return s.lookup(s.viewOf(req), name) })
 	if err != nil {
 		return nil, invalidParams(fmt.Sprintf("unknown prompt: %v", err))
 	}

@@ -212,8 +212,7 @@ func skillMDResource(a resolver.Addressed) *mcp.Resource {
 // readResource reads a file, or one of the collections.
 func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	v := s.viewOf(req)
-	a, snap, err := s.resolve(v, uri)
+	a, snap, err := s.resolveDuringStart(ctx, func() *view { return s.viewOf(req) }, uri)
 	if err != nil {
 		return nil, s.uriError(req, uri, err)
 	}
@@ -261,6 +260,20 @@ func (s *Server) resolve(v *view, uri string) (resolver.Address, *resolver.Snaps
 		}
 	}
 	return a, v.snap, err
+}
+
+// resolveDuringStart resolves uri in the view viewOf returns, again once
+// the start is complete when no skill is found there (findDuringStart).
+func (s *Server) resolveDuringStart(ctx context.Context, viewOf func() *view, uri string) (resolver.Address, *resolver.Snapshot, error) {
+	type found struct {
+		a    resolver.Address
+		snap *resolver.Snapshot
+	}
+	f, err := findDuringStart(ctx, s.started, func() (found, error) {
+		a, snap, err := s.resolve(viewOf(), uri)
+		return found{a, snap}, err
+	})
+	return f.a, f.snap, err
 }
 
 // readFile reads the file a names, as contents with the given URI.

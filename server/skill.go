@@ -71,17 +71,11 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return nil, err
 	}
-	starting := s.started.pending() // before the view: the start may end after it
-	v := s.viewOf(req)
-	m, err := s.lookup(v, name)
-	var nf *resolver.NotFoundError
-	if errors.As(err, &nf) && starting {
-		// A name not found yet may be a skill the start is still
-		// finding (one nested in another, in a large folder).
-		s.started.wait(ctx, startWait)
+	var v *view
+	m, err := findDuringStart(ctx, s.started, func() (resolver.Match, error) {
 		v = s.viewOf(req)
-		m, err = s.lookup(v, name)
-	}
+		return s.lookup(v, name)
+	})
 	note := s.changeNote(req, v)
 	if err != nil {
 		return errorResult(err.Error(), note), nil

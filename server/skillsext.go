@@ -166,8 +166,7 @@ func (s *Server) getSkill(ctx context.Context, ss *mcp.ServerSession, p *getSkil
 	if p == nil || p.URI == "" {
 		return nil, invalidParams("skills/get needs the uri of a skill's SKILL.md")
 	}
-	v := s.viewOfSession(ss)
-	a, snap, err := s.resolve(v, p.URI)
+	a, snap, err := s.resolveDuringStart(ctx, func() *view { return s.viewOfSession(ss) }, p.URI)
 	if err != nil || a.Match.Skill == nil || a.Slash || a.File != a.Match.Skill.EntryFile() {
 		msg := fmt.Sprintf("No skill is served at %s", clipURI(p.URI))
 		if err == nil && a.Match.Skill != nil {
@@ -318,9 +317,11 @@ func (s *Server) readDirectory(ctx context.Context, ss *mcp.ServerSession, p *re
 	if p == nil || p.URI == "" {
 		return nil, invalidParams("resources/directory/read needs the uri of a folder")
 	}
-	v := s.viewOfSession(ss)
-	s.listedResources(ss, v.snap)
-	a, snap, err := s.resolve(v, p.URI)
+	a, snap, err := s.resolveDuringStart(ctx, func() *view {
+		v := s.viewOfSession(ss)
+		s.listedResources(ss, v.snap)
+		return v
+	}, p.URI)
 	if err != nil {
 		var pe *sources.PathError
 		if errors.As(err, &pe) {

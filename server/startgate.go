@@ -2,12 +2,15 @@ package server
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
+
+	"github.com/skillmux/skillmux/sources"
 )
 
-// startWait bounds how long a skill call of a name not found waits for
-// the start to complete.
+// startWait bounds how long a request for a skill not found waits for the
+// start to complete.
 const startWait = 5 * time.Second
 
 // startGate is the catalog's start as requests see it: complete once done
@@ -50,4 +53,19 @@ func (g *startGate) wait(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 	}
 	return true
+}
+
+// findDuringStart runs find and, when it finds no such skill
+// (sources.ErrNotFound) and the start was not complete before it looked,
+// runs it again once the start is complete (at most startWait): a skill
+// the start is still finding is then served, not said not to exist. Every
+// request that names a skill or one of its files finds it this way.
+func findDuringStart[T any](ctx context.Context, g *startGate, find func() (T, error)) (T, error) {
+	starting := g.pending() // before the look: the start may end after it
+	t, err := find()
+	if starting && errors.Is(err, sources.ErrNotFound) {
+		g.wait(ctx, startWait)
+		t, err = find()
+	}
+	return t, err
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources/dirtree"
@@ -98,5 +100,80 @@ func TestMalformedSearchDoesNotWaitForTheStart(t *testing.T) {
 	close(after)
 	if got := <-answered; !strings.Contains(got, "Use kubectl") {
 		t.Errorf("a skill call during the start, after a malformed search: %.120q", got)
+	}
+}
+
+// lateCatalog is a catalog whose start brings more skills: before until
+// done is closed, after from then on.
+type lateCatalog struct {
+	before, after *resolver.Snapshot
+	done          chan struct{}
+}
+
+func (c *lateCatalog) Snapshot() *resolver.Snapshot {
+	select {
+	case <-c.done:
+		return c.after
+	default:
+		return c.before
+	}
+}
+
+// Every request that names a skill waits, as the skill call does, for the
+// start to complete when it does not find the skill: a prompt, a
+// resource, the extension's skills/get and a folder's listing of a skill
+// the start brings are served, not refused as unknown.
+func TestRequestsOfANameTheStartBrings(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		do   func(cs *mcp.ClientSession) (string, error)
+	}{
+		{"prompts/get", func(cs *mcp.ClientSession) (string, error) {
+			res, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "k8s"})
+			if err != nil {
+				return "", err
+			}
+			return text(t, res.Messages[0].Content), nil
+		}},
+		{"resources/read", func(cs *mcp.ClientSession) (string, error) {
+			res, err := read(cs, "skill://k8s/SKILL.md")
+			if err != nil {
+				return "", err
+			}
+			return res.Contents[0].Text, nil
+		}},
+		{"skills/get", func(cs *mcp.ClientSession) (string, error) {
+			res, err := getSkill(cs, "skill://k8s/SKILL.md")
+			if err != nil {
+				return "", err
+			}
+			return res.Skill.URI, nil
+		}},
+		{"resources/directory/read", func(cs *mcp.ClientSession) (string, error) {
+			res, err := readDir(cs, "skill://k8s/", "")
+			if err != nil {
+				return "", err
+			}
+			var names []string
+			for _, r := range res.Resources {
+				names = append(names, r.URI)
+			}
+			return strings.Join(names, " "), nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &lateCatalog{before: snapshotOf(t, "pdf"), after: snapshotOf(t, "pdf", "k8s"), done: make(chan struct{})}
+			srv := server.New(c, &server.Options{IndexAfter: c.done})
+			t.Cleanup(func() { srv.Close() })
+			cs := extClient(t, srv, "", nil)
+			time.AfterFunc(50*time.Millisecond, func() { close(c.done) })
+			got, err := tc.do(cs)
+			if err != nil {
+				t.Fatalf("k8s, which the start brings: %v", err)
+			}
+			if !strings.Contains(got, "k8s") {
+				t.Errorf("k8s, served once the start completed: %.200q", got)
+			}
+		})
 	}
 }
