@@ -39,10 +39,10 @@ func (g *startGate) pending() bool {
 }
 
 // wait waits until the start is complete, for at most d or until ctx
-// ends, and reports whether there was a start to wait for.
-func (g *startGate) wait(ctx context.Context, d time.Duration) bool {
+// ends.
+func (g *startGate) wait(ctx context.Context, d time.Duration) {
 	if !g.pending() {
-		return false
+		return
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -52,7 +52,6 @@ func (g *startGate) wait(ctx context.Context, d time.Duration) bool {
 		g.gaveUp.Store(true)
 	case <-ctx.Done():
 	}
-	return true
 }
 
 // findDuringStart runs find and, when it finds no such skill

@@ -20,31 +20,33 @@ func TestStartGate(t *testing.T) {
 			time.Sleep(time.Second)
 			close(done)
 		}()
-		if !g.wait(context.Background(), 5*time.Second) || time.Since(began) != time.Second {
+		if g.wait(context.Background(), 5*time.Second); time.Since(began) != time.Second {
 			t.Errorf("waited %v for a start that took 1 s", time.Since(began))
 		}
-		if g.wait(context.Background(), 5*time.Second) {
-			t.Error("waited for a start already complete")
+		began = time.Now()
+		if g.wait(context.Background(), 5*time.Second); time.Since(began) != 0 {
+			t.Errorf("waited %v for a start already complete", time.Since(began))
 		}
 
 		never := &startGate{done: make(chan struct{})}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		began = time.Now()
-		if !never.wait(ctx, 5*time.Second) || time.Since(began) != time.Second {
+		if never.wait(ctx, 5*time.Second); time.Since(began) != time.Second {
 			t.Errorf("a request ended after 1 s waited %v", time.Since(began))
 		}
 		began = time.Now()
-		if !never.wait(context.Background(), 5*time.Second) || time.Since(began) != 5*time.Second {
+		if never.wait(context.Background(), 5*time.Second); time.Since(began) != 5*time.Second {
 			t.Errorf("waited %v; want the whole wait, 5 s", time.Since(began))
 		}
 		began = time.Now()
-		if never.wait(context.Background(), 5*time.Second) || time.Since(began) != 0 {
+		if never.wait(context.Background(), 5*time.Second); time.Since(began) != 0 {
 			t.Errorf("waited %v again for a start whose wait ran out", time.Since(began))
 		}
 
-		if (&startGate{}).wait(context.Background(), time.Second) {
-			t.Error("waited without a start to wait for")
+		began = time.Now()
+		if (&startGate{}).wait(context.Background(), time.Second); time.Since(began) != 0 {
+			t.Errorf("waited %v without a start to wait for", time.Since(began))
 		}
 	})
 }
