@@ -64,8 +64,7 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	if err != nil {
 		return nil, err
 	}
-	v := s.viewOf(req)
-	m, err := s.lookup(v, name)
+	m, err := findDuringStart(ctx, s.started, func() (resolver.Match, error) { return s.lookup(s.viewOf(req), name) })
 	if err != nil {
 		return errorResult(err.Error()), nil
 	}

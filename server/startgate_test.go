@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -120,9 +121,10 @@ func (c *lateCatalog) Snapshot() *resolver.Snapshot {
 }
 
 // Every request that names a skill waits, as the skill call does, for the
-// start to complete when it does not find the skill: a prompt, a
-// resource, the extension's skills/get and a folder's listing of a skill
-// the start brings are served, not refused as unknown.
+// start to complete when it does not find the skill: a prompt, a file
+// through skill_resource or resources/read, the extension's skills/get and
+// a folder's listing of a skill the start brings are served, not refused
+// as unknown.
 func TestRequestsOfANameTheStartBrings(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -134,6 +136,16 @@ func TestRequestsOfANameTheStartBrings(t *testing.T) {
 				return "", err
 			}
 			return text(t, res.Messages[0].Content), nil
+		}},
+		{"skill_resource", func(cs *mcp.ClientSession) (string, error) {
+			res, err := callTool(cs, server.SkillResourceToolName, map[string]any{"skill": "k8s", "path": "SKILL.md"})
+			if err != nil {
+				return "", err
+			}
+			if res.IsError {
+				return "", errors.New(text(t, res.Content[0]))
+			}
+			return text(t, res.Content[0]), nil
 		}},
 		{"resources/read", func(cs *mcp.ClientSession) (string, error) {
 			res, err := read(cs, "skill://k8s/SKILL.md")
