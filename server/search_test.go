@@ -466,12 +466,7 @@ func TestIndexAfter(t *testing.T) {
 // others) waits for it, and finds what it brings.
 func TestSearchWaitsForTheStartToComplete(t *testing.T) {
 	root := searchDir(t)
-	after := make(chan struct{})
-	r := newResolver(t, dirtree.New(root, nil))
-	srv := server.New(r, &server.Options{IndexAfter: after})
-	t.Cleanup(func() { srv.Close() })
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
-	cs := connect(t, srv, "", nil)
+	cs, complete := pendingStart(t, server.Options{}, dirtree.New(root, nil))
 	answered := make(chan []string, 1)
 	go func() {
 		res, err := callTool(cs, "skills_search", map[string]any{"query": "kubernetes"})
@@ -480,13 +475,7 @@ func TestSearchWaitsForTheStartToComplete(t *testing.T) {
 		}
 		answered <- hitNames(t, res)
 	}()
-	// What the start completes comes before it says it is done.
-	time.Sleep(50 * time.Millisecond)
-	sourcetest.WriteFile(t, filepath.Join(root, "pdf-forms", "k8s", "SKILL.md"), "---\nname: k8s\ndescription: Deploy to a cluster.\n---\nUse kubectl on Kubernetes.\n")
-	if _, err := r.Reload(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	close(after)
+	complete(filepath.Join(root, "pdf-forms", "k8s", "SKILL.md"))
 	if diff := cmp.Diff([]string{"k8s"}, <-answered); diff != "" {
 		t.Errorf("a search made during the start (-want +got):\n%s", diff)
 	}
@@ -497,12 +486,7 @@ func TestSearchWaitsForTheStartToComplete(t *testing.T) {
 // late) is not refused while the start is under way.
 func TestSearchNamespaceTheStartBrings(t *testing.T) {
 	late := t.TempDir()
-	after := make(chan struct{})
-	r := newResolver(t, dirtree.New(searchDir(t), nil), dirtree.New(late, &dirtree.Options{Name: "late", Namespace: "late"}))
-	srv := server.New(r, &server.Options{IndexAfter: after})
-	t.Cleanup(func() { srv.Close() })
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
-	cs := connect(t, srv, "", nil)
+	cs, complete := pendingStart(t, server.Options{}, dirtree.New(searchDir(t), nil), dirtree.New(late, &dirtree.Options{Name: "late", Namespace: "late"}))
 	answered := make(chan *mcp.CallToolResult, 1)
 	go func() {
 		res, err := callTool(cs, "skills_search", map[string]any{"query": "kubernetes", "namespace": "late"})
@@ -511,12 +495,7 @@ func TestSearchNamespaceTheStartBrings(t *testing.T) {
 		}
 		answered <- res
 	}()
-	time.Sleep(50 * time.Millisecond)
-	sourcetest.WriteFile(t, filepath.Join(late, "k8s", "SKILL.md"), "---\nname: k8s\ndescription: Deploy to a cluster.\n---\nUse kubectl on Kubernetes.\n")
-	if _, err := r.Reload(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	close(after)
+	complete(filepath.Join(late, "k8s", "SKILL.md"))
 	res := <-answered
 	if res == nil || res.IsError {
 		t.Fatalf("a search of namespace late made during the start: %+v", res)
@@ -533,12 +512,7 @@ func TestSearchNamespaceTheStartBrings(t *testing.T) {
 // Once the start is complete, an unknown name is answered at once.
 func TestSkillCallWaitsForTheStartToComplete(t *testing.T) {
 	root := searchDir(t)
-	after := make(chan struct{})
-	r := newResolver(t, dirtree.New(root, nil))
-	srv := server.New(r, &server.Options{IndexAfter: after})
-	t.Cleanup(func() { srv.Close() })
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
-	cs := connect(t, srv, "", nil)
+	cs, complete := pendingStart(t, server.Options{}, dirtree.New(root, nil))
 	answered := make(chan *mcp.CallToolResult, 1)
 	go func() {
 		res, err := callTool(cs, "skill", map[string]any{"name": "k8s"})
@@ -547,12 +521,7 @@ func TestSkillCallWaitsForTheStartToComplete(t *testing.T) {
 		}
 		answered <- res
 	}()
-	time.Sleep(50 * time.Millisecond)
-	sourcetest.WriteFile(t, filepath.Join(root, "pdf-forms", "k8s", "SKILL.md"), "---\nname: k8s\ndescription: Deploy to a cluster.\n---\nUse kubectl on Kubernetes.\n")
-	if _, err := r.Reload(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	close(after)
+	complete(filepath.Join(root, "pdf-forms", "k8s", "SKILL.md"))
 	if res := <-answered; res == nil || res.IsError || !strings.Contains(text(t, res.Content[0]), "Use kubectl") {
 		t.Errorf("a skill call made during the start: %+v", res)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/server"
+	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
@@ -52,6 +53,31 @@ func snapshotOf(t *testing.T, names ...string) *resolver.Snapshot {
 	return resolver.Build([]resolver.Input{{Source: "s", Listing: l}})
 }
 
+// pendingStart serves srcs with a start that is not complete yet, as
+// while a large folder is searched for the skills nested in others. It
+// returns a client and complete, which a test calls once it has sent a
+// request: 50 ms later complete writes the k8s skill at skillMD (a skill
+// the start brings), lists the sources again and completes the start.
+func pendingStart(t *testing.T, opts server.Options, srcs ...sources.Source) (cs *mcp.ClientSession, complete func(skillMD string)) {
+	t.Helper()
+	after := make(chan struct{})
+	opts.IndexAfter = after
+	r := newResolver(t, srcs...)
+	srv := server.New(r, &opts)
+	t.Cleanup(func() { srv.Close() })
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	return connect(t, srv, "", nil), func(skillMD string) {
+		t.Helper()
+		// What the start completes comes before it says it is done.
+		time.Sleep(50 * time.Millisecond)
+		sourcetest.WriteFile(t, skillMD, "---\nname: k8s\ndescription: Deploy to a cluster.\n---\nUse kubectl on Kubernetes.\n")
+		if _, err := r.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		close(after)
+	}
+}
+
 // A start that completes between a skill call's look at the catalog and
 // its wait is not missed: the skill it brought is loaded.
 func TestStartEndingJustAfterTheLookup(t *testing.T) {
@@ -75,12 +101,7 @@ func TestStartEndingJustAfterTheLookup(t *testing.T) {
 // the skill the start brings.
 func TestMalformedSearchDoesNotWaitForTheStart(t *testing.T) {
 	root := searchDir(t)
-	after := make(chan struct{})
-	r := newResolver(t, dirtree.New(root, nil))
-	srv := server.New(r, &server.Options{IndexAfter: after, SearchWait: 2 * time.Second})
-	t.Cleanup(func() { srv.Close() })
-	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
-	cs := connect(t, srv, "", nil)
+	cs, complete := pendingStart(t, server.Options{SearchWait: 2 * time.Second}, dirtree.New(root, nil))
 	res, err := callTool(cs, "skills_search", map[string]any{"query": "kubernetes", "kind": "skills"})
 	if err != nil || !res.IsError {
 		t.Fatalf("a search of kind skills: %v %+v", err, res)
@@ -93,12 +114,7 @@ func TestMalformedSearchDoesNotWaitForTheStart(t *testing.T) {
 		}
 		answered <- text(t, res.Content[0])
 	}()
-	time.Sleep(50 * time.Millisecond)
-	sourcetest.WriteFile(t, filepath.Join(root, "pdf-forms", "k8s", "SKILL.md"), "---\nname: k8s\ndescription: Deploy to a cluster.\n---\nUse kubectl on Kubernetes.\n")
-	if _, err := r.Reload(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	close(after)
+	complete(filepath.Join(root, "pdf-forms", "k8s", "SKILL.md"))
 	if got := <-answered; !strings.Contains(got, "Use kubectl") {
 		t.Errorf("a skill call during the start, after a malformed search: %.120q", got)
 	}
