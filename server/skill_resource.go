@@ -76,7 +76,7 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	if goneLocal(sk) {
 		return errorResult(goneMessage(m)), nil
 	}
-	rel = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(rel), "./"), "/")
+	rel = s.pathArgument(sk, rel)
 	if rel == "" || rel == "." {
 		return s.listSkillFiles(m, u, "", tool)
 	}
@@ -148,6 +148,21 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 		&mcp.TextContent{Text: fmt.Sprintf("%s is a binary file of %d bytes (%s), attached.", rel, len(data), mt)},
 		&mcp.EmbeddedResource{Resource: contentsOf(u.File(rel), rel, data)},
 	}}, nil
+}
+
+// pathArgument is the file or folder of sk that the tool's path argument
+// names, less a leading "./" and a trailing "/": the path as given when sk
+// serves a file or folder of that name (" x.md" is not "x.md"), else the
+// path with the white space at its ends trimmed, which a model may add.
+func (s *Server) pathArgument(sk *sources.Skill, rel string) string {
+	clean := func(p string) string { return strings.TrimSuffix(strings.TrimPrefix(p, "./"), "/") }
+	trimmed := clean(strings.TrimSpace(rel))
+	if exact := clean(rel); exact != trimmed && !hiddenFile(exact) && sources.CheckPath(exact) == nil {
+		if info, err := fs.Stat(sk.Files, exact); err == nil && s.allowed(sk, exact, info.IsDir()) {
+			return exact
+		}
+	}
+	return trimmed
 }
 
 // listSkillFiles answers with the files of the skill, or of one of its

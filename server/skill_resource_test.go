@@ -314,3 +314,32 @@ func TestSkillResourceQuotedNameTellsNothingHidden(t *testing.T) {
 		t.Errorf("a hidden file that exists and one that does not are told apart:\n%s\n%s", a, b)
 	}
 }
+
+// A path is read as listed: a file whose name begins or ends with a space
+// is that file, not the one of the name without it; a path a model pads
+// with spaces still finds the file when no file has the padded name.
+func TestSkillResourceSpacesAtTheEnds(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFiles(t, root, map[string]string{
+		"q/SKILL.md":      "---\nname: q\ndescription: Odd file names.\n---\nbody\n",
+		"q/x.md":          "plain x\n",
+		"q/ x.md":         "leading space\n",
+		"q/x.md ":         "trailing space\n",
+		"q/ lone.md":      "only with a leading space\n",
+		"q/refs/guide.md": "the guide\n",
+	})
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "2025-11-25", nil)
+	for path, want := range map[string]string{
+		"x.md":              "plain x",
+		" x.md":             "leading space",
+		"x.md ":             "trailing space",
+		" lone.md":          "only with a leading space",
+		"  refs/guide.md  ": "the guide",
+		" ./refs/guide.md":  "the guide",
+	} {
+		res, err := callResource(t, cs, map[string]any{"skill": "q", "path": path})
+		if err != nil || res.IsError || !strings.Contains(text(t, res.Content[0]), want) {
+			t.Errorf("path %q: %v %+v; want %q", path, err, res, want)
+		}
+	}
+}
