@@ -474,12 +474,20 @@ func (p *plan) sourceNames(specs []config.Source) []string {
 	builtin := func(s config.Source) bool {
 		return s.Name == "" && (s.Type == config.TypeUser || s.Type == config.TypeProject || s.Type == config.TypeClaudePlugins)
 	}
-	used := map[string]bool{}
+	used := map[string]bool{} // by sources.NameKey, as lookups compare names
 	names := make([]string, len(specs))
 	// The built-in sources first, then those a configuration names, then
 	// those named after their folders or types: each keeps its name when
-	// it can, and the renamed take names nobody was given.
-	for _, first := range []func(config.Source) bool{builtin, func(s config.Source) bool { return s.Name != "" }, func(config.Source) bool { return true }} {
+	// it can, and the renamed take names no source has.
+	tiers := []func(config.Source) bool{builtin, func(s config.Source) bool { return s.Name != "" }, func(config.Source) bool { return true }}
+	for _, first := range tiers {
+		for i, s := range specs {
+			if k := sources.NameKey(sourceName(s)); names[i] == "" && first(s) && !used[k] {
+				names[i], used[k] = sourceName(s), true
+			}
+		}
+	}
+	for _, first := range tiers {
 		for i, s := range specs {
 			if names[i] == "" && first(s) {
 				names[i] = uniqueName(used, sourceName(s))
@@ -510,16 +518,16 @@ func (p *plan) sourceNames(specs []config.Source) []string {
 	return names
 }
 
-// uniqueName makes name unique among the sources of one catalog, so that
-// "<source>:<skill>" reaches exactly one shadowed skill: the first of a
-// name keeps it, the next is name-2, or name-3 if a source took that
-// name already, and so on.
+// uniqueName makes name unique among the sources of one catalog, as
+// lookups compare names (used holds their sources.NameKey), so that
+// "<source>:<skill>" reaches exactly one shadowed skill: name-2, or name-3
+// if a source has that name already, and so on.
 func uniqueName(used map[string]bool, name string) string {
 	unique := name
-	for n := 2; used[unique]; n++ {
+	for n := 2; used[sources.NameKey(unique)]; n++ {
 		unique = name + "-" + strconv.Itoa(n)
 	}
-	used[unique] = true
+	used[sources.NameKey(unique)] = true
 	return unique
 }
 

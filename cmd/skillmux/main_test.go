@@ -892,6 +892,38 @@ func TestSourceNamesStayUnique(t *testing.T) {
 	}
 }
 
+// Source names are unique as lookups compare them: "Skills" is "skills",
+// and "été" with combining accents is "été" with accented letters, so
+// the second of each is numbered. A folder named skills-2 keeps its name
+// whatever comes before it: the numbered take names no source has.
+func TestSourceNamesUniqueAsLookedUp(t *testing.T) {
+	env, work := isolatedEnv(t), t.TempDir()
+	dirs := []string{
+		filepath.Join(t.TempDir(), "skills"), filepath.Join(t.TempDir(), "Skills"), filepath.Join(t.TempDir(), "skills-2"),
+		filepath.Join(t.TempDir(), "\u00e9t\u00e9"), filepath.Join(t.TempDir(), "e\u0301te\u0301"),
+	}
+	args := []string{"list", "--all", "--no-builtin"}
+	for i, d := range dirs {
+		writeFile(t, filepath.Join(d, "pdf", "SKILL.md"), fmt.Sprintf("---\nname: pdf\ndescription: Number %d.\n---\n", i))
+		args = append(args, "--root", d)
+	}
+	out, _, err := runIn(t, env, work, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`reach it as "Skills-3:pdf"`, `reach it as "skills-2:pdf"`, "reach it as \"e\u0301te\u0301-2:pdf\""} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list --all lacks %s:\n%s", want, out)
+		}
+	}
+	for _, in := range []struct{ name, want string }{{"Skills-3:pdf", "Number 1."}, {"skills-2:pdf", "Number 2."}, {"e\u0301te\u0301-2:pdf", "Number 4."}} {
+		show, _, err := runIn(t, env, work, append([]string{"show", in.name, "--no-builtin"}, args[3:]...)...)
+		if err != nil || !strings.Contains(show, in.want) {
+			t.Errorf("show %s: %v\n%s", in.name, err, show)
+		}
+	}
+}
+
 // A name a configuration gives is kept, whatever ranks before it: a
 // source named after its folder makes way, not the one the user named.
 func TestGivenSourceNamesAreKept(t *testing.T) {
