@@ -448,6 +448,11 @@ func (b *addressBook) hasPrefix(prefix string) bool {
 	return i < len(b.paths) && strings.HasPrefix(b.paths[i], p)
 }
 
+// HasSkillsUnder reports whether the URI of some skill of the snapshot
+// lies below u's root: skill://team/deploy, the root of a skill deploy of
+// a source named team, lies below skill://team, a skill team's.
+func (s *Snapshot) HasSkillsUnder(u SkillURI) bool { return s.addresses().hasPrefix(u.path) }
+
 // Children returns the names (encoded segments) of the folders directly
 // below the encoded path prefix ("" for skill://) that lead to skills,
 // sorted and without repeats: the skill roots and folders above skills

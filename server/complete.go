@@ -45,7 +45,7 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 		if skill == "" {
 			return res, nil
 		}
-		a, _, err := s.resolve(v, "skill://"+skill)
+		a, snap, err := s.resolve(v, "skill://"+skill)
 		if err != nil || a.Match.Skill == nil || a.Match.Skill.Files == nil {
 			return res, nil
 		}
@@ -55,7 +55,7 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 		encoded := func(p string) string { return strings.TrimPrefix(a.URI.File(p), root) }
 		// Only the folders on the way to what is typed are walked, and
 		// only the files it begins are counted against the walk's bound.
-		served := s.walkAllow(a.Match.Skill, "")
+		served := addressable(snap, a, s.walkAllow(a.Match.Skill, ""))
 		allow := func(p string, dir bool) bool {
 			if !served(p, dir) {
 				return false

@@ -228,7 +228,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	case sk == nil:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is a folder of skills: list it with resources/directory/read, or read %s/ for the SKILL.md of each", clipURI(uri), clipURI(uri))}
 	case a.Slash:
-		contents, err = s.readFiles(ctx, a, uri)
+		contents, err = s.readFiles(ctx, snap, a, uri)
 	case a.File == "":
 		// The earlier convention: a skill's root reads as its SKILL.md.
 		a.File = sk.EntryFile()
@@ -274,6 +274,24 @@ func (s *Server) resolveDuringStart(ctx context.Context, viewOf func() *view, ur
 		return found{a, snap}, err
 	})
 	return f.a, f.snap, err
+}
+
+// addressable narrows allow, a walk's filter of the files of a's skill, to
+// those whose URIs lead back to it: a folder whose URI is another skill's
+// root (skill team's folder deploy/, when skill://team/deploy is a skill
+// deploy of a source named team) is that skill's by URI, and no URI
+// reaches the files in it as team's.
+func addressable(snap *resolver.Snapshot, a resolver.Address, allow func(p string, dir bool) bool) func(p string, dir bool) bool {
+	if !snap.HasSkillsUnder(a.URI) {
+		return allow // as nearly always: every path of the skill is its own
+	}
+	return func(p string, dir bool) bool {
+		if !allow(p, dir) {
+			return false
+		}
+		back, err := snap.Resolve(a.URI.File(p))
+		return err == nil && back.Match.Ref == a.Match.Ref
+	}
 }
 
 // readFile reads the file a names, as contents with the given URI.
@@ -327,7 +345,7 @@ func contentsOf(uri, name string, data []byte) *mcp.ResourceContents {
 
 // readFiles reads every file of a skill, or of a folder of it: the
 // collection skill://<skill-path>/ of the earlier convention.
-func (s *Server) readFiles(ctx context.Context, a resolver.Address, uri string) ([]*mcp.ResourceContents, error) {
+func (s *Server) readFiles(ctx context.Context, snap *resolver.Snapshot, a resolver.Address, uri string) ([]*mcp.ResourceContents, error) {
 	sk := a.Match.Skill
 	if sk.Files == nil {
 		return nil, fs.ErrNotExist
@@ -347,7 +365,7 @@ func (s *Server) readFiles(ctx context.Context, a resolver.Address, uri string) 
 		}
 	}
 	var closed unreadable
-	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxCollectionFiles, Allow: s.walkAllow(sk, a.File), Unreadable: closed.note})
+	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxCollectionFiles, Allow: addressable(snap, a, s.walkAllow(sk, a.File)), Unreadable: closed.note})
 	if err != nil {
 		return nil, sources.Confine(a.File, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillmux/skillmux/internal/corpus"
 	"github.com/skillmux/skillmux/server"
@@ -429,5 +430,68 @@ func TestDirectoryReadEmpty(t *testing.T) {
 		if res.Resources == nil || len(res.Resources) != 0 {
 			t.Errorf("%s: resources %v, want []", name, res.Resources)
 		}
+	}
+}
+
+// A skill's folder whose URI is another skill's root (skill team has a
+// folder deploy/; skill://team/deploy is the shadowed team:deploy of the
+// source named team) is that skill's by URI: what the lists of team give
+// reads back as team's, and the folder's files, which no URI reaches as
+// team's, are left out of them, not listed to be refused when read; as a
+// folder of skill://team, deploy is team:deploy's root.
+func TestFilesWhoseURIsAreAnotherSkills(t *testing.T) {
+	mine, team := t.TempDir(), t.TempDir()
+	sourcetest.WriteFiles(t, mine, map[string]string{
+		"team/SKILL.md":            "---\nname: team\ndescription: Team ways.\n---\nSee deploy/checklist.md.\n",
+		"team/deploy/checklist.md": "the team skill's checklist\n",
+		"team/notes.md":            "notes\n",
+		"deploy/SKILL.md":          "---\nname: deploy\ndescription: Mine.\n---\nmine\n",
+	})
+	sourcetest.WriteFiles(t, team, map[string]string{"deploy/SKILL.md": "---\nname: deploy\ndescription: The team's.\n---\nteam\n"})
+	srv := server.New(newResolver(t, dirtree.New(mine, nil), dirtree.New(team, &dirtree.Options{Name: "team"})), nil)
+	cs := extClient(t, srv, "2025-11-25", nil)
+
+	whole, err := read(cs, "skill://team/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, c := range whole.Contents {
+		uris = append(uris, c.URI)
+		if back, err := read(cs, c.URI); err != nil || back.Contents[0].Text != c.Text {
+			t.Errorf("%s, read back: %v", c.URI, err)
+		}
+	}
+	if diff := cmp.Diff([]string{"skill://team/SKILL.md", "skill://team/notes.md"}, uris); diff != "" {
+		t.Errorf("skill://team/ (-want +got):\n%s", diff)
+	}
+
+	dir, err := readDir(cs, "skill://team", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uris = nil
+	for _, r := range dir.Resources {
+		uris = append(uris, r.URI)
+	}
+	// As a folder of skill://team, deploy is team:deploy's root.
+	if diff := cmp.Diff([]string{"skill://team/SKILL.md", "skill://team/deploy", "skill://team/notes.md"}, uris); diff != "" {
+		t.Errorf("the folder skill://team (-want +got):\n%s", diff)
+	}
+	if in, err := readDir(cs, "skill://team/deploy", ""); err != nil || len(in.Resources) != 1 || in.Resources[0].URI != "skill://team/deploy/SKILL.md" {
+		t.Errorf("the folder skill://team/deploy: %v %+v", err, in)
+	}
+
+	res, err := cs.Complete(t.Context(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "skill://{+skill}/{+path}"},
+		Argument: mcp.CompleteParamsArgument{Name: "path", Value: "de"},
+		Context:  &mcp.CompleteContext{Arguments: map[string]string{"skill": "team"}},
+	})
+	if err != nil || len(res.Completion.Values) != 0 {
+		t.Errorf("completion of de in team: %v %v; want none", err, res)
+	}
+	// The other skill is read by its URI as before.
+	if got, err := read(cs, "skill://team/deploy/SKILL.md"); err != nil || !strings.Contains(got.Contents[0].Text, "team\n") {
+		t.Errorf("team:deploy: %v %+v", err, got)
 	}
 }
