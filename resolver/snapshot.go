@@ -448,27 +448,17 @@ func (s *Snapshot) Lookup(name string) (Match, error) {
 	if s.whole != nil {
 		return s.whole.Lookup(name)
 	}
+	if m, ok := s.Find(name); ok {
+		return m, nil
+	}
 	name = strings.TrimSpace(name)
 	key := sources.NameKey(name)
-	if sk, ok := s.byKey[key]; ok {
-		return Match{Ref: sk.Ref, Skill: sk}, nil
-	}
-	if i, ok := s.aliases[key]; ok {
-		sh := s.shadowed[i]
-		return Match{Ref: sh.Alias, Skill: sh.Skill}, nil
-	}
-	if !strings.Contains(name, ":") {
-		switch c := s.byName()[key]; len(c) {
-		case 0:
-		case 1:
-			return Match{Ref: c[0].Ref, Skill: c[0]}, nil
-		default:
-			names := make([]string, len(c))
-			for i, sk := range c {
-				names[i] = sk.Ref.String()
-			}
-			return Match{}, &AmbiguousError{Name: name, Candidates: names}
+	if c := s.byName()[key]; len(c) > 1 && !strings.Contains(name, ":") {
+		names := make([]string, len(c))
+		for i, sk := range c {
+			names[i] = sk.Ref.String()
 		}
+		return Match{}, &AmbiguousError{Name: name, Candidates: names}
 	}
 	if len(name) > maxSuggestLen {
 		return Match{}, &NotFoundError{Name: clip(name, maxSuggestLen)} // no name is that long
@@ -478,6 +468,27 @@ func (s *Snapshot) Lookup(name string) (Match, error) {
 
 // maxRefused bounds the refused files a NotFoundError names.
 const maxRefused = 3
+
+// Find is Lookup without its errors, and without their cost (the closest
+// names): the skill name reaches, if one does.
+func (s *Snapshot) Find(name string) (Match, bool) {
+	if s.whole != nil {
+		return s.whole.Find(name)
+	}
+	name = strings.TrimSpace(name)
+	key := sources.NameKey(name)
+	if sk, ok := s.byKey[key]; ok {
+		return Match{Ref: sk.Ref, Skill: sk}, true
+	}
+	if i, ok := s.aliases[key]; ok {
+		sh := s.shadowed[i]
+		return Match{Ref: sh.Alias, Skill: sh.Skill}, true
+	}
+	if c := s.byName()[key]; len(c) == 1 && !strings.Contains(name, ":") {
+		return Match{Ref: c[0].Ref, Skill: c[0]}, true
+	}
+	return Match{}, false
+}
 
 // refusedAt returns the errors of the entry files that were not loaded
 // in a folder whose name is the last part of key (a SKILL.md whose YAML

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -125,11 +127,11 @@ func (s *Server) resourceMethods(next mcp.MethodHandler) mcp.MethodHandler {
 			if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil && isSDKNotFound(err) {
 				// No template took the URI: say why in the terms of
 				// readResource.
-				_, _, rerr := s.resolve(s.viewOf(req), r.Params.URI)
+				_, snap, rerr := s.resolve(s.viewOf(req), r.Params.URI)
 				if rerr == nil {
 					rerr = sources.ErrNotFound
 				}
-				return nil, s.uriError(req, r.Params.URI, rerr)
+				return nil, s.uriError(req, snap, r.Params.URI, rerr)
 			}
 			return res, err
 		case "resources/subscribe":
@@ -214,7 +216,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	uri := req.Params.URI
 	a, snap, err := s.resolveDuringStart(ctx, func() *view { return s.viewOf(req) }, uri)
 	if err != nil {
-		return nil, s.uriError(req, uri, err)
+		return nil, s.uriError(req, snap, uri, err)
 	}
 	if sk := a.Match.Skill; sk != nil && goneLocal(sk) {
 		// Its files are no longer a skill's, though the catalog has not
@@ -542,16 +544,64 @@ func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
-// uriError is the JSON-RPC error for a URI that names nothing served:
-// a broken rule is -32602 and names the rule; an unknown resource is the
-// not-found error.
-func (s *Server) uriError(req mcp.Request, uri string, err error) error {
+// uriError is the JSON-RPC error for a URI that names nothing served in
+// snap: a broken rule is -32602 and names the rule; an unknown resource is
+// the not-found error, which names the URI meant when the skill's name
+// is spelled as lookups take names (see nearURI).
+func (s *Server) uriError(req mcp.Request, snap *resolver.Snapshot, uri string, err error) error {
 	var pe *sources.PathError
 	if errors.As(err, &pe) {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: pathMessage(uri, pe)}
 	}
+	if near := nearURI(snap, uri); near != "" {
+		return s.notFoundBecause(req, uri, fmt.Sprintf("resource not found: %s; did you mean %s?", clipURI(uri), clipURI(near)))
+	}
 	return s.notFound(req, uri)
 }
+
+// nearURI is the URI of the skill that uri names as the skill tool takes
+// names (in another case, with its accents written as combining marks, by
+// a plugin skill's short name), followed by the rest of uri; "" when no
+// skill is named so, or uri is that skill's own. URIs are exact, as
+// clients take them from lists: "skill://PDF/forms.md" is not pdf's.
+func nearURI(snap *resolver.Snapshot, uri string) string {
+	rest, ok := strings.CutPrefix(uri, "skill://")
+	if !ok || len(rest) > maxNearURI {
+		return ""
+	}
+	segs := strings.Split(rest, "/")
+	for k := min(len(segs), maxNameSegments); k > 0; k-- {
+		names := make([]string, k)
+		for i, seg := range segs[:k] {
+			names[i], _ = url.PathUnescape(seg)
+		}
+		if slices.Contains(names, "") {
+			continue // a segment empty or not decoded: no name
+		}
+		m, ok := snap.Find(strings.Join(names, ":"))
+		if !ok {
+			continue
+		}
+		u, ok := resolver.URIOf(m)
+		if !ok {
+			return ""
+		}
+		near := strings.Join(append([]string{u.Root()}, segs[k:]...), "/")
+		if near == uri {
+			return "" // the skill's own: the file is not there
+		}
+		return near
+	}
+	return ""
+}
+
+// maxNearURI bounds the URIs nearURI looks into, and maxNameSegments the
+// segments it takes for a name ("plugin-dir:example-skills:pdf" is three):
+// every name tried costs a look-up.
+const (
+	maxNearURI      = 1024
+	maxNameSegments = 8
+)
 
 // pathMessage names the URI and the rule it breaks.
 func pathMessage(uri string, pe *sources.PathError) string {

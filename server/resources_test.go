@@ -635,3 +635,33 @@ func TestReadPermissionDenied(t *testing.T) {
 		t.Errorf("skills/list with a folder of the skill closed: %d entries, want none", len(entries))
 	}
 }
+
+// A URI of a skill spelled as lookups take names (another case, accents
+// written as combining marks, a plugin skill's short name) is not the
+// skill's URI, which is exact; the not-found error names the URI that is.
+func TestURINotFoundSuggestsTheSkillsURI(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFiles(t, root, map[string]string{
+		"pdf/SKILL.md":           "---\nname: pdf\ndescription: PDFs.\n---\n",
+		"pdf/forms.md":           "forms\n",
+		"\u00e9t\u00e9/SKILL.md": "---\nname: \u00e9t\u00e9\ndescription: Summer.\n---\n",
+	})
+	plugins := &sourcetest.Fake{SourceName: "plugins", Namespace: "example-skills", Skills: []sourcetest.FakeSkill{{Name: "xlsx", Description: "Sheets."}}}
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil), plugins), nil), "2025-11-25", nil)
+	for uri, want := range map[string]string{
+		"skill://PDF/forms.md":             "did you mean skill://pdf/forms.md?",
+		"skill://Pdf":                      "did you mean skill://pdf?",
+		"skill://e%CC%81te%CC%81/SKILL.md": "did you mean skill://%C3%A9t%C3%A9/SKILL.md?",
+		"skill://xlsx/SKILL.md":            "did you mean skill://example-skills/xlsx/SKILL.md?",
+		"skill://pdf/nothere.md":           "resource not found: skill://pdf/nothere.md",
+		"skill://nosuch/SKILL.md":          "resource not found: skill://nosuch/SKILL.md",
+	} {
+		_, err := read(cs, uri)
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v; want it to end %q", uri, err, want)
+		}
+		if rpcCode(err) != -32002 {
+			t.Errorf("%s: code %d; want -32002", uri, rpcCode(err))
+		}
+	}
+}
