@@ -183,7 +183,7 @@ type URIError struct {
 }
 
 func (e *URIError) Error() string {
-	u := e.URI
+	u := sources.Shown(e.URI)
 	if len(u) > 300 {
 		u = clip(u, 300)
 	}

@@ -703,8 +703,8 @@ func (s *Server) modern(ss mcp.Session) bool {
 }
 
 // clipURI shortens a URI, or any name a client sent, echoed in a
-// message.
-func clipURI(uri string) string { return sources.Clip(uri, 300) }
+// message, quoted when it holds what would garble it (see sources.Shown).
+func clipURI(uri string) string { return sources.Clip(sources.Shown(uri), 300) }
 
 // encodeCursor and pageStart implement the opaque cursors of the lists:
 // a cursor is the sort key of the last item of the page before, so a page

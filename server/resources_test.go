@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -662,6 +663,26 @@ func TestURINotFoundSuggestsTheSkillsURI(t *testing.T) {
 		}
 		if rpcCode(err) != -32002 {
 			t.Errorf("%s: code %d; want -32002", uri, rpcCode(err))
+		}
+	}
+}
+
+// A URI echoed in an error shows what it holds: a line break, a NUL or a
+// bidirectional override in it is written as an escape, not sent on to
+// garble the message a client shows.
+func TestOddURIsAreQuotedInErrors(t *testing.T) {
+	cs := connect(t, server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), nil), "2025-11-25", nil)
+	for _, uri := range []string{"skill://pdf\n", "skill://p\u202edf/SKILL.md", "skill://pdf/a\x00b"} {
+		_, rerr := read(cs, uri)
+		serr := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri})
+		for _, err := range []error{rerr, serr} {
+			if err == nil {
+				t.Errorf("%q: no error", uri)
+				continue
+			}
+			if msg := err.Error(); strings.ContainsAny(msg, "\n\x00\u202e") || !strings.Contains(msg, strconv.Quote(uri)) {
+				t.Errorf("%q: the message does not quote it: %q", uri, msg)
+			}
 		}
 	}
 }

@@ -9,10 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -283,13 +280,5 @@ func fileList(files []string, truncated bool) string {
 	return b.String()
 }
 
-// shownPath is a path as a line of a text answer: quoted, as in Go, when
-// it holds a character that would break the line or show it in another
-// order (a name may hold a line break), or a byte that is not UTF-8, which
-// the answer's JSON would turn into U+FFFD, naming another file.
-func shownPath(p string) string {
-	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return unicode.IsControl(r) || sources.IsBidiControl(r) }) >= 0 {
-		return strconv.Quote(p)
-	}
-	return p
-}
+// shownPath is a path as a line of a text answer (see sources.Shown).
+func shownPath(p string) string { return sources.Shown(p) }

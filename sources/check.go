@@ -3,6 +3,7 @@ package sources
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -151,6 +152,17 @@ func quoteIt(field string, v fieldValue) string {
 		return fmt.Sprintf("; quote it: %s: %q", field, v.text)
 	}
 	return ""
+}
+
+// Shown is s as a message or a line of text shows it: quoted, as in Go,
+// when it holds a character that would break the line or show it in
+// another order (a name may hold a line break), or a byte that is not
+// UTF-8, which JSON would turn into U+FFFD, naming another file.
+func Shown(s string) string {
+	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || IsBidiControl(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // IsBidiControl reports whether r is a bidirectional embedding, override
