@@ -175,7 +175,8 @@ func (s *Server) listPrompts(req *mcp.ListPromptsRequest) (*mcp.ListPromptsResul
 	}
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 		s.mu.Lock()
-		s.sessionLocked(ss).promptsListed = pl.sum
+		st := s.sessionLocked(ss)
+		st.promptsListed, st.promptsAnnounced = pl.sum, 0
 		s.mu.Unlock()
 	}
 	return res, nil

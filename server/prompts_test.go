@@ -427,3 +427,65 @@ func TestEntryReplacedByWhatIsNoFile(t *testing.T) {
 		})
 	}
 }
+
+// A session that listed since it was last told of a change is told of the
+// next one, even when the catalog comes back to what it was told of then:
+// a skill added, removed, listed without it, and added again is told
+// twice, for the tools and for the prompts. (In a synctest bubble, so
+// that "not told" can be checked.)
+func TestListChangedAfterBackAndForth(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "The one skill."}}}
+		r, srv := refreshing(t, src)
+		tools, prompts := make(chan struct{}, 8), make(chan struct{}, 8)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+			ToolListChangedHandler:   func(context.Context, *mcp.ToolListChangedRequest) { tools <- struct{}{} },
+			PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { prompts <- struct{}{} },
+		})
+		cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		list := func() {
+			toolDescription(t, cs)
+			promptNames(t, cs)
+		}
+		set := func(names ...string) (told [2]int) {
+			src.Skills = nil
+			for _, n := range names {
+				src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: n, Description: "The " + n + " skill."})
+			}
+			if _, err := r.Reload(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Second) // on the bubble's clock: far past the SDK's 10 ms
+			synctest.Wait()
+			told = [2]int{len(tools), len(prompts)}
+			for range told[0] {
+				<-tools
+			}
+			for range told[1] {
+				<-prompts
+			}
+			return told
+		}
+		list()
+		if got := set("one", "x"); got != [2]int{1, 1} {
+			t.Errorf("x added: told %v times (tools, prompts); want once each", got)
+		}
+		if got := set("one"); got != [2]int{0, 0} {
+			t.Errorf("x removed before the session listed: told %v times; want none", got)
+		}
+		list()
+		if got := set("one", "x"); got != [2]int{1, 1} {
+			t.Errorf("x added again, after a list without it: told %v times; want once each", got)
+		}
+	})
+}

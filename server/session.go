@@ -21,7 +21,7 @@ type session struct {
 	native      *nativeClient // the client's row in nativeClients; nil serves everything
 	initialized bool          // notifications/initialized has come
 	listed      string        // the skill tool description the session last saw (handshake or tools/list)
-	announced   string        // the description the last tools/list_changed was sent for
+	announced   string        // the description the last tools/list_changed was sent for, since the session last listed
 	seen        []string      // the names of the view the session last heard of (handshake, or a change note), when heard
 	seenMarks   []uint64      // their marks (Snapshot.Marks)
 	heard       bool
@@ -29,7 +29,7 @@ type session struct {
 	res         resSession // its resources and subscriptions (subscribe.go)
 
 	promptsListed    uint64 // the sum of the prompts the session last listed; 0 before prompts/list
-	promptsAnnounced uint64 // the sum the last prompts/list_changed was sent for
+	promptsAnnounced uint64 // the sum the last prompts/list_changed was sent for, since the session last listed
 
 	// direct is the session's connection when the server writes to it
 	// itself (ServeStdio): notifyNow sends on it.
@@ -132,6 +132,7 @@ func (s *Server) shown(req mcp.Request) *view {
 		s.mu.Lock()
 		st := s.sessionLocked(ss)
 		st.listed = v.tool
+		st.announced = "" // told since: a change from what it now knows is news again
 		if !st.heard {
 			st.seen, st.seenMarks, st.heard = v.snap.Keys(), v.snap.Marks(), true
 		}
