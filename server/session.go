@@ -258,7 +258,8 @@ func (s *Server) dueLocked(ss *mcp.ServerSession, st *session, snap *resolver.Sn
 }
 
 // notifyNow sends list_changed notification method at once to the
-// sessions it is due to that the server writes to itself (ServeStdio's).
+// sessions it is due to that the server writes to itself (ServeStdio's),
+// of protocols before 2026-07-28.
 // The SDK announces a change 10 ms after it, to batch changes; the sending
 // middleware (filterListChanged, filterResourceNotes) then keeps its
 // notice from the sessions told already. Each is written on a goroutine
@@ -272,7 +273,10 @@ func (s *Server) notifyNow(method string, snap *resolver.Snapshot) {
 	var to []*session
 	s.mu.Lock()
 	for ss, st := range s.sessions {
-		if st.direct == nil || !s.dueLocked(ss, st, snap, method) {
+		// A client of 2026-07-28 is sent a list_changed only on a
+		// subscriptions/listen that asked for it, tagged with the
+		// listen's id: the SDK's notice does that.
+		if st.direct == nil || s.modern(ss) || !s.dueLocked(ss, st, snap, method) {
 			continue
 		}
 		if st.sending == nil {

@@ -1077,6 +1077,51 @@ func TestStdioListChangedAtOnce(t *testing.T) {
 	})
 }
 
+// A client of protocol 2026-07-28 is sent a list_changed only on a
+// subscriptions/listen that asked for it, with the listen's id in its
+// _meta: none before it listens, and only the kinds it listens to.
+func TestStdioListChangedOnlyOnAListen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+		src := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "one", Description: "One."}}}
+		r, srv := refreshing(t, src)
+		w := serve(t, context.Background(), srv)
+		for i, method := range []string{"server/discover", "tools/list", "prompts/list", "resources/list"} {
+			w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s}}`, i+1, method, meta))
+			w.until(fmt.Sprint(i + 1))
+		}
+		add := func(name string) []string {
+			src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: name, Description: "The " + name + " skill."})
+			if _, err := r.Reload(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Second) // past the SDK's batching
+			synctest.Wait()
+			return w.pending()
+		}
+		if got := methods(add("two")); len(got) != 0 {
+			t.Errorf("sent with no listen: %q", got)
+		}
+		w.send(`{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`)
+		synctest.Wait()
+		w.pending() // the acknowledgement
+		for i, method := range []string{"tools/list", "prompts/list"} {
+			id := fmt.Sprint(i + 10)
+			w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":{%s}}`, id, method, meta))
+			w.until(id)
+		}
+		lines := add("three")
+		if got := methods(lines); !slices.Equal(got, []string{"notifications/tools/list_changed"}) {
+			t.Errorf("sent on a listen of tools: %q; want tools/list_changed alone", got)
+		}
+		for _, line := range lines {
+			if !strings.Contains(line, `"io.modelcontextprotocol/subscriptionId":"listen-1"`) {
+				t.Errorf("not tagged with its listen: %s", line)
+			}
+		}
+	})
+}
+
 // pending returns the lines of out that have come and were not read yet.
 func (w *wire) pending() []string {
 	var lines []string
