@@ -333,7 +333,10 @@ func (s *Server) readDirectory(ctx context.Context, ss *mcp.ServerSession, p *re
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s %v", clipURI(p.URI), err)}
 	}
-	start, err := pageStart("resources/directory/read", p.Cursor, len(children), func(i int) string { return children[i].URI })
+	// A cursor names its folder too: one of another folder is refused,
+	// not read as a place in this one.
+	list := "resources/directory/read of " + clipURI(p.URI)
+	start, err := pageStart(list, p.Cursor, len(children), func(i int) string { return children[i].URI })
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +347,7 @@ func (s *Server) readDirectory(ctx context.Context, ss *mcp.ServerSession, p *re
 	}
 	res := &readDirectoryResult{ResultType: "complete", Resources: page, cacheFields: s.cacheFor(ss, listTTL)}
 	if end < len(children) {
-		res.NextCursor = encodeCursor("resources/directory/read", children[end-1].URI)
+		res.NextCursor = encodeCursor(list, children[end-1].URI)
 	}
 	return res, nil
 }

@@ -351,6 +351,17 @@ func TestDirectoryRead(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", uri, diff)
 		}
 	}
+	// A cursor of one folder is refused for another, not read as a place
+	// in it (the folder looked empty, or 800 entries were skipped).
+	first, err := readDir(cs, "skill://pdf", "")
+	if err != nil || first.NextCursor == "" {
+		t.Fatalf("the first page of skill://pdf: %v %+v", err, first)
+	}
+	for _, other := range []string{"skill://", "skill://pdf/assets"} {
+		if _, err := readDir(cs, other, first.NextCursor); rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "the cursor is not one resources/directory/read of "+other+" gave") {
+			t.Errorf("%s with a cursor of skill://pdf: %v", other, err)
+		}
+	}
 	for uri, msg := range map[string]string{
 		"skill://pdf/forms.md":     "is not a directory resource",
 		"skill://pdf/SKILL.md":     "is not a directory resource",
