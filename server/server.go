@@ -310,7 +310,8 @@ func (s *Server) Close() error {
 // quieter logs the SDK's info lines at debug level: it writes one for
 // each step of a session, each subscription and each resources/updated
 // sent (28,788 lines for 10,000 subscriptions, an edit and their end),
-// which say nothing a user acts on. Its warnings and errors stay.
+// which say nothing a user acts on. Its warnings and errors stay, but for
+// the errors of a client's (clientsMistakes), which are warnings.
 type quieter struct{ slog.Handler }
 
 func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
@@ -319,7 +320,24 @@ func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
 
 func (q quieter) Handle(ctx context.Context, r slog.Record) error {
 	r.Level = quiet(r.Level)
+	if r.Level == slog.LevelError && clientsMistakes[r.Message] {
+		r.Level = slog.LevelWarn
+		if !q.Handler.Enabled(ctx, r.Level) {
+			return nil // Enabled said yes to the error it was
+		}
+	}
 	return q.Handler.Handle(ctx, r)
+}
+
+// clientsMistakes are the SDK's error lines about what a client sent out
+// of turn, which the client is answered of: the server's warnings, not
+// its errors.
+var clientsMistakes = map[string]bool{
+	"initialized before initialize":        true,
+	"duplicate initialized notification":   true,
+	"duplicate initialize request":         true,
+	"method invalid during initialization": true,
+	"method removed in the new protocol":   true,
 }
 
 func (q quieter) WithAttrs(attrs []slog.Attr) slog.Handler {

@@ -1431,3 +1431,31 @@ func TestStdioListChangedToAClientNotReading(t *testing.T) {
 		})
 	}
 }
+
+// What a client sends out of turn (a request before initialize, a second
+// initialize, initialized twice) is answered to the client, and the SDK's
+// line about it is a warning: it is no error of the server's.
+func TestStdioClientsMistakesAreWarnings(t *testing.T) {
+	logs := &logBuffer{}
+	srv := server.New(newResolver(t, dirtree.New(skillsDir(t), nil)), &server.Options{Logger: logs.logger()})
+	w := serve(t, context.Background(), srv)
+	w.send(`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
+	w.until("7")
+	w.handshake()
+	w.send(initLine)
+	w.until("1")
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w.send(ping("8"))
+	w.until("8")
+	w.in.Close()
+	w.wait()
+	out := logs.String()
+	for _, want := range []string{"method invalid during initialization", "duplicate initialize request", "duplicate initialized notification"} {
+		if !strings.Contains(out, "level=WARN msg=\""+want) {
+			t.Errorf("no warning %q in the log:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "level=ERROR") {
+		t.Errorf("an error in the log:\n%s", out)
+	}
+}
