@@ -600,13 +600,18 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	id := s.nextID
 	s.nextID++
 	s.listeners[id] = changed
-	missed := s.missed
+	missed, listed := s.missed, s.waited
 	s.missed = false
 	s.mu.Unlock()
 	if missed {
 		// The first List gave up on the plugin before anyone watched:
 		// whatever it did since (it came up, it answered) is told now.
 		changed()
+	} else if listed {
+		// Its first listing is in the catalog (or it failed, and a
+		// restart is not waited for): the first round is over, whether a
+		// change ever comes or not.
+		sources.DeferSettle(ctx)()
 	}
 	defer func() {
 		s.mu.Lock()

@@ -738,3 +738,30 @@ func TestHangingPluginIsGivenUp(t *testing.T) {
 		t.Errorf("no error line:\n%s", logs)
 	}
 }
+
+// A plugin whose first listing is in the catalog has nothing more to
+// settle: its watch settles at once, not at its first change (which may
+// never come), so that what waits for the catalog's start (a skill call of
+// an unknown name, the search index) does not wait out the resolver's
+// SettleTimeout. One whose first listing was given up on settles when it
+// comes up, with its first change.
+func TestPluginWatchSettlesOnceListed(t *testing.T) {
+	dir := t.TempDir()
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	for _, mode := range []string{"dir", "noisy"} { // watching, and not (noisy hides its Watch)
+		t.Run(mode, func(t *testing.T) {
+			src, _ := newTestSource(t, "p", mode, &Options{Env: map[string]string{envDir: dir}})
+			if _, err := src.List(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			settled := make(chan struct{})
+			ctx, changed := sources.WithSettle(t.Context(), func() { close(settled) })
+			go src.Watch(ctx, func() { changed() })
+			select {
+			case <-settled:
+			case <-time.After(10 * time.Second): // only to report a hang
+				t.Fatal("a plugin that listed did not settle without a change")
+			}
+		})
+	}
+}
