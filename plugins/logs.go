@@ -66,10 +66,17 @@ func (l *lineLog) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
+			// A line with no end yet: its pieces of maxLine bytes are
+			// logged as they come, and less than one is held.
 			l.partial = append(l.partial, p...)
-			if len(l.partial) >= maxLine {
-				l.emit(l.partial[:maxLine])
-				l.partial = append(l.partial[:0], l.partial[maxLine:]...)
+			rest := l.partial
+			for len(rest) >= maxLine {
+				l.emit(rest[:maxLine])
+				rest = rest[maxLine:]
+			}
+			l.partial = append(l.partial[:0], rest...)
+			if cap(l.partial) > 2*maxLine {
+				l.partial = bytes.Clone(l.partial) // let a large write's buffer go
 			}
 			break
 		}
