@@ -95,6 +95,11 @@ func lazyStartGC() (end func()) {
 // client's first handshake (see afterGreeting).
 const greetWait = time.Second
 
+// stopGrace bounds how long serve, ending, waits for its own work (the
+// search index, following the roots) before it closes the sources under
+// it: a source plugin's read ends then, not at the plugin's timeout.
+const stopGrace = 2 * time.Second
+
 // afterGreeting waits until greeted is closed, or greetWait has passed,
 // and reports whether ctx is still live.
 func afterGreeting(ctx context.Context, greeted <-chan struct{}) bool {
@@ -248,9 +253,23 @@ aside instead, with its problems as warnings.`,
 				// stopped with the refreshes, so that none waits for the
 				// other, and ends before the sources close.
 				stopRun()
-				srv.Close()
-				running.Wait()
+				stopped := make(chan struct{})
+				go func() {
+					srv.Close()
+					running.Wait()
+					close(stopped)
+				}()
+				select {
+				case <-stopped:
+				case <-time.After(stopGrace):
+					// A read through a source plugin that does not answer
+					// (the search index's) holds that work for the
+					// plugin's timeout, up to minutes: closing the sources
+					// ends such reads.
+					logger.Debug("stopping: closing the sources under work still reading through them")
+				}
 				res.Close() // plugin processes end with the server
+				<-stopped
 			}()
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)
