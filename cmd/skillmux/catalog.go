@@ -364,8 +364,15 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 			}
 			src = sources.Concat(name, trees...)
 		case config.TypePlugin:
+			ns := spec.Namespace
+			if ns == spec.Name {
+				// Its skills' namespace is its name, which may have had
+				// to change: a plugin named project serves project-2:pdf,
+				// not the built-in project source's project:pdf.
+				ns = name
+			}
 			ps, err := plugins.New(name, spec.Command, &plugins.Options{
-				Env: spec.Env, Namespace: spec.Namespace, PlainNames: spec.Namespace == "",
+				Env: spec.Env, Namespace: ns, PlainNames: ns == "",
 				Timeout: spec.Timeout, Grace: pluginGrace(spec.Grace), FirstWait: p.pluginFirstWait, HostVersion: version(), Logger: p.logger,
 				CacheDir: pluginCacheDir(p.trees.CacheDir),
 			})

@@ -92,3 +92,22 @@ func TestListShowsPluginLogs(t *testing.T) {
 		})
 	}
 }
+
+// A plugin source's skills take its name as their namespace, also when the
+// name had to change: a plugin named project is project-2, and serves
+// project-2:one, not the built-in project source's project:one. One given
+// a namespace of its own keeps it.
+func TestRenamedPluginTakesItsNewNamespace(t *testing.T) {
+	work := t.TempDir()
+	cfg := filepath.Join(work, "plugin.yaml")
+	writeFile(t, cfg, fmt.Sprintf("sources:\n  - type: plugin\n    name: project\n    command: [%q]\n    env: {%s: \"1\"}\n  - type: plugin\n    name: user\n    namespace: mine\n    command: [%q]\n    env: {%s: \"1\"}\n", os.Args[0], envTestPlugin, os.Args[0], envTestPlugin))
+	stdout, _, err := runIn(t, isolatedEnv(t), work, "list", "--config", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"project-2:one  project-2", "mine:one       user-2"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("list lacks %q:\n%s", want, stdout)
+		}
+	}
+}
