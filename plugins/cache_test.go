@@ -392,3 +392,35 @@ func TestCopiesAtOnceStayUnderTheCap(t *testing.T) {
 		t.Errorf("%d copies in a cache with room for %d", len(entries), room)
 	}
 }
+
+// A local copy is made within the plugin's timeout as a whole, not within
+// it for each file: a skill of many files that the plugin reads slowly is
+// not copied past it (a skill of 31 files read in 2 s each took a minute
+// to load), and its SKILL.md is then read through the plugin alone.
+func TestSlowCopyIsGivenUp(t *testing.T) {
+	const front = "name: wide\ndescription: Many files.\n"
+	const entry = "---\n" + front + "---\nbody\n"
+	plugin := &slowReads{byID: byID{files: map[string]string{"wide/SKILL.md": entry}}}
+	b := &plugin.byID
+	sk := &pluginpb.Skill{Id: "wide", FrontMatter: []byte(front), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: int64(len(entry)), Sha256: digestOf(entry)}}}
+	for i := range 20 {
+		p := fmt.Sprintf("ref/%02d.md", i)
+		b.files["wide/"+p] = p
+		sk.Files = append(sk.Files, &pluginpb.FileInfo{Path: p, Size: int64(len(p)), Sha256: digestOf(p)})
+	}
+	b.skills = []*pluginpb.Skill{sk}
+	plugin.slow.Store(true) // 100 ms a read
+	src := connect(t, "p", plugin, t.TempDir())
+	src.r.copyWithin = 250 * time.Millisecond
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := sources.ReadEntry(l.Skills[0], 1<<20)
+	if err != nil || !strings.Contains(string(body), "body") {
+		t.Fatalf("the SKILL.md: %q, %v", body, err)
+	}
+	if n := plugin.reads.Load(); n >= 21 {
+		t.Errorf("%d reads: the copy went on past its time, reading every file", n)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"google.golang.org/grpc"
@@ -36,6 +37,10 @@ type remote struct {
 	// fileCtx bounds a read of a skill's file, which fs.FS gives no
 	// context: the source's life, and the call deadline.
 	fileCtx func() (context.Context, context.CancelFunc)
+	// copyWithin bounds the making of a local copy as a whole (each file's
+	// read has fileCtx's deadline): no file's read starts past it, and the
+	// files are then read through the plugin. 0: no bound.
+	copyWithin time.Duration
 	// copyFailed is told, once per skill, why a local copy could not be
 	// made; the file is then read through the plugin.
 	copyFailed func(id string, err error)

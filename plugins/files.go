@@ -146,6 +146,11 @@ func (f *remoteFS) Open(name string) (fs.File, error) {
 	return f.listed.Open(name)
 }
 
+// errCopySlow is why a local copy was given up: the plugin sent the
+// skill's files too slowly for one timeout, and each is read through it
+// as it is asked for.
+var errCopySlow = errors.New("the plugin did not send the skill's files within its timeout; each is read through it as it is asked for")
+
 // local makes the local copy if it is not made yet, and reports whether
 // it exists, and to the call that tried to make it, why it failed.
 func (f *remoteFS) local() (copied bool, failed error) {
@@ -162,7 +167,17 @@ func (f *remoteFS) local() (copied bool, failed error) {
 	for _, m := range f.files {
 		metas = append(metas, m)
 	}
-	err := f.r.cache.ensure(f.key, path.Base(f.id), metas, f.fetch)
+	fetch := f.fetch
+	if within := f.r.copyWithin; within > 0 {
+		stopBy := time.Now().Add(within)
+		fetch = func(m fileMeta) ([]byte, error) {
+			if time.Now().After(stopBy) {
+				return nil, errCopySlow
+			}
+			return f.fetch(m)
+		}
+	}
+	err := f.r.cache.ensure(f.key, path.Base(f.id), metas, fetch)
 	if err != nil && f.r.copyFailed != nil {
 		f.r.copyFailed(f.id, err)
 	}

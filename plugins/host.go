@@ -219,10 +219,11 @@ func New(name string, command []string, opts *Options) (*Source, error) {
 	}
 	s.life, s.end = context.WithCancel(context.Background())
 	s.remote = &remote{
-		name:      name,
-		namespace: o.Namespace,
-		client:    s.client,
-		fileCtx:   func() (context.Context, context.CancelFunc) { return context.WithTimeout(s.life, s.o.Timeout) },
+		name:       name,
+		namespace:  o.Namespace,
+		client:     s.client,
+		fileCtx:    func() (context.Context, context.CancelFunc) { return context.WithTimeout(s.life, s.o.Timeout) },
+		copyWithin: s.o.Timeout,
 		copyFailed: func(id string, err error) {
 			s.logger.Warn("no local copy of a plugin skill; its files are read through the plugin", "skill", id, "err", err)
 		},
