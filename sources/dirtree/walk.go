@@ -119,6 +119,12 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		entries, err = sources.ListFolder(dir)
 	}
 	if err != nil && len(entries) == 0 {
+		if errors.Is(err, fs.ErrNotExist) {
+			// Gone since its parent was listed (a checkout, a folder
+			// deleted and copied again): nothing to warn of, and the
+			// change it is part of brings a rescan.
+			return
+		}
 		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: dir, Rule: "read", Message: "cannot read folder: " + err.Error()})
 		return
 	}
