@@ -227,6 +227,10 @@ func (b *builder) skill(ps *pluginpb.Skill) {
 			Message: "the plugin lists no readable SKILL.md for this skill; it is not served"})
 		return
 	}
+	if d, over := sources.Oversized(entry, files[sources.SkillFile].size); over {
+		b.problem(d) // as a local one: never offered, since it cannot be loaded
+		return
+	}
 	if !utf8.Valid(ps.FrontMatter) {
 		b.problem(sources.Diagnostic{Severity: sources.Error, Path: entry, Rule: "plugin-utf8",
 			Message: "the front matter is not valid UTF-8; the skill is not served"})

@@ -218,6 +218,7 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 		{Id: "huge-front", FrontMatter: bytes.Repeat([]byte("#"), sources.MaxFrontMatter+1), Files: entry(good)},
 		{Id: "many", FrontMatter: []byte("name: many\ndescription: Many.\n"), Files: many},
 		{Id: "late", FrontMatter: []byte("name: late\ndescription: Late.\n"), Files: late},
+		{Id: "hugebody", FrontMatter: []byte("name: hugebody\ndescription: Huge.\n"), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: sources.MaxEntrySize + 1, Sha256: digestOf("x")}}},
 	}, files: map[string][]byte{"lies.md": []byte("hello, and more"), "wrong.md": []byte("HELLO")}, lie: map[string]int64{"lies.md": 5}}
 	src := connect(t, "junk", g, "")
 	l, err := src.List(t.Context())
@@ -238,7 +239,7 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 			t.Errorf("problem not cleaned or without a path: %+v", d)
 		}
 	}
-	for _, r := range []string{"plugin-skill-id", "plugin-no-entry", "plugin-utf8", "description-required", "yaml", "front-matter"} {
+	for _, r := range []string{"plugin-skill-id", "plugin-no-entry", "plugin-utf8", "description-required", "yaml", "front-matter", "size"} {
 		if !rules[r] {
 			t.Errorf("no problem with rule %q; got %v", r, rules)
 		}

@@ -326,8 +326,8 @@ func TestOversizedSkillFileGrown(t *testing.T) {
 }
 
 func TestHugeNamesAndFiles(t *testing.T) {
-	// A local folder does not list a SKILL.md that large (see
-	// TestOversizedSkillFileGrown); a source plugin may serve one.
+	// No source lists a SKILL.md that large (see
+	// TestOversizedSkillFileGrown), but one may serve it: a file that grew.
 	f := &sourcetest.Fake{SourceName: "p", Skills: []sourcetest.FakeSkill{{Name: "big", Description: "Too big to load.", Body: strings.Repeat("x", server.MaxSkillFileSize+1)}}}
 	cs := connect(t, server.New(newResolver(t, f), nil), "", nil)
 	res, err := callSkill(t, cs, map[string]any{"name": "big"})

@@ -117,7 +117,7 @@ func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists
 		}
 		c.mu.Unlock()
 	}
-	if d, ok := oversized(path, key.Size); ok {
+	if d, ok := Oversized(path, key.Size); ok {
 		err = d
 	} else if front, rerr := ReadFrontMatter(f); rerr != nil {
 		err = frontMatterDiagnostic(path, rerr)

@@ -30,9 +30,9 @@ const MaxFrontMatter = 64 << 10
 // skill that cannot be loaded.
 const MaxEntrySize = 8 << 20
 
-// oversized is the diagnostic of an entry file of size bytes at path
-// when that is more than MaxEntrySize.
-func oversized(path string, size int64) (Diagnostic, bool) {
+// Oversized is the diagnostic of an entry file of size bytes at path,
+// and true, when that is more than MaxEntrySize: the skill is not served.
+func Oversized(path string, size int64) (Diagnostic, bool) {
 	if size <= MaxEntrySize {
 		return Diagnostic{}, false
 	}

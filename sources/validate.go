@@ -77,7 +77,7 @@ func validateEntry(path, dir, file string, st fs.FileInfo) []Diagnostic {
 	case err != nil:
 		return []Diagnostic{{Severity: Error, Path: file, Rule: "read", Message: "cannot read: " + unwrapPath(err)}}
 	}
-	if d, ok := oversized(file, f.Key().Size); ok {
+	if d, ok := Oversized(file, f.Key().Size); ok {
 		f.Close()
 		return []Diagnostic{d}
 	}
