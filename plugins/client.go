@@ -86,6 +86,9 @@ func (r *remote) list(ctx context.Context, c pluginpb.SkillSourceClient) (*sourc
 		if err == io.EOF {
 			break
 		}
+		if tooLargeMessage(err) {
+			return nil, fmt.Errorf("the plugin sent a page of its listing over the %d MiB one message may hold: send the skills in smaller pages (plugins.Serve starts a new one past 1 MiB), each skill's front matter at most %d KiB", maxMessage>>20, sources.MaxFrontMatter>>10)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -35,6 +36,13 @@ var (
 	errNotRunning = errors.New("the source plugin is not running (it stopped or crashed; skillmux restarts it)")
 )
 
+// tooLargeMessage reports whether err is gRPC's refusal of a message over
+// the size the call takes, rather than a plugin's own error of that code.
+func tooLargeMessage(err error) bool {
+	st, ok := status.FromError(err)
+	return ok && st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "larger than max")
+}
+
 // plainError says in words what a failed call to the plugin means, for
 // an agent reading a skill's file, rather than gRPC's status text
 // ("rpc error: code = DeadlineExceeded desc = ..."). Other errors are
@@ -51,6 +59,11 @@ func plainError(err error) error {
 		return errNotRunning
 	case codes.Unimplemented:
 		return errors.New("the source plugin cannot read files (it does not serve ReadFile)")
+	case codes.ResourceExhausted:
+		if !tooLargeMessage(err) {
+			break
+		}
+		return fmt.Errorf("the source plugin sent a chunk of the file over the %d MiB one may hold: send it in smaller chunks (plugins.Serve sends 256 KiB)", maxChunk>>20)
 	}
 	if msg := st.Message(); msg != "" {
 		return fmt.Errorf("the source plugin could not read it: %s", clean(msg, false))

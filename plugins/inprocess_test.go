@@ -604,3 +604,37 @@ func TestPeekDoesNotWaitForACopy(t *testing.T) {
 		t.Errorf("load: %v", err)
 	}
 }
+
+// bigMessages sends a listing page and a file chunk each over what one
+// message may hold.
+type bigMessages struct{ byID }
+
+func (b *bigMessages) List(_ *pluginpb.ListRequest, stream pluginpb.SkillSource_ListServer) error {
+	if b.skills != nil {
+		return b.byID.List(nil, stream)
+	}
+	return stream.Send(&pluginpb.ListResponse{Skills: []*pluginpb.Skill{{Id: "huge", FrontMatter: bytes.Repeat([]byte("#"), maxMessage+1)}}})
+}
+
+func (b *bigMessages) ReadFile(_ *pluginpb.ReadFileRequest, stream pluginpb.SkillSource_ReadFileServer) error {
+	return stream.Send(&pluginpb.FileChunk{Size: 2 * maxChunk, Data: bytes.Repeat([]byte("x"), 2*maxChunk)})
+}
+
+// A message over what gRPC takes is said in words, with what would do,
+// not as gRPC's status text.
+func TestMessagesTooLargeAreSaidInWords(t *testing.T) {
+	_, err := connect(t, "big", &bigMessages{}, "").List(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "send the skills in smaller pages") || strings.Contains(err.Error(), "rpc error") {
+		t.Errorf("a listing page too large: %v", err)
+	}
+	const front = "name: s\ndescription: D.\n"
+	p := &bigMessages{byID: byID{skills: []*pluginpb.Skill{{Id: "s", FrontMatter: []byte(front), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: 2 * maxChunk, Sha256: digestOf("x")}}}}}}
+	l, err := connect(t, "big", p, "").List(t.Context())
+	if err != nil || len(l.Skills) != 1 {
+		t.Fatalf("%v %+v", err, l)
+	}
+	_, err = fs.ReadFile(l.Skills[0].Files, "SKILL.md")
+	if err == nil || !strings.Contains(err.Error(), "send it in smaller chunks") {
+		t.Errorf("a chunk too large: %v", err)
+	}
+}
