@@ -1103,6 +1103,9 @@ func (s *Source) launch() (*instance, error) {
 	inst.desc, err = inst.rpc.Describe(ctx, &pluginpb.DescribeRequest{ProtocolVersions: versions, HostVersion: s.o.HostVersion})
 	cancel()
 	if err != nil {
+		if status.Code(err) == codes.DeadlineExceeded {
+			return fail(fmt.Errorf("the plugin did not answer Describe within %s", s.o.Timeout))
+		}
 		return fail(fmt.Errorf("the plugin did not describe itself: %w", err))
 	}
 	if v := inst.desc.ProtocolVersion; v != ProtocolVersion {
