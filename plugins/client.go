@@ -37,6 +37,10 @@ type remote struct {
 	// fileCtx bounds a read of a skill's file, which fs.FS gives no
 	// context: the source's life, and the call deadline.
 	fileCtx func() (context.Context, context.CancelFunc)
+	// reading, when set, bounds the reads of files through the plugin
+	// under way at once (its capacity): a plugin that hangs holds that
+	// many of the server's requests, not every one it is sent.
+	reading chan struct{}
 	// copyWithin bounds the making of a local copy as a whole (each file's
 	// read has fileCtx's deadline): no file's read starts past it, and the
 	// files are then read through the plugin. 0: no bound.
@@ -352,6 +356,19 @@ func (r *remote) readFile(ctx context.Context, id string, m fileMeta) (data []by
 	if r.readDone != nil {
 		defer func() { r.readDone(c, err) }()
 	}
+	if r.reading != nil {
+		t := time.NewTimer(readingWait)
+		select {
+		case r.reading <- struct{}{}:
+			t.Stop()
+			defer func() { <-r.reading }()
+		case <-t.C:
+			return fail(fmt.Errorf("%w: %d reads of its files are under way and none ended within %s", errBusy, cap(r.reading), readingWait))
+		case <-ctx.Done():
+			t.Stop()
+			return fail(ctx.Err())
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := c.ReadFile(ctx, &pluginpb.ReadFileRequest{SkillId: id, Path: m.path}, grpc.MaxCallRecvMsgSize(maxChunk+(64<<10)))
@@ -397,3 +414,14 @@ func (r *remote) readFile(ctx context.Context, id string, m fileMeta) (data []by
 
 // errBadFile means a plugin sent a file other than the one it listed.
 var errBadFile = errors.New("plugin sent a bad file")
+
+// errBusy is why a read of a plugin's file was not made: the plugin has
+// as many under way as it may (maxReading), and none ended soon enough.
+var errBusy = errors.New("the source plugin is busy")
+
+// maxReading bounds the reads of one plugin's files under way at once,
+// and readingWait how long one more waits for one of them to end.
+const (
+	maxReading  = 16
+	readingWait = time.Second
+)

@@ -29,13 +29,14 @@ type remoteFS struct {
 	dir    string // the local copy's folder, "" without a cache
 	front  []byte // the front matter as listed (see fetch)
 
-	// mu guards tried and copied: whether the local copy was tried, and
-	// whether it was made. A copy removed since (the cache evicted it, or
+	// mu guards tried, copied and making: whether the local copy was
+	// tried, whether it was made, and whether it is being made. A copy removed since (the cache evicted it, or
 	// another process sharing the cache did) is made again at the next
 	// open that misses it.
 	mu     sync.Mutex
 	tried  bool
 	copied bool
+	making chan struct{} // closed when the copy being made is done; nil when none is
 }
 
 var (
@@ -121,7 +122,7 @@ func (f *remoteFS) Open(name string) (fs.File, error) {
 		for range 2 {
 			copied, failed := f.local()
 			if !copied {
-				if errors.Is(failed, errNoAnswer) || errors.Is(failed, errNotRunning) {
+				if errors.Is(failed, errNoAnswer) || errors.Is(failed, errNotRunning) || errors.Is(failed, errBusy) {
 					// The copy just waited for the plugin in vain:
 					// reading the file through it would wait as long
 					// again.
@@ -158,11 +159,32 @@ func (f *remoteFS) local() (copied bool, failed error) {
 		return false, nil
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.tried {
-		return f.copied, nil
+		making, copied := f.making, f.copied
+		f.mu.Unlock()
+		if making == nil {
+			return copied, nil
+		}
+		// Another read is making it: it is waited for a moment, then
+		// the file is read through the plugin meanwhile, so that reads
+		// of a plugin that hangs are held by its bound on reads
+		// (remote.reading), not all of them by one copy.
+		t := time.NewTimer(readingWait)
+		defer t.Stop()
+		select {
+		case <-making:
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			return f.copied, nil
+		case <-t.C:
+			return false, nil
+		}
 	}
 	f.tried = true
+	making := make(chan struct{})
+	f.making = making
+	f.mu.Unlock()
+	defer close(making)
 	metas := make([]fileMeta, 0, len(f.files))
 	for _, m := range f.files {
 		metas = append(metas, m)
@@ -181,7 +203,9 @@ func (f *remoteFS) local() (copied bool, failed error) {
 	if err != nil && f.r.copyFailed != nil {
 		f.r.copyFailed(f.id, err)
 	}
-	f.copied = err == nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.copied, f.making = err == nil, nil
 	return f.copied, err
 }
 

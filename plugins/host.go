@@ -224,6 +224,7 @@ func New(name string, command []string, opts *Options) (*Source, error) {
 		client:     s.client,
 		fileCtx:    func() (context.Context, context.CancelFunc) { return context.WithTimeout(s.life, s.o.Timeout) },
 		copyWithin: s.o.Timeout,
+		reading:    make(chan struct{}, maxReading),
 		copyFailed: func(id string, err error) {
 			s.logger.Warn("no local copy of a plugin skill; its files are read through the plugin", "skill", id, "err", err)
 		},

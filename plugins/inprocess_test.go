@@ -638,3 +638,65 @@ func TestMessagesTooLargeAreSaidInWords(t *testing.T) {
 		t.Errorf("a chunk too large: %v", err)
 	}
 }
+
+// heldReads is byID whose reads wait until release is closed.
+type heldReads struct {
+	byID
+	release chan struct{}
+}
+
+func (h *heldReads) ReadFile(req *pluginpb.ReadFileRequest, stream pluginpb.SkillSource_ReadFileServer) error {
+	h.reads.Add(1)
+	select {
+	case <-h.release:
+	case <-stream.Context().Done():
+		return stream.Context().Err()
+	}
+	return h.byID.ReadFile(req, stream)
+}
+
+// A plugin that hangs holds at most maxReading reads of its files: one
+// more is refused as busy once none of them ends soon, rather than held
+// with them for the plugin's timeout (70 of them held every request slot
+// of the server, and its other sources' answers with them).
+func TestHungPluginHoldsFewReads(t *testing.T) {
+	const front = "name: s\ndescription: D.\n"
+	const file = "---\n" + front + "---\nbody\n"
+	for _, cache := range []bool{false, true} { // with a cache, the first read makes a copy that the others wait for
+		t.Run(fmt.Sprint("cache ", cache), func(t *testing.T) { testHungPluginHoldsFewReads(t, front, file, cache) })
+	}
+}
+
+func testHungPluginHoldsFewReads(t *testing.T, front, file string, cache bool) {
+	p := &heldReads{byID: byID{skills: []*pluginpb.Skill{{Id: "s", FrontMatter: []byte(front), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: int64(len(file)), Sha256: digestOf(file)}}}},
+		files: map[string]string{"s/SKILL.md": file}}, release: make(chan struct{})}
+	dir := ""
+	if cache {
+		dir = t.TempDir()
+	}
+	src := connect(t, "p", p, dir)
+	src.r.reading = make(chan struct{}, maxReading)
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan error, maxReading)
+	for range maxReading {
+		go func() { _, err := fs.ReadFile(l.Skills[0].Files, "SKILL.md"); held <- err }()
+	}
+	for p.reads.Load() < maxReading {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := fs.ReadFile(l.Skills[0].Files, "SKILL.md"); !errors.Is(err, errBusy) {
+		t.Errorf("one read more than a hung plugin holds: %v; want busy", err)
+	}
+	close(p.release)
+	for range maxReading {
+		if err := <-held; err != nil {
+			t.Errorf("a read held, then answered: %v", err)
+		}
+	}
+	if _, err := fs.ReadFile(l.Skills[0].Files, "SKILL.md"); err != nil {
+		t.Errorf("a read once the plugin answers again: %v", err)
+	}
+}
