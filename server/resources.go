@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -641,7 +642,11 @@ func (s *Server) readError(req mcp.Request, uri string, a resolver.Address, err 
 	case filesFault(err):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: %v", clipURI(uri), unwrapPathError(err))}
 	}
-	s.logger.Error("reading a resource failed", "uri", uri, "err", err)
+	level := slog.LevelError
+	if sk := a.Match.Skill; sk != nil && sk.Scope == sources.ScopeSourcePlugin {
+		level = slog.LevelWarn // the plugin's doing (it hangs, it is busy, it crashed), which the log tells of already
+	}
+	s.logger.Log(context.Background(), level, "reading a resource failed", "uri", uri, "err", err)
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("cannot read %s: %v", clipURI(uri), unwrapPathError(err))}
 }
 

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -426,5 +427,43 @@ func TestOddFileNamesAreQuoted(t *testing.T) {
 	}
 	if got := text(t, res.Content[0]); !strings.Contains(got, "\n\"ctl\\nname.md\" (3 bytes)\n") {
 		t.Errorf("skill_resource's list:\n%s", got)
+	}
+}
+
+// failingFiles is a source plugin whose files cannot be read: it does not
+// answer.
+type failingFiles struct{ sourcetest.Fake }
+
+type noAnswerFS struct{}
+
+func (noAnswerFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("the source plugin did not answer in time")}
+}
+
+func (f *failingFiles) List(ctx context.Context) (*sources.Listing, error) {
+	l, err := f.Fake.List(ctx)
+	if err == nil {
+		for _, sk := range l.Skills {
+			sk.Files = noAnswerFS{}
+		}
+	}
+	return l, err
+}
+
+// A plugin that fails a read is the plugin's doing, which the log tells
+// of as a warning: the client is answered with the error, and the log has
+// no error of the server's.
+func TestPluginReadFailureIsAWarning(t *testing.T) {
+	logs := &logBuffer{}
+	src := &failingFiles{sourcetest.Fake{SourceName: "p", Namespace: "p", Scope: sources.ScopeSourcePlugin, Skills: []sourcetest.FakeSkill{{Name: "s", Description: "S."}}}}
+	cs := connect(t, server.New(newResolver(t, src), &server.Options{Logger: logs.logger()}), "", nil)
+	if res, err := callSkill(t, cs, map[string]any{"name": "p:s"}); err != nil || !res.IsError || !strings.Contains(text(t, res.Content[0]), "did not answer") {
+		t.Errorf("skill: %v %+v", err, res)
+	}
+	if _, err := read(cs, "skill://p/s/SKILL.md"); err == nil || !strings.Contains(err.Error(), "did not answer") {
+		t.Errorf("resources/read: %v", err)
+	}
+	if out := logs.String(); strings.Contains(out, "level=ERROR") || strings.Count(out, "level=WARN") < 2 {
+		t.Errorf("want two warnings and no error:\n%s", out)
 	}
 }

@@ -95,8 +95,8 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	}
 	if err = sources.Confine(m.Skill.EntryFile(), err); err != nil {
 		level := slog.LevelError
-		if filesFault(err) {
-			level = slog.LevelWarn // the user's files, not the server, are at fault
+		if filesFault(err) || m.Skill.Scope == sources.ScopeSourcePlugin {
+			level = slog.LevelWarn // the user's files, or a plugin, not the server, are at fault
 		}
 		s.logger.Log(ctx, level, "cannot read skill", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
 		return errorResult(fmt.Sprintf("cannot load skill %s: %v", m.Ref, err), note), nil
