@@ -43,7 +43,7 @@ func Oversized(path string, size int64) (Diagnostic, bool) {
 
 // errFrontMatterTooLong is why a front matter with no end within
 // MaxFrontMatter is refused: it may have one further on.
-var errFrontMatterTooLong = fmt.Errorf("no closing line within %d kB", MaxFrontMatter>>10)
+var errFrontMatterTooLong = fmt.Errorf("no closing line within %d KiB", MaxFrontMatter>>10)
 
 // MaxValues bounds how many YAML values (scalars, lists and maps, every
 // alias counted as the values it expands to) one front matter may hold.

@@ -86,7 +86,7 @@ func localLocation(path string, kind Kind) Location {
 func NewSkill(front []byte, loc Location, o LoadOptions) (*Skill, error) {
 	if len(front) > MaxFrontMatter {
 		return nil, Diagnostic{Severity: Error, Path: loc.Path, Rule: "front-matter",
-			Message: fmt.Sprintf("front matter of %d bytes; the limit is %d kB", len(front), MaxFrontMatter>>10)}
+			Message: fmt.Sprintf("front matter of %d bytes; the limit is %d KiB", len(front), MaxFrontMatter>>10)}
 	}
 	front = bytes.ReplaceAll(front, []byte("\r\n"), []byte("\n"))
 	return judge(front, loc, o)
@@ -322,7 +322,7 @@ func frontMatterDiagnostic(path string, err error) Diagnostic {
 		d.Line = 1
 		d.Message = "no front matter: the file must start with a line `---`, then YAML with name and description, then a line `---`"
 	case errors.Is(err, errFrontMatterTooLong):
-		d.Message = fmt.Sprintf("front matter is not closed within %d kB, the most read: shorten it (a long text belongs in the body, after the closing `---`) or add the missing `---`", MaxFrontMatter>>10)
+		d.Message = fmt.Sprintf("front matter is not closed within %d KiB, the most read: shorten it (a long text belongs in the body, after the closing `---`) or add the missing `---`", MaxFrontMatter>>10)
 	case errors.Is(err, ErrUnterminated):
 		d.Message = "front matter is not closed: add a line `---` after the YAML"
 	default:

@@ -408,7 +408,7 @@ func TestLoadFrontMatterTooLong(t *testing.T) {
 	p := writeSkill(t, "long", "---\nname: long\ndescription: "+strings.Repeat("x", sources.MaxFrontMatter+100)+"\n---\nBody.\n")
 	_, err := sources.Load(p, sources.LoadOptions{})
 	var d sources.Diagnostic
-	if !errors.As(err, &d) || !strings.Contains(d.Message, "not closed within 64 kB") {
+	if !errors.As(err, &d) || !strings.Contains(d.Message, "not closed within 64 KiB") {
 		t.Fatalf("err = %v", err)
 	}
 }
