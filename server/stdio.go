@@ -291,8 +291,7 @@ func (g *guard) handle(line []byte, tooLong bool) error {
 	default: // a request, which the SDK will answer
 		if !exactID(msg.id) {
 			g.logger.Warn("request id refused; answered with -32600", "id", preview(msg.id))
-			return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest,
-				"invalid request: the id must be a string of valid Unicode (no lone surrogate) or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"))
+			return g.reply(newErrorReply(replyID(msg.id), jsonrpc.CodeInvalidRequest, inexactID))
 		}
 		if why, ok := methodNotServed(msg.req.Method); ok {
 			// Answered here, never by the SDK, which answers every -32601
@@ -416,8 +415,18 @@ func messageShape(line []byte, members map[string]json.RawMessage) string {
 	if id := members["id"]; id != nil && (id[0] == '{' || id[0] == '[' || id[0] == 't' || id[0] == 'f') {
 		return fmt.Sprintf("invalid request: the id must be a string or an integer; it is %s", jsonkind.Of(id))
 	}
+	if id := members["id"]; id != nil && (id[0] == '-' || '0' <= id[0] && id[0] <= '9') && !exactID(id) {
+		return inexactID
+	}
+	if v := members["jsonrpc"]; v != nil && string(v) != `"2.0"` {
+		return fmt.Sprintf(`invalid request: "jsonrpc" must be the string "2.0"; it is %s`, preview(v))
+	}
 	return ""
 }
+
+// inexactID is the answer to a request whose id its answer could not
+// carry exactly.
+const inexactID = "invalid request: the id must be a string of valid Unicode (no lone surrogate) or an integer between -(2^53-1) and 2^53-1, so that the answer carries it exactly"
 
 // nestingDepth returns how deep the arrays and objects of the JSON text
 // b go, strings skipped.

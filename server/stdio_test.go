@@ -1459,3 +1459,34 @@ func TestStdioClientsMistakesAreWarnings(t *testing.T) {
 		t.Errorf("an error in the log:\n%s", out)
 	}
 }
+
+// A message the SDK cannot decode for its "jsonrpc" member or its id is
+// answered with what is wrong in words, not with the decoder's text.
+func TestStdioShapeErrorsInWords(t *testing.T) {
+	w := startStdio(t)
+	for _, tc := range []struct{ line, want string }{
+		{`{"jsonrpc":2.0,"id":1,"method":"ping"}`, `invalid request: "jsonrpc" must be the string "2.0"; it is 2.0`},
+		{`{"jsonrpc":"1.0","id":2,"method":"ping"}`, `invalid request: "jsonrpc" must be the string "2.0"; it is "1.0"`},
+		{`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, "invalid request: the id must be a string of valid Unicode (no lone surrogate) or an integer between -(2^53-1) and 2^53-1"},
+	} {
+		m := w.recvAfterMap(tc.line)
+		e, _ := m["error"].(map[string]any)
+		if msg, _ := e["message"].(string); e["code"] != json.Number("-32600") || !strings.HasPrefix(msg, tc.want) {
+			t.Errorf("%s: %v; want -32600 %q", tc.line, m, tc.want)
+		}
+	}
+}
+
+// recvAfterMap sends line and decodes the line that comes back, numbers
+// as they are written (an id of 1e400 is no float64).
+func (w *wire) recvAfterMap(line string) map[string]any {
+	w.t.Helper()
+	w.send(line)
+	d := json.NewDecoder(strings.NewReader(w.recvLine()))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		w.t.Fatal(err)
+	}
+	return m
+}
