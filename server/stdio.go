@@ -151,10 +151,6 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	if werr := w.failed(); werr != nil {
 		err = fmt.Errorf("%w: %w", ErrOutputFailed, werr)
 	}
-	if ids := calls.unanswered(); len(ids) > 0 {
-		s.logger.Warn("stopping with requests unanswered", "count", len(ids), "ids", ids)
-	}
-
 	// The pump stops waiting for room; lines not yet on out fail, so no
 	// handler stays blocked on a client that does not read; the SDK sees
 	// the end of its input, cancels what still runs and closes.
@@ -168,6 +164,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	case <-timeout.C:
 	}
 	w.finish(closeTimeout, drainTimeout, s.workTimeout())
+	// Told once the lines being written are out or abandoned: an answer
+	// the client was still taking is not among them.
+	if ids := calls.unanswered(); len(ids) > 0 {
+		s.logger.Warn("stopping with requests unanswered", "count", len(ids), "ids", ids)
+	}
 	return err
 }
 
