@@ -311,6 +311,10 @@ func (s *Server) skillNames(v *view, typed string) []string {
 			prefix = append(prefix, sk.Ref.String())
 		case strings.Contains(key, typed):
 			within = append(within, sk.Ref.String())
+		case strings.Contains(sources.WithoutMarks(key), typed):
+			// Typed without its accents ("ete" for "été"), as the skill
+			// tool's suggestions take it.
+			within = append(within, sk.Ref.String())
 		}
 	}
 	return append(prefix, within...)

@@ -381,6 +381,14 @@ func TestCompletionAnyUnicodeForm(t *testing.T) {
 	if err != nil || !slices.Equal(res.Completion.Values, []string{"r\u00e9sum\u00e9"}) {
 		t.Errorf("%v %+v", err, res)
 	}
+	// Typed without its accents, as the skill tool's suggestions take it.
+	res, err = cs.Complete(context.Background(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "skill"},
+		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "resu"},
+	})
+	if err != nil || !slices.Equal(res.Completion.Values, []string{"r\u00e9sum\u00e9"}) {
+		t.Errorf("resu: %v %+v", err, res)
+	}
 }
 
 // A SKILL.md that is no longer a file it can read (a FIFO or a folder put
