@@ -79,6 +79,14 @@ func testPlugin(mode string) int {
 		if mode == "noisy" {
 			src = &noisy{src}
 		}
+	case "exitlater":
+		// Serves, then dies between calls, saying why first.
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			fmt.Fprintln(os.Stderr, "exitlater: out of cheese")
+			os.Exit(2)
+		}()
+		src = dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"})
 	case "hang":
 		src = hang{}
 	case "listexit":

@@ -978,6 +978,9 @@ func (s *Source) runUntilExit(inst *instance) error {
 		select {
 		case <-inst.runner.exited:
 			inst.stop()
+			if last := inst.runner.stderr.lastLine(); last != "" {
+				return fmt.Errorf("the plugin exited (%s); the last line it wrote on stderr: %s", exitReason(inst.runner.err), last)
+			}
 			return fmt.Errorf("the plugin exited: %v", exitReason(inst.runner.err))
 		case hung := <-s.restart:
 			if hung != inst {

@@ -479,6 +479,21 @@ func TestExitInACallSaysWhy(t *testing.T) {
 	}
 }
 
+// A plugin that dies between calls is reported with its last line on
+// stderr too.
+func TestExitBetweenCallsSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	src, _ := newTestSource(t, "exitlater", "exitlater", &Options{Env: map[string]string{envDir: dir}, Backoff: Backoff{Min: time.Minute, Max: time.Minute, MaxCrashes: 5, Window: time.Minute}})
+	if _, err := src.List(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the exit was not seen", func() bool { return src.Status().Err != nil })
+	if msg := src.Status().Err.Error(); !strings.Contains(msg, "exit status 2") || !strings.Contains(msg, "the last line it wrote on stderr: exitlater: out of cheese") {
+		t.Errorf("%q; want the exit status and the last line on stderr", msg)
+	}
+}
+
 // A command that cannot be started (not there, not executable) is not a
 // crash: it is refused at once, with one error line, and not restarted.
 func TestMissingCommandIsRefusedAtOnce(t *testing.T) {
