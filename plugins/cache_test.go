@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -422,5 +423,40 @@ func TestSlowCopyIsGivenUp(t *testing.T) {
 	}
 	if n := plugin.reads.Load(); n >= 21 {
 		t.Errorf("%d reads: the copy went on past its time, reading every file", n)
+	}
+}
+
+// A copy the plugin could not serve for a while (it was busy) is made at a
+// later read, once it answers: the skill is not read through the plugin
+// for the rest of the process's life.
+func TestBusyCopyIsMadeLater(t *testing.T) {
+	const front = "name: s\ndescription: D.\n"
+	const file = "---\n" + front + "---\nbody\n"
+	p := &heldReads{byID: byID{skills: []*pluginpb.Skill{{Id: "s", FrontMatter: []byte(front), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: int64(len(file)), Sha256: digestOf(file)}}}},
+		files: map[string]string{"s/SKILL.md": file}}, release: make(chan struct{})}
+	src := connect(t, "p", p, t.TempDir())
+	src.r.reading = make(chan struct{}, 1)
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := l.Skills[0]
+	peeked := make(chan error, 1)
+	go func() { _, err := sources.PeekEntryInto(sk, 1<<20, nil); peeked <- err }() // holds the one read
+	for p.reads.Load() < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := fs.ReadFile(sk.Files, "SKILL.md"); !errors.Is(err, errBusy) {
+		t.Fatalf("a read while the plugin is busy: %v; want busy", err)
+	}
+	close(p.release)
+	if err := <-peeked; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.ReadFile(sk.Files, "SKILL.md"); err != nil {
+		t.Fatal(err)
+	}
+	if !isDir(sk.Dir) {
+		t.Errorf("no local copy at %s once the plugin answered", sk.Dir)
 	}
 }

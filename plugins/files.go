@@ -30,9 +30,10 @@ type remoteFS struct {
 	front  []byte // the front matter as listed (see fetch)
 
 	// mu guards tried, copied and making: whether the local copy was
-	// tried, whether it was made, and whether it is being made. A copy removed since (the cache evicted it, or
-	// another process sharing the cache did) is made again at the next
-	// open that misses it.
+	// tried, whether it was made, and whether it is being made. A copy
+	// removed since (the cache evicted it, or another process sharing the
+	// cache did) is made again at the next open that misses it, and so is
+	// one the plugin failed for a while (busy, hung, down).
 	mu     sync.Mutex
 	tried  bool
 	copied bool
@@ -142,15 +143,16 @@ func (f *remoteFS) Open(name string) (fs.File, error) {
 			f.lost()
 		}
 	}
-	// No copy (none could be made, or there is no cache), or two turns
-	// without the file in it: it is read through the plugin.
+	// No copy (none could be made, another read is still making it, or
+	// there is no cache), or two turns without the file in it: it is read
+	// through the plugin.
 	return f.listed.Open(name)
 }
 
 // errCopySlow is why a local copy was given up: the plugin sent the
 // skill's files too slowly for one timeout, and each is read through it
 // as it is asked for.
-var errCopySlow = errors.New("the plugin did not send the skill's files within its timeout; each is read through it as it is asked for")
+var errCopySlow = errors.New("the plugin did not send the skill's files within its timeout")
 
 // local makes the local copy if it is not made yet, and reports whether
 // it exists, and to the call that tried to make it, why it failed.
@@ -206,6 +208,11 @@ func (f *remoteFS) local() (copied bool, failed error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.copied, f.making = err == nil, nil
+	if errors.Is(err, errBusy) || errors.Is(err, errNoAnswer) || errors.Is(err, errNotRunning) {
+		// The plugin's state at the time, not the skill's: a later open
+		// tries again. (One too slow for a copy, errCopySlow, is not.)
+		f.tried = false
+	}
 	return f.copied, err
 }
 

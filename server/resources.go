@@ -268,6 +268,11 @@ func (s *Server) resolve(v *view, uri string) (resolver.Address, *resolver.Snaps
 // resolveDuringStart resolves uri in the view viewOf returns, again once
 // the start is complete when no skill is found there (findDuringStart).
 func (s *Server) resolveDuringStart(ctx context.Context, viewOf func() *view, uri string) (resolver.Address, *resolver.Snapshot, error) {
+	if strings.ContainsAny(uri, "?#") {
+		// A query or a fragment names no skill's file, whatever the
+		// start brings.
+		return s.resolve(viewOf(), uri)
+	}
 	type found struct {
 		a    resolver.Address
 		snap *resolver.Snapshot
@@ -567,8 +572,8 @@ func (s *Server) uriError(req mcp.Request, snap *resolver.Snapshot, uri string, 
 // clients take them from lists: "skill://PDF/forms.md" is not pdf's.
 func nearURI(snap *resolver.Snapshot, uri string) string {
 	rest, ok := strings.CutPrefix(uri, "skill://")
-	if !ok || len(rest) > maxNearURI {
-		return ""
+	if !ok || len(rest) > maxNearURI || strings.ContainsAny(rest, "?#") {
+		return "" // a query or a fragment would spoil the URI meant too
 	}
 	segs := strings.Split(rest, "/")
 	for k := min(len(segs), maxNameSegments); k > 0; k-- {
@@ -644,7 +649,7 @@ func (s *Server) readError(req mcp.Request, uri string, a resolver.Address, err 
 	}
 	level := slog.LevelError
 	if sk := a.Match.Skill; sk != nil && sk.Scope == sources.ScopeSourcePlugin {
-		level = slog.LevelWarn // the plugin's doing (it hangs, it is busy, it crashed), which the log tells of already
+		level = slog.LevelWarn // the plugin's doing (it hangs, it is busy, it crashed), not the server's
 	}
 	s.logger.Log(context.Background(), level, "reading a resource failed", "uri", uri, "err", err)
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("cannot read %s: %v", clipURI(uri), unwrapPathError(err))}

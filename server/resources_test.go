@@ -656,6 +656,7 @@ func TestURINotFoundSuggestsTheSkillsURI(t *testing.T) {
 		"skill://xlsx/SKILL.md":            "did you mean skill://example-skills/xlsx/SKILL.md?",
 		"skill://pdf/nothere.md":           "resource not found: skill://pdf/nothere.md",
 		"skill://nosuch/SKILL.md":          "resource not found: skill://nosuch/SKILL.md",
+		"skill://PDF/forms.md?x=1":         "resource not found: skill://PDF/forms.md?x=1", // no URI meant would do
 	} {
 		_, err := read(cs, uri)
 		if err == nil || !strings.HasSuffix(err.Error(), want) {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -204,4 +205,24 @@ func TestRequestsOfANameTheStartBrings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A URI with a query or a fragment names no skill's file, whatever the
+// start brings: it is refused at once, and uses up no wait for the start
+// (in a synctest bubble, where waiting would take the bubble's time).
+func TestQueryURIDoesNotWaitForTheStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &lateCatalog{before: snapshotOf(t, "pdf"), after: snapshotOf(t, "pdf", "k8s"), done: make(chan struct{})}
+		srv := server.New(c, &server.Options{IndexAfter: c.done})
+		t.Cleanup(func() { srv.Close() })
+		cs := extClient(t, srv, "", nil)
+		began := time.Now()
+		if _, err := read(cs, "skill://pdf/SKILL.md?x=1"); err == nil {
+			t.Error("a URI with a query was served")
+		}
+		if waited := time.Since(began); waited != 0 {
+			t.Errorf("waited %v for the start", waited)
+		}
+		close(c.done)
+	})
 }

@@ -510,8 +510,8 @@ func (p *plan) sourceNames(specs []config.Source) []string {
 			what += " of " + strings.Join(paths, ", ")
 		}
 		taken := "another source's"
-		if slices.ContainsFunc(specs, func(o config.Source) bool { return builtin(o) && o.Type == s.Name }) {
-			taken = "the built-in " + s.Name + " source's"
+		if i := slices.IndexFunc(specs, func(o config.Source) bool { return builtin(o) && o.Type == sources.NameKey(s.Name) }); i >= 0 {
+			taken = "the built-in " + specs[i].Type + " source's"
 		}
 		w := fmt.Sprintf("source name %q is %s; the %s is named %q", s.Name, taken, what, names[i])
 		if !p.warned[w] { // once, not at every edit or change of roots

@@ -806,6 +806,12 @@ func TestSourceNamedAsABuiltInOne(t *testing.T) {
 	if !strings.Contains(errOut, `warning: source name "project" is the built-in project source's; the dir source of `+mine+` is named "project-2"`) {
 		t.Errorf("no word of the renaming on stderr:\n%s", errOut)
 	}
+	// The same in another case: names are compared as lookups compare them.
+	writeFile(t, filepath.Join(work, "c.yaml"), "sources:\n  - type: dir\n    name: Project\n    path: "+mine+"\n")
+	_, errOut, err = runIn(t, env, work, "list", "--all", "--config", "c.yaml")
+	if err != nil || !strings.Contains(errOut, `warning: source name "Project" is the built-in project source's; the dir source of `+mine+` is named "Project-2"`) {
+		t.Errorf("Project: %v\n%s", err, errOut)
+	}
 }
 
 // A folder named with what separates the parts of a skill's name ("x:y")

@@ -251,7 +251,10 @@ aside instead, with its problems as warnings.`,
 				// which may replace the sources and wait for a plugin to
 				// start; the search index, which reads through them) is
 				// stopped with the refreshes, so that none waits for the
-				// other, and ends before the sources close.
+				// other, and is given stopGrace to end before the sources
+				// close; past it they are closed under it, which ends its
+				// reads through a plugin, and closed again once it has
+				// ended, in case it set new ones meanwhile.
 				stopRun()
 				stopped := make(chan struct{})
 				go func() {
@@ -270,6 +273,7 @@ aside instead, with its problems as warnings.`,
 				}
 				res.Close() // plugin processes end with the server
 				<-stopped
+				res.Close() // any the roots' following set after the first
 			}()
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)

@@ -302,7 +302,9 @@ func (ix *Index) prepare(ctx context.Context, todo []*prepared, progress func(do
 		// A plugin's files are read over a connection, from a process
 		// that may be slow or hung until its timeout: reads wait more
 		// than they work, and one plugin's must not queue the others'.
-		workers = min(len(todo), 16)
+		// Half of what one plugin takes at once (plugins: 16), so that
+		// an agent's reads of its files meanwhile are not refused.
+		workers = min(len(todo), 8)
 	}
 	next := make(chan *prepared)
 	var wg sync.WaitGroup
