@@ -80,10 +80,11 @@ func testPlugin(mode string) int {
 			src = &noisy{src}
 		}
 	case "exitlater":
-		// Serves, then dies between calls, saying why first.
+		// Serves, then dies between calls, saying why first (on the
+		// process's stderr itself, as listexit does).
 		go func() {
 			time.Sleep(300 * time.Millisecond)
-			fmt.Fprintln(os.Stderr, "exitlater: out of cheese")
+			fmt.Fprintln(os.NewFile(2, "stderr"), "exitlater: out of cheese")
 			os.Exit(2)
 		}()
 		src = dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"})
