@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -410,5 +411,28 @@ func TestLoadFrontMatterTooLong(t *testing.T) {
 	var d sources.Diagnostic
 	if !errors.As(err, &d) || !strings.Contains(d.Message, "not closed within 64 KiB") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A reader of the text alone (the search index) reads the first limit
+// bytes of an entry file over it, cut at a character, not none of it.
+func TestPeekEntryReadsTheHeadOfALargeFile(t *testing.T) {
+	body := strings.Repeat("é", 600) // 1,200 bytes
+	p := writeSkill(t, "big", "---\nname: big\ndescription: Big.\n---\n"+body+"\n")
+	sk, err := sources.Load(p, sources.LoadOptions{Source: "test", Scope: sources.ScopeRoot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int64{1001, 1002} { // one cuts an é in two
+		data, err := sources.PeekEntryInto(sk, limit, nil)
+		if err != nil || int64(len(data)) > limit || int64(len(data)) < limit-1 || !utf8.Valid(data) || !strings.HasPrefix(string(data), "---\nname: big") {
+			t.Errorf("limit %d: %d bytes, %v", limit, len(data), err)
+		}
+		if body, err := sources.PeekBody(sk, limit); err != nil || !strings.HasPrefix(string(body), "éé") {
+			t.Errorf("limit %d: the body: %v", limit, err)
+		}
+	}
+	if _, err := sources.ReadEntry(sk, 1000); !errors.Is(err, sources.ErrTooLarge) {
+		t.Errorf("ReadEntry of more than its limit: %v; want ErrTooLarge", err)
 	}
 }

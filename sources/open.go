@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 // ErrNotRegular means a path that should be a file is something else: a
@@ -210,18 +211,21 @@ func (p peekFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(p.fsys, 
 
 // PeekEntryInto is ReadEntryInto for a reader of the entry file's text
 // alone (the search index): a skill's Files that is a Peeker is read
-// with Peek.
+// with Peek, and of a file over limit bytes the first limit are read
+// (File.ReadHead), not none.
 func PeekEntryInto(sk *Skill, limit int64, buf []byte) ([]byte, error) {
-	p, ok := sk.Files.(Peeker)
-	if !ok || entryDir(sk) != "" {
-		return ReadEntryInto(sk, limit, buf)
+	var f *File
+	var err error
+	if p, ok := sk.Files.(Peeker); ok && entryDir(sk) == "" {
+		f, err = OpenFile(peekFS{p, sk.Files}, sk.EntryFile())
+	} else {
+		f, err = OpenEntry(sk)
 	}
-	f, err := OpenFile(peekFS{p, sk.Files}, sk.EntryFile())
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return f.ReadInto(limit, buf)
+	return f.ReadHead(limit, buf)
 }
 
 // ReadBody reads the skill's entry file as ReadEntry does and returns what
@@ -339,6 +343,30 @@ func (f *File) Size() int64 { return f.f.Size() }
 // ReadFileLimit does, into buf's memory when it is large enough.
 func (f *File) ReadInto(limit int64, buf []byte) ([]byte, error) {
 	return readLimit(f.f, f.name, limit, buf)
+}
+
+// ReadHead is ReadInto for a reader of the file's beginning: of a file
+// over limit bytes it reads the first limit, less the bytes of a last
+// character cut in two, rather than none.
+func (f *File) ReadHead(limit int64, buf []byte) ([]byte, error) {
+	if f.f.Size() <= limit {
+		return f.ReadInto(limit, buf)
+	}
+	data := buf[:0]
+	if int64(cap(data)) < limit {
+		data = make([]byte, 0, limit)
+	}
+	data, err := readAllInto(io.LimitReader(f.f, limit), data)
+	if err != nil {
+		return nil, err
+	}
+	for range utf8.UTFMax - 1 {
+		if r, size := utf8.DecodeLastRune(data); r != utf8.RuneError || size != 1 {
+			break
+		}
+		data = data[:len(data)-1]
+	}
+	return data, nil
 }
 
 // Close closes the file.
