@@ -87,7 +87,7 @@ func (q *SearchQuery) Check(s *Snapshot) error {
 	}
 	if q.Source != "" {
 		names := s.SourceNames()
-		if !slices.Contains(names, q.Source) {
+		if !slices.ContainsFunc(names, func(n string) bool { return sources.NameKey(n) == sources.NameKey(q.Source) }) {
 			return &ArgumentError{Arg: "source", Message: fmt.Sprintf("names no source: %q; the sources are %s", q.Source, quotedList(names))}
 		}
 	}
@@ -209,12 +209,12 @@ func (s *Snapshot) Search(ix *search.Index, q SearchQuery, vis *Visibility) Sear
 	if limit == 0 {
 		limit = DefaultSearchLimit
 	}
-	ns := strings.ToLower(q.Namespace)
+	ns, src := strings.ToLower(q.Namespace), sources.NameKey(q.Source)
 	accept := func(hit *sources.Skill) bool {
 		m, ok := s.servedFor(hit)
 		sk := m.Skill
 		return ok && vis.Offered(sk) && (aliased(m) == 0 || vis.Of(m.Ref) != ShownOff) &&
-			(q.Source == "" || sk.Source == q.Source) &&
+			(src == "" || sources.NameKey(sk.Source) == src) &&
 			(ns == "" || strings.ToLower(sk.Ref.Namespace) == ns) &&
 			(q.Kind == "" || sk.Kind == q.Kind)
 	}

@@ -91,6 +91,14 @@ func TestSearchFindsShadowed(t *testing.T) {
 	if len(res.Hits) == 0 || res.Hits[0].Name != "project:pdf" {
 		t.Errorf("searching an alias gives %+v; want project:pdf first", res.Hits)
 	}
+	// A source is named in any case, as names are.
+	if err := (&resolver.SearchQuery{Text: "pdf", Source: "PROJECT"}).Check(snap); err != nil {
+		t.Errorf("source PROJECT: %v", err)
+	}
+	res = snap.Search(ix, resolver.SearchQuery{Text: "pdf", Source: "PROJECT"}, nil)
+	if len(res.Hits) != 1 || res.Hits[0].Name != "project:pdf" {
+		t.Errorf("source PROJECT gives %+v; want project:pdf alone", res.Hits)
+	}
 }
 
 // A skill whose file the index could not read (a plugin's that failed or
