@@ -483,7 +483,7 @@ func fill(entries *ordered, budget int, f catalogFormat) (text string, whole boo
 		over := extra("")
 		room := min(slack-over, cutTarget)
 		if uncut {
-			if units(d) <= budget/8 {
+			if longest := min(budget/8, sources.MaxDescriptionLen); units(d) <= longest {
 				if c := extra(d); c <= slack {
 					descs[i], slack = d, slack-c
 					continue
@@ -491,8 +491,10 @@ func fill(entries *ordered, budget int, f catalogFormat) (text string, whole boo
 				uncut = false
 			} else {
 				// A long description is cut even here, to an eighth of
-				// the budget: a sentence or two says when to use it.
-				room = min(slack-over, budget/8)
+				// the budget (a sentence or two says when to use it), and
+				// never past the specification's 1,024 characters, as
+				// every list cuts it.
+				room = min(slack-over, longest)
 			}
 		}
 		for room >= minDescription {

@@ -592,3 +592,26 @@ func TestInstructionsWithinBudget(t *testing.T) {
 		}
 	}
 }
+
+// However large the budget, a description is cut to the specification's
+// 1,024 characters, as every list cuts it.
+func TestLongDescriptionCutAtAnyBudget(t *testing.T) {
+	snap := catalogOf(t, 3, 7000)
+	for _, text := range []string{
+		snap.ToolDescription(&resolver.CatalogOptions{Budget: 100_000}),
+		snap.Instructions(&resolver.CatalogOptions{Budget: 100_000}),
+	} {
+		descs := regexp.MustCompile(`(?m)^- skill-\d+: (.*)$|<description>(.*?)</description>`).FindAllStringSubmatch(text, -1)
+		if len(descs) != 3 {
+			t.Fatalf("%d descriptions:\n%.300s", len(descs), text)
+		}
+		for _, m := range descs {
+			if n := utf8.RuneCountInString(m[1] + m[2]); n > sources.MaxDescriptionLen {
+				t.Errorf("a description of %d characters: %.80s…", n, m[1]+m[2])
+			}
+		}
+		if !strings.Contains(text, "word1 word1") {
+			t.Errorf("the descriptions are gone:\n%.300s", text)
+		}
+	}
+}
