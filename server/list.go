@@ -141,9 +141,13 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		}
 		res.Skills = append(res.Skills, l)
 	}
-	text := fmt.Sprintf("%s.", count(len(res.Skills), "skill"))
+	listed := count(len(res.Skills), "skill")
+	if cut > 0 {
+		listed = fmt.Sprintf("%d of %s", len(res.Skills), count(len(res.Skills)+cut, "skill"))
+	}
+	text := listed + "."
 	if q != "" {
-		text = fmt.Sprintf("%s match %q.", count(len(res.Skills), "skill"), query)
+		text = fmt.Sprintf("%s match %q.", listed, query)
 	}
 	if cut > 0 {
 		text += fmt.Sprintf(" The last %s are left out: the answer holds at most %d MiB of names, descriptions and paths; narrow it with query, or search.", count(cut, "skill"), maxListMeta>>20)

@@ -403,7 +403,7 @@ func TestSkillsListBoundsMetadata(t *testing.T) {
 	if n == 0 || n >= 6000 || n*1000 > 4<<20 {
 		t.Fatalf("%d skills listed of 6,000 of 1 kB each; want at most 4 MiB of them", n)
 	}
-	if line := text(t, res.Content[0]); !strings.Contains(line, fmt.Sprintf("The last %d skills are left out", 6000-n)) {
+	if line := text(t, res.Content[0]); !strings.HasPrefix(line, fmt.Sprintf("%d of 6000 skills.", n)) || !strings.Contains(line, fmt.Sprintf("The last %d skills are left out", 6000-n)) {
 		t.Errorf("text: %s", line)
 	}
 }
