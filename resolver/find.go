@@ -76,7 +76,7 @@ type SearchResult struct {
 // Check returns an *ArgumentError for a query that cannot be run on s.
 func (q *SearchQuery) Check(s *Snapshot) error {
 	switch {
-	case strings.TrimSpace(q.Text) == "":
+	case strings.TrimFunc(q.Text, invisible) == "":
 		return &ArgumentError{Arg: "query", Message: "must not be empty: say what the skill should do, e.g. \"fill in a PDF form\""}
 	case utf8.RuneCountInString(q.Text) > MaxQueryLength:
 		return &ArgumentError{Arg: "query", Message: fmt.Sprintf("is %d characters long; a query is at most %d: say in a few words what the skill should do", utf8.RuneCountInString(q.Text), MaxQueryLength)}
@@ -99,6 +99,10 @@ func (q *SearchQuery) Check(s *Snapshot) error {
 	}
 	return nil
 }
+
+// invisible reports whether r shows nothing: white space, or a format
+// character such as a zero-width space. A query of only those is empty.
+func invisible(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }
 
 // quotedList renders at most 20 names, quoted.
 func quotedList(names []string) string {
