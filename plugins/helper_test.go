@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -79,6 +80,15 @@ func testPlugin(mode string) int {
 		if mode == "noisy" {
 			src = &noisy{src}
 		}
+	case "forkchild":
+		// Starts a child in its process group that ignores SIGTERM, and
+		// serves: the plugin ends on SIGTERM, the child would not.
+		child := exec.Command("sh", "-c", `trap "" TERM; echo $$ > "$`+envMark+`"; exec sleep 60`)
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.NewFile(2, "stderr"), err)
+			return 1
+		}
+		src = dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"})
 	case "exitlater":
 		// Serves, then dies between calls, saying why first (on the
 		// process's stderr itself, as listexit does).

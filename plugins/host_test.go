@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -352,6 +353,28 @@ func TestCloseDuringStart(t *testing.T) {
 		t.Error("List of a plugin closed while it started returned no error")
 	}
 	eventually(t, 5*time.Second, "the plugin outlived Close", func() bool { return !alive(pid) })
+}
+
+// What a plugin started in its process group ends with it, also a child
+// that ignores SIGTERM when the plugin itself ends on it.
+func TestCloseEndsThePluginsGroup(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no process groups, no SIGTERM")
+	}
+	dir, mark := t.TempDir(), filepath.Join(t.TempDir(), "pid")
+	skillDir(t, dir, "alpha", "Alpha skill.")
+	src, _ := newTestSource(t, "p", "forkchild", &Options{Env: map[string]string{envDir: dir, envMark: mark, "PATH": os.Getenv("PATH")}})
+	if _, err := src.List(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	eventually(t, 10*time.Second, "the child did not start", func() bool {
+		data, _ := os.ReadFile(mark)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		return pid > 0
+	})
+	src.Close()
+	eventually(t, 10*time.Second, "the plugin's child outlived Close", func() bool { return !alive(pid) })
 }
 
 func TestVersionMismatch(t *testing.T) {

@@ -115,7 +115,9 @@ func (r *procRunner) Wait(ctx context.Context) error {
 }
 
 // Kill kills the plugin's process group; before Start, it keeps the
-// process from starting.
+// process from starting. The group is killed also when the plugin has
+// exited: what it started in it may not have (a child that ignores
+// SIGTERM). A group with a process left keeps its id from being taken.
 func (r *procRunner) Kill(context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -123,12 +125,11 @@ func (r *procRunner) Kill(context.Context) error {
 	if r.pid == 0 {
 		return nil
 	}
-	select {
-	case <-r.exited:
-		return nil
-	default:
+	err := killGroup(r.cmd.Process)
+	if isClosed(r.exited) {
+		return nil // the plugin itself was gone: only its group was left to end
 	}
-	return killGroup(r.cmd.Process)
+	return err
 }
 
 // terminate asks the plugin to stop (SIGTERM on Unix), without waiting.
