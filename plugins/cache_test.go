@@ -441,17 +441,21 @@ func TestBusyCopyIsMadeLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	sk := l.Skills[0]
-	peeked := make(chan error, 1)
-	go func() { _, err := sources.PeekEntryInto(sk, 1<<20, nil); peeked <- err }() // holds the one read
-	for p.reads.Load() < 1 {
+	peeked := make(chan error, 2)
+	for range 2 { // the one read under way, and the one waiting its turn
+		go func() { _, err := sources.PeekEntryInto(sk, 1<<20, nil); peeked <- err }()
+	}
+	for p.reads.Load() < 1 || src.r.admitted.Load() < 2 {
 		time.Sleep(time.Millisecond)
 	}
 	if _, err := fs.ReadFile(sk.Files, "SKILL.md"); !errors.Is(err, errBusy) {
 		t.Fatalf("a read while the plugin is busy: %v; want busy", err)
 	}
 	close(p.release)
-	if err := <-peeked; err != nil {
-		t.Fatal(err)
+	for range 2 {
+		if err := <-peeked; err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := fs.ReadFile(sk.Files, "SKILL.md"); err != nil {
 		t.Fatal(err)

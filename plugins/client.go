@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -38,9 +39,12 @@ type remote struct {
 	// context: the source's life, and the call deadline.
 	fileCtx func() (context.Context, context.CancelFunc)
 	// reading, when set, bounds the reads of files through the plugin
-	// under way at once (its capacity): a plugin that hangs holds that
-	// many of the server's requests, not every one it is sent.
-	reading chan struct{}
+	// under way at once (its capacity), and admitted counts those under
+	// way and those waiting their turn, of which there may be as many
+	// again: a plugin that hangs holds that many of the server's requests,
+	// not every one it is sent.
+	reading  chan struct{}
+	admitted atomic.Int32
 	// copyWithin bounds the making of a local copy as a whole (each file's
 	// read has fileCtx's deadline): no file's read starts past it, and the
 	// files are then read through the plugin. 0: no bound.
@@ -357,15 +361,18 @@ func (r *remote) readFile(ctx context.Context, id string, m fileMeta) (data []by
 		defer func() { r.readDone(c, err) }()
 	}
 	if r.reading != nil {
-		t := time.NewTimer(readingWait)
+		if r.admitted.Add(1) > int32(2*cap(r.reading)) {
+			r.admitted.Add(-1)
+			return fail(fmt.Errorf("%w: %d reads of its files are under way and %d more wait their turn", errBusy, cap(r.reading), cap(r.reading)))
+		}
+		defer r.admitted.Add(-1)
 		select {
 		case r.reading <- struct{}{}:
-			t.Stop()
 			defer func() { <-r.reading }()
-		case <-t.C:
-			return fail(fmt.Errorf("%w: %d reads of its files are under way and none ended within %s", errBusy, cap(r.reading), readingWait))
 		case <-ctx.Done():
-			t.Stop()
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fail(fmt.Errorf("%w: none of the %d reads of its files under way ended within its timeout", errBusy, cap(r.reading)))
+			}
 			return fail(ctx.Err())
 		}
 	}
@@ -416,11 +423,13 @@ func (r *remote) readFile(ctx context.Context, id string, m fileMeta) (data []by
 var errBadFile = errors.New("plugin sent a bad file")
 
 // errBusy is why a read of a plugin's file was not made: the plugin has
-// as many under way as it may (maxReading), and none ended soon enough.
+// as many under way as it may (maxReading) and as many waiting their
+// turn, or none of those under way ended within its timeout.
 var errBusy = errors.New("the source plugin is busy")
 
-// maxReading bounds the reads of one plugin's files under way at once,
-// and readingWait how long one more waits for one of them to end.
+// maxReading bounds the reads of one plugin's files under way at once
+// (as many more may wait their turn), and readingWait how long a read
+// waits for a local copy another is making.
 const (
 	maxReading  = 16
 	readingWait = time.Second

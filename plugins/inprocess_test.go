@@ -655,10 +655,12 @@ func (h *heldReads) ReadFile(req *pluginpb.ReadFileRequest, stream pluginpb.Skil
 	return h.byID.ReadFile(req, stream)
 }
 
-// A plugin that hangs holds at most maxReading reads of its files: one
-// more is refused as busy once none of them ends soon, rather than held
-// with them for the plugin's timeout (70 of them held every request slot
-// of the server, and its other sources' answers with them).
+// A plugin that hangs holds at most maxReading reads of its files, and as
+// many waiting their turn: one more is refused as busy at once, rather
+// than held with them for the plugin's timeout (70 of them held every
+// request slot of the server, and its other sources' answers with them).
+// Those waiting are served once the plugin answers: one that is slow, not
+// hung, refuses none of them.
 func TestHungPluginHoldsFewReads(t *testing.T) {
 	const front = "name: s\ndescription: D.\n"
 	const file = "---\n" + front + "---\nbody\n"
@@ -680,18 +682,18 @@ func testHungPluginHoldsFewReads(t *testing.T, front, file string, cache bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := make(chan error, maxReading)
-	for range maxReading {
+	held := make(chan error, 2*maxReading)
+	for range 2 * maxReading {
 		go func() { _, err := fs.ReadFile(l.Skills[0].Files, "SKILL.md"); held <- err }()
 	}
-	for p.reads.Load() < maxReading {
+	for p.reads.Load() < maxReading || src.r.admitted.Load() < 2*maxReading {
 		time.Sleep(time.Millisecond)
 	}
 	if _, err := fs.ReadFile(l.Skills[0].Files, "SKILL.md"); !errors.Is(err, errBusy) {
 		t.Errorf("one read more than a hung plugin holds: %v; want busy", err)
 	}
 	close(p.release)
-	for range maxReading {
+	for range 2 * maxReading {
 		if err := <-held; err != nil {
 			t.Errorf("a read held, then answered: %v", err)
 		}
