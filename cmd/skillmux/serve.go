@@ -98,7 +98,7 @@ const greetWait = time.Second
 // stopGrace bounds how long serve, ending, waits for its own work (the
 // search index, following the roots) before it closes the sources under
 // it: a source plugin's read ends then, not at the plugin's timeout.
-const stopGrace = 2 * time.Second
+const stopGrace = 500 * time.Millisecond
 
 // afterGreeting waits until greeted is closed, or greetWait has passed,
 // and reports whether ctx is still live.
