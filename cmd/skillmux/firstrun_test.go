@@ -102,6 +102,7 @@ func TestUsageErrorsExitTwoWithAHint(t *testing.T) {
 		{[]string{"completion", "bash", "extra"}, `completion bash takes no arguments, got "extra"; see 'skillmux completion bash --help'`},
 		{[]string{"completion", "zsh", "--bogus"}, "unknown flag --bogus; see 'skillmux completion zsh --help'"},
 		{[]string{"--bogus"}, "unknown flag --bogus; see 'skillmux --help'"},
+		{[]string{"show", "-leading-dash"}, "unknown flag -leading-dash; see 'skillmux show --help' (an argument that begins with '-' goes after --: 'skillmux show -- -leading-dash')"},
 		{[]string{"version", "extra"}, `version takes no arguments, got "extra"`},
 		{[]string{"show"}, "show takes one skill NAME"},
 		{[]string{"list", "--root", ""}, "--root (or a folder argument) is empty"},

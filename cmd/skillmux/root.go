@@ -113,8 +113,15 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 		return usageError("invalid value %q for %s: %s; see '%s --help'", m[1], m[2], why, cmd.CommandPath())
 	}
+	if m := unknownShorthand.FindStringSubmatch(msg); m != nil {
+		return usageError("unknown flag %s; see '%s --help' (an argument that begins with '-' goes after --: '%s -- %s')", m[1], cmd.CommandPath(), cmd.CommandPath(), m[1])
+	}
 	return usageError("%s; see '%s --help'", msg, cmd.CommandPath())
 }
+
+// unknownShorthand matches pflag's message for an argument that begins
+// with '-' and is no flag: a skill named "-x", say.
+var unknownShorthand = regexp.MustCompile(`^unknown shorthand flag: '.+' in (-\S+)$`)
 
 // badValue matches pflag's message for a value of the wrong type.
 var badValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (?:strconv\.Parse\w+: parsing ".*": )?(.*)$`)
