@@ -464,3 +464,65 @@ func TestBusyCopyIsMadeLater(t *testing.T) {
 		t.Errorf("no local copy at %s once the plugin answered", sk.Dir)
 	}
 }
+
+// A read that waits its turn behind others has the plugin's whole timeout
+// for its own call once its turn comes: a plugin slow enough that one
+// read takes more than half its timeout answers those waiting too, and is
+// not taken for hung.
+func TestWaitingReadHasItsWholeTimeout(t *testing.T) {
+	const front = "name: s\ndescription: D.\n"
+	const file = "---\n" + front + "---\nbody\n"
+	plugin := &slowReads{byID: byID{skills: []*pluginpb.Skill{{Id: "s", FrontMatter: []byte(front), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: int64(len(file)), Sha256: digestOf(file)}}}},
+		files: map[string]string{"s/SKILL.md": file}}}
+	plugin.slow.Store(true) // 100 ms a read
+	src := connect(t, "p", plugin, "")
+	src.r.reading = make(chan struct{}, 1)
+	src.r.fileCtx = func() (context.Context, context.CancelFunc) { return context.WithTimeout(t.Context(), 150*time.Millisecond) }
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { _, err := fs.ReadFile(l.Skills[0].Files, "SKILL.md"); errs <- err }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("a read of a plugin that takes 100 ms of its 150: %v", err)
+		}
+	}
+}
+
+// The time a copy's reads wait for their turns behind other reads is not
+// counted against the copy's bound: a plugin busy a while with other
+// reads still gets its skill copied.
+func TestCopyWaitingItsTurnIsNotSlow(t *testing.T) {
+	const front = "name: s\ndescription: D.\n"
+	const file = "---\n" + front + "---\nbody\n"
+	p := &heldReads{byID: byID{skills: []*pluginpb.Skill{{Id: "s", FrontMatter: []byte(front), Files: []*pluginpb.FileInfo{
+		{Path: "SKILL.md", Size: int64(len(file)), Sha256: digestOf(file)}, {Path: "a.md", Size: 1, Sha256: digestOf("a")}, {Path: "b.md", Size: 1, Sha256: digestOf("b")},
+	}}}, files: map[string]string{"s/SKILL.md": file, "s/a.md": "a", "s/b.md": "b"}}, release: make(chan struct{})}
+	src := connect(t, "p", p, t.TempDir())
+	src.r.reading = make(chan struct{}, 1)
+	src.r.copyWithin = 50 * time.Millisecond
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := l.Skills[0]
+	peeked := make(chan error, 1)
+	go func() { _, err := sources.PeekEntryInto(sk, 1<<20, nil); peeked <- err }() // takes the one turn
+	for p.reads.Load() < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	time.AfterFunc(300*time.Millisecond, func() { close(p.release) }) // longer than copyWithin
+	if _, err := fs.ReadFile(sk.Files, "SKILL.md"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-peeked; err != nil {
+		t.Fatal(err)
+	}
+	if !isDir(sk.Dir) {
+		t.Errorf("no local copy at %s: the wait for a turn was taken for slowness", sk.Dir)
+	}
+}

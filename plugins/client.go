@@ -360,22 +360,6 @@ func (r *remote) readFile(ctx context.Context, id string, m fileMeta) (data []by
 	if r.readDone != nil {
 		defer func() { r.readDone(c, err) }()
 	}
-	if r.reading != nil {
-		if r.admitted.Add(1) > int32(2*cap(r.reading)) {
-			r.admitted.Add(-1)
-			return fail(fmt.Errorf("%w: %d reads of its files are under way and %d more wait their turn", errBusy, cap(r.reading), cap(r.reading)))
-		}
-		defer r.admitted.Add(-1)
-		select {
-		case r.reading <- struct{}{}:
-			defer func() { <-r.reading }()
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fail(fmt.Errorf("%w: none of the %d reads of its files under way ended within its timeout", errBusy, cap(r.reading)))
-			}
-			return fail(ctx.Err())
-		}
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := c.ReadFile(ctx, &pluginpb.ReadFileRequest{SkillId: id, Path: m.path}, grpc.MaxCallRecvMsgSize(maxChunk+(64<<10)))
@@ -421,6 +405,36 @@ func (r *remote) readFile(ctx context.Context, id string, m fileMeta) (data []by
 
 // errBadFile means a plugin sent a file other than the one it listed.
 var errBadFile = errors.New("plugin sent a bad file")
+
+// turn waits for the turn of a read of a file of the plugin (see
+// reading), for at most the plugin's timeout, and returns the function
+// that ends it, or why there is none: the plugin is busy. The read's own
+// deadline starts once it has its turn: waiting is not the plugin's
+// answering late.
+func (r *remote) turn(path string) (end func(), err error) {
+	if r.reading == nil {
+		return func() {}, nil
+	}
+	busy := func(why string) error {
+		return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %s", errBusy, why)}
+	}
+	if r.admitted.Add(1) > int32(2*cap(r.reading)) {
+		r.admitted.Add(-1)
+		return nil, busy(fmt.Sprintf("%d reads of its files are under way and %d more wait their turn", cap(r.reading), cap(r.reading)))
+	}
+	ctx, cancel := r.fileCtx()
+	defer cancel()
+	select {
+	case r.reading <- struct{}{}:
+		return func() { <-r.reading; r.admitted.Add(-1) }, nil
+	case <-ctx.Done():
+		r.admitted.Add(-1)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, busy(fmt.Sprintf("its turn among %d reads of its files did not come within its timeout", 2*cap(r.reading)))
+		}
+		return nil, &fs.PathError{Op: "read", Path: path, Err: ctx.Err()}
+	}
+}
 
 // errBusy is why a read of a plugin's file was not made: the plugin has
 // as many under way as it may (maxReading) and as many waiting their

@@ -61,6 +61,21 @@ func newRemoteFS(r *remote, id string, files map[string]fileMeta, front []byte) 
 // front matter the listing gave: the catalog shows that one (its
 // description, its allowed tools), and an agent reads the file.
 func (f *remoteFS) fetch(m fileMeta) ([]byte, error) {
+	return f.fetchWaiting(m, nil)
+}
+
+// fetchWaiting is fetch that tells waited how long the read waited for its
+// turn (remote.turn), when it is not nil.
+func (f *remoteFS) fetchWaiting(m fileMeta, waited func(time.Duration)) ([]byte, error) {
+	began := time.Now()
+	end, err := f.r.turn(m.path)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	if waited != nil {
+		waited(time.Since(began))
+	}
 	ctx, cancel := f.r.fileCtx()
 	defer cancel()
 	data, err := f.r.readFile(ctx, f.id, m)
@@ -193,12 +208,14 @@ func (f *remoteFS) local() (copied bool, failed error) {
 	}
 	fetch := f.fetch
 	if within := f.r.copyWithin; within > 0 {
+		// The time the reads wait for their turns is the plugin's being
+		// busy with other reads, not its being slow with these.
 		stopBy := time.Now().Add(within)
 		fetch = func(m fileMeta) ([]byte, error) {
 			if time.Now().After(stopBy) {
 				return nil, errCopySlow
 			}
-			return f.fetch(m)
+			return f.fetchWaiting(m, func(d time.Duration) { stopBy = stopBy.Add(d) })
 		}
 	}
 	err := f.r.cache.ensure(f.key, path.Base(f.id), metas, fetch)

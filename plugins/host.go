@@ -1040,9 +1040,6 @@ func (i *instance) stop() {
 		<-done
 	}
 	<-i.runner.exited
-	// What it started in its process group and left running (a child
-	// that ignores SIGTERM) ends with it.
-	i.runner.Kill(context.Background())
 }
 
 // launch starts the plugin, checks its handshake and asks it to describe

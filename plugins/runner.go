@@ -95,6 +95,7 @@ func (r *procRunner) Start(context.Context) error {
 	// The runner owns this goroutine: it ends when the process exits,
 	// which Kill forces.
 	go func() {
+		endGroupAtExit(r.cmd.Process)
 		err := r.cmd.Wait()
 		r.stderr.Flush()
 		r.extra.Flush()
@@ -115,9 +116,9 @@ func (r *procRunner) Wait(ctx context.Context) error {
 }
 
 // Kill kills the plugin's process group; before Start, it keeps the
-// process from starting. The group is killed also when the plugin has
-// exited: what it started in it may not have (a child that ignores
-// SIGTERM). A group with a process left keeps its id from being taken.
+// process from starting. Once the plugin has exited, its group is no
+// longer its to kill (its id may be another's): what was left in it was
+// killed at the exit (endGroupAtExit).
 func (r *procRunner) Kill(context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -125,11 +126,12 @@ func (r *procRunner) Kill(context.Context) error {
 	if r.pid == 0 {
 		return nil
 	}
-	err := killGroup(r.cmd.Process)
-	if isClosed(r.exited) {
-		return nil // the plugin itself was gone: only its group was left to end
+	select {
+	case <-r.exited:
+		return nil
+	default:
 	}
-	return err
+	return killGroup(r.cmd.Process)
 }
 
 // terminate asks the plugin to stop (SIGTERM on Unix), without waiting.

@@ -15,3 +15,6 @@ func killGroup(p *os.Process) error { return p.Kill() }
 // termGroup does nothing here: go-plugin's shutdown call, then Kill, stop
 // the plugin.
 func termGroup(*os.Process) {}
+
+// endGroupAtExit does nothing here: there are no process groups.
+func endGroupAtExit(*os.Process) {}

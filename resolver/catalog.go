@@ -483,7 +483,13 @@ func fill(entries *ordered, budget int, f catalogFormat) (text string, whole boo
 		over := extra("")
 		room := min(slack-over, cutTarget)
 		if uncut {
-			if longest := min(budget/8, sources.MaxDescriptionLen); units(d) <= longest {
+			longest := budget / 8
+			if n := utf8.RuneCountInString(d); n > sources.MaxDescriptionLen {
+				// The specification's bound counts characters, this
+				// one UTF-16 units: the units of its first 1,024.
+				longest = min(longest, units(d[:runeOffset(d, sources.MaxDescriptionLen)]))
+			}
+			if units(d) <= longest {
 				if c := extra(d); c <= slack {
 					descs[i], slack = d, slack-c
 					continue
@@ -612,6 +618,18 @@ func cleanCut(s string, limit int) (cut string, ok bool) {
 		return "", false
 	}
 	return strings.TrimRight(s[:at], " ,;:.!?—–-(，、；。") + "…", true
+}
+
+// runeOffset is the byte offset in s of its n-th character, len(s) when
+// it has no more.
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
 }
 
 // oneLine collapses runs of white space, line breaks included, to one

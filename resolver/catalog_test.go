@@ -614,4 +614,11 @@ func TestLongDescriptionCutAtAnyBudget(t *testing.T) {
 			t.Errorf("the descriptions are gone:\n%.300s", text)
 		}
 	}
+	// The bound counts characters, not UTF-16 units: 1,000 characters,
+	// 40 of them emoji (two units each), are whole.
+	desc := strings.Repeat("\U0001F600", 40) + strings.Repeat("a", 960)
+	f := &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "emoji", Description: desc}}}
+	if text := load(t, f).ToolDescription(&resolver.CatalogOptions{Budget: 100_000}); !strings.Contains(text, "- emoji: "+desc+"\n") && !strings.HasSuffix(text, "- emoji: "+desc) {
+		t.Errorf("a description of 1,000 characters with emoji was cut:\n%.200s", text)
+	}
 }

@@ -100,9 +100,14 @@ func (q *SearchQuery) Check(s *Snapshot) error {
 	return nil
 }
 
-// invisible reports whether r shows nothing: white space, or a format
-// character such as a zero-width space. A query of only those is empty.
-func invisible(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }
+// invisible reports whether r shows nothing on its own: white space, a
+// format character such as a zero-width space, a mark with nothing to mark
+// (a variation selector, a combining grapheme joiner), or one of the
+// Hangul fillers. A query of only those is empty.
+func invisible(r rune) bool {
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me) ||
+		r == '\u115f' || r == '\u1160' || r == '\u3164' || r == '\uffa0'
+}
 
 // quotedList renders at most 20 names, quoted.
 func quotedList(names []string) string {

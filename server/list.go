@@ -150,7 +150,7 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		text = fmt.Sprintf("%s match %q.", listed, query)
 	}
 	if cut > 0 {
-		text += fmt.Sprintf(" The last %s are left out: the answer holds at most %d MiB of names, descriptions and paths; narrow it with query, or search.", count(cut, "skill"), maxListMeta>>20)
+		text += fmt.Sprintf(" The last %s left out: the answer holds at most %d MiB of names, descriptions and paths; narrow it with query, or search.", isAre(count(cut, "skill"), cut), maxListMeta>>20)
 	}
 	if withheld > 0 {
 		text += fmt.Sprintf(" The bodies of the last %s are left out: the answer holds at most %d MiB of bodies; narrow the query, or load a skill by name.", count(withheld, "skill"), maxListBodies>>20)
@@ -171,6 +171,14 @@ func listedOf(sk *sources.Skill) listed {
 		SkillPath:   sk.Dir,
 		SkillFile:   sk.Path,
 	}
+}
+
+// isAre is what, n things, followed by "is" or "are".
+func isAre(what string, n int) string {
+	if n == 1 {
+		return what + " is"
+	}
+	return what + " are"
 }
 
 // maxListMeta bounds the metadata of the skills in one skills_list answer,

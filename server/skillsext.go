@@ -176,11 +176,7 @@ func (s *Server) getSkill(ctx context.Context, ss *mcp.ServerSession, p *getSkil
 	}
 	e, why := s.entry(snap, resolver.Addressed{URI: a.URI, Match: a.Match})
 	if why != "" {
-		still := "the skill tool and resources/read may still serve its files, within their own size limits"
-		if strings.Contains(why, "cannot be addressed") {
-			still = "the skill tool and skill_resource still serve that file, and resources/read the others"
-		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("No skill is served at %s as the Skills extension defines one: %s (%s)", clipURI(p.URI), why, still)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("No skill is served at %s as the Skills extension defines one: %s (resources/read may still serve its files, within its own size limits)", clipURI(p.URI), why)}
 	}
 	return &getSkillResult{ResultType: "complete", Skill: e, cacheFields: s.cacheFor(ss, readTTL)}, nil
 }

@@ -501,8 +501,8 @@ func TestFilesWhoseURIsAreAnotherSkills(t *testing.T) {
 	if err != nil || len(res.Completion.Values) != 0 {
 		t.Errorf("completion of de in team: %v %v; want none", err, res)
 	}
-	// skills/get says why team has no entry, and what still serves it.
-	if _, err := getSkill(cs, "skill://team/SKILL.md"); err == nil || !strings.Contains(err.Error(), "cannot be addressed") || !strings.Contains(err.Error(), "skill_resource still serve that file") {
+	// skills/get says why team has no entry.
+	if _, err := getSkill(cs, "skill://team/SKILL.md"); err == nil || !strings.Contains(err.Error(), "cannot be addressed: skill://team/deploy/checklist.md belongs to team:deploy") {
 		t.Errorf("skills/get of team: %v", err)
 	}
 	// The other skill is read by its URI as before.
