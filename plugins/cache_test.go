@@ -477,7 +477,9 @@ func TestWaitingReadHasItsWholeTimeout(t *testing.T) {
 	plugin.slow.Store(true) // 100 ms a read
 	src := connect(t, "p", plugin, "")
 	src.r.reading = make(chan struct{}, 1)
-	src.r.fileCtx = func() (context.Context, context.CancelFunc) { return context.WithTimeout(t.Context(), 150*time.Millisecond) }
+	src.r.fileCtx = func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(t.Context(), 150*time.Millisecond)
+	}
 	l, err := src.List(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -140,7 +140,7 @@ func TestBadSearchArguments(t *testing.T) {
 		{"skills_search", map[string]any{}, `missing required argument "query"`},
 		{"skills_search", map[string]any{"query": ""}, `argument "query" must not be empty`},
 		{"skills_search", map[string]any{"query": " \t\n"}, `argument "query" must not be empty`},
-		{"skills_search", map[string]any{"query": "\u200b\u200b"}, `argument "query" must not be empty`}, // zero-width spaces only
+		{"skills_search", map[string]any{"query": "\u200b\u200b"}, `argument "query" must not be empty`},       // zero-width spaces only
 		{"skills_search", map[string]any{"query": "\u034f\ufe0f\u3164"}, `argument "query" must not be empty`}, // a joiner, a selector, a filler
 		{"skills_search", map[string]any{"query": 7}, `argument "query" must be a string, got a number`},
 		{"skills_search", map[string]any{"query": "pdf", "limit": 0}, `argument "limit" must be an integer from 1 to 25 (default 10), got 0`},
