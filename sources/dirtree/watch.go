@@ -113,6 +113,10 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 		changed()
 	})
 	cancel()
+	// The watches' walk takes no context: closing the watcher stops it
+	// at its next pause, rather than at its end (seconds, for a large
+	// tree on a busy machine), which the end of the watch waits for.
+	w.Close()
 	if cerr := <-completing; cerr != nil {
 		err = cerr
 	}
