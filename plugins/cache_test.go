@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -196,15 +197,17 @@ func TestEvictionLooksAtTheFolderOnce(t *testing.T) {
 	}
 }
 
-// slowReads is byID whose reads take a while once slow is set.
+// slowReads is byID whose reads take a while (delay, else 100 ms) once
+// slow is set.
 type slowReads struct {
 	byID
-	slow atomic.Bool
+	slow  atomic.Bool
+	delay time.Duration
 }
 
 func (s *slowReads) ReadFile(req *pluginpb.ReadFileRequest, stream pluginpb.SkillSource_ReadFileServer) error {
 	if s.slow.Load() {
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(cmp.Or(s.delay, 100*time.Millisecond))
 	}
 	return s.byID.ReadFile(req, stream)
 }
@@ -466,31 +469,34 @@ func TestBusyCopyIsMadeLater(t *testing.T) {
 }
 
 // A read that waits its turn behind others has the plugin's whole timeout
-// for its own call once its turn comes: a plugin slow enough that one
-// read takes more than half its timeout answers those waiting too, and is
-// not taken for hung.
+// for its own call once its turn comes: a plugin slow enough that its
+// reads one after another take more than its timeout answers those
+// waiting too, and is not taken for hung.
 func TestWaitingReadHasItsWholeTimeout(t *testing.T) {
 	const front = "name: s\ndescription: D.\n"
 	const file = "---\n" + front + "---\nbody\n"
 	plugin := &slowReads{byID: byID{skills: []*pluginpb.Skill{{Id: "s", FrontMatter: []byte(front), Files: []*pluginpb.FileInfo{{Path: "SKILL.md", Size: int64(len(file)), Sha256: digestOf(file)}}}},
 		files: map[string]string{"s/SKILL.md": file}}}
-	plugin.slow.Store(true) // 100 ms a read
+	plugin.delay = 200 * time.Millisecond
+	plugin.slow.Store(true)
 	src := connect(t, "p", plugin, "")
 	src.r.reading = make(chan struct{}, 1)
 	src.r.fileCtx = func() (context.Context, context.CancelFunc) {
-		return context.WithTimeout(t.Context(), 150*time.Millisecond)
+		return context.WithTimeout(t.Context(), 350*time.Millisecond)
 	}
 	l, err := src.List(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The second waits 200 ms for its turn: from the start, its 350 would
+	// leave it 150 for a read of 200.
 	errs := make(chan error, 2)
 	for range 2 {
 		go func() { _, err := fs.ReadFile(l.Skills[0].Files, "SKILL.md"); errs <- err }()
 	}
 	for range 2 {
 		if err := <-errs; err != nil {
-			t.Errorf("a read of a plugin that takes 100 ms of its 150: %v", err)
+			t.Errorf("a read of a plugin that takes 200 ms of its 350: %v", err)
 		}
 	}
 }
