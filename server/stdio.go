@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"log/slog"
 	"runtime"
 	"strconv"
@@ -134,6 +135,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	g := &guard{logger: s.logger, calls: calls, sdk: conn, out: w}
 	read := make(chan error, 1) // buffered: the pump may outlive ServeStdio
 	go func() { read <- g.pump(in) }()
+	served := make(chan struct{})
+	defer close(served)
+	go watchHangUp(in, calls, served)
 
 	select {
 	case err = <-read:
@@ -580,6 +584,7 @@ type calls struct {
 	listens int                 // subscriptions/listen requests open, not cancelled
 	changed chan struct{}       // closed and replaced when owed drops, and on stop
 	stopped bool
+	hungUp  bool // the client closed its end of the input (see watchHangUp)
 }
 
 // call is one pending request.
@@ -714,11 +719,12 @@ func (c *calls) wake() {
 }
 
 // waitRoom blocks while MaxInFlight answers are owed. It reports false
-// once stop is called.
+// once stop is called, or when the client hangs up meanwhile: what it
+// sent after is not read, and the end of the input is then its end.
 func (c *calls) waitRoom() bool {
 	for {
 		c.mu.Lock()
-		stopped, full, changed := c.stopped, c.owed >= MaxInFlight, c.changed
+		stopped, full, changed := c.stopped || c.hungUp, c.owed >= MaxInFlight, c.changed
 		c.mu.Unlock()
 		if stopped || !full {
 			return !stopped
@@ -726,6 +732,48 @@ func (c *calls) waitRoom() bool {
 		<-changed
 	}
 }
+
+// full reports whether MaxInFlight answers are owed.
+func (c *calls) full() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.owed >= MaxInFlight
+}
+
+// hangUp says the client closed its end of the input.
+func (c *calls) hangUp() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hungUp = true
+	c.wake()
+}
+
+// watchHangUp looks, while the guard waits for room (MaxInFlight answers
+// owed) and so reads no further, whether the client has closed its end of
+// in: one that stopped reading its answers too would otherwise hold the
+// server for ever, its end of input never read. It ends with done.
+func watchHangUp(in io.Reader, c *calls, done <-chan struct{}) {
+	f, ok := in.(*os.File)
+	if !ok {
+		return
+	}
+	t := time.NewTicker(hangUpEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			if c.full() && hungUp(f) {
+				c.hangUp()
+				return
+			}
+		}
+	}
+}
+
+// hangUpEvery is how often watchHangUp looks.
+const hangUpEvery = 250 * time.Millisecond
 
 // drain waits until no answer is owed: for handlers still running, at
 // most work in all; for answers made, as long as out takes them; and no

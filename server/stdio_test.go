@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -1489,4 +1491,46 @@ func (w *wire) recvAfterMap(line string) map[string]any {
 		w.t.Fatal(err)
 	}
 	return m
+}
+
+// A client that stops reading its answers with MaxInFlight of them owed,
+// then closes its end of the input, does not hold the server for ever:
+// the guard, waiting for room, reads no further, and sees that the input
+// was closed by looking at the pipe; the end of input then gives up on
+// the answers the client does not take.
+func TestStdioClientThatHangsUpWithoutReading(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the pipe's hang-up is not looked at here")
+	}
+	root := t.TempDir()
+	sourcetest.WriteFile(t, filepath.Join(root, "big", "SKILL.md"), "---\nname: big\ndescription: A large skill.\n---\n"+strings.Repeat("x", 200_000)+"\n")
+	srv := server.New(newResolver(t, dirtree.New(root, nil)), nil)
+	t.Cleanup(func() { srv.Close() })
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe() // never read: the client stopped reading
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inR.Close(); outR.Close(); outW.Close() })
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(context.Background(), inR, outW) }()
+	lines := initLine + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	for i := range server.MaxInFlight + 10 {
+		lines += fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"skill","arguments":{"name":"big"}}}`+"\n", i+2)
+	}
+	go func() {
+		inW.WriteString(lines) // blocks while the guard reads no further
+		inW.Close()
+	}()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, server.ErrOutputFailed) {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	case <-time.After(60 * time.Second): // only to report a hang
+		t.Fatal("ServeStdio did not return after the client closed its input")
+	}
 }
