@@ -137,7 +137,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	go func() { read <- g.pump(in) }()
 	served := make(chan struct{})
 	defer close(served)
-	go watchHangUp(in, calls, served)
+	go watchHangUp(in, calls, func() bool { return w.blocked() >= drainTimeout }, served)
 
 	select {
 	case err = <-read:
@@ -719,8 +719,9 @@ func (c *calls) wake() {
 }
 
 // waitRoom blocks while MaxInFlight answers are owed. It reports false
-// once stop is called, or when the client hangs up meanwhile: what it
-// sent after is not read, and the end of the input is then its end.
+// once stop is called, or when the client is seen to have gone meanwhile
+// (watchHangUp): what it sent after is not read, and the end of the input
+// is then its end.
 func (c *calls) waitRoom() bool {
 	for {
 		c.mu.Lock()
@@ -750,9 +751,11 @@ func (c *calls) hangUp() {
 
 // watchHangUp looks, while the guard waits for room (MaxInFlight answers
 // owed) and so reads no further, whether the client has closed its end of
-// in: one that stopped reading its answers too would otherwise hold the
-// server for ever, its end of input never read. It ends with done.
-func watchHangUp(in io.Reader, c *calls, done <-chan struct{}) {
+// in and taken nothing of its answers for a while (stalled): such a
+// client would otherwise hold the server for ever, its end of input never
+// read. A client that wrote its requests, closed its input and reads its
+// answers (printf ... | skillmux serve) has them all. It ends with done.
+func watchHangUp(in io.Reader, c *calls, stalled func() bool, done <-chan struct{}) {
 	f, ok := in.(*os.File)
 	if !ok {
 		return
@@ -764,7 +767,7 @@ func watchHangUp(in io.Reader, c *calls, done <-chan struct{}) {
 		case <-done:
 			return
 		case <-t.C:
-			if c.full() && hungUp(f) {
+			if c.full() && stalled() && hungUp(f) {
 				c.hangUp()
 				return
 			}

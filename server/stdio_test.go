@@ -1534,3 +1534,49 @@ func TestStdioClientThatHangsUpWithoutReading(t *testing.T) {
 		t.Fatal("ServeStdio did not return after the client closed its input")
 	}
 }
+
+// A client that writes all its requests, closes its input at once and
+// reads its answers (printf ... | skillmux serve) has every one of them,
+// however many: the guard waiting for room is not taken for a hung-up
+// client's while the answers are taken.
+func TestStdioClientThatClosesItsInputAndReads(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFile(t, filepath.Join(root, "big", "SKILL.md"), "---\nname: big\ndescription: A large skill.\n---\n"+strings.Repeat("x", 200_000)+"\n")
+	srv := server.New(newResolver(t, dirtree.New(root, nil)), nil)
+	t.Cleanup(func() { srv.Close() })
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inR.Close(); outR.Close() })
+	const n = 3 * server.MaxInFlight
+	lines := initLine + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	for i := range n {
+		lines += fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"skill","arguments":{"name":"big"}}}`+"\n", i+2)
+	}
+	if _, err := inW.WriteString(lines); err != nil { // fits in the pipe
+		t.Fatal(err)
+	}
+	inW.Close()
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(context.Background(), inR, outW); outW.Close() }()
+	answers := 0
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		time.Sleep(5 * time.Millisecond) // a client slower than the server
+		if strings.Contains(sc.Text(), `"result"`) {
+			answers++
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if answers != n+1 {
+		t.Errorf("%d answers; want %d (initialize and every call)", answers, n+1)
+	}
+}
