@@ -132,12 +132,14 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		session.Wait()
 		close(ended)
 	}()
+	if f, ok := in.(*os.File); ok {
+		// A client that closed its input and has taken nothing of its
+		// answers for a while is gone (see calls.waitRoom).
+		calls.gone = func() bool { return w.blocked() >= drainTimeout && hungUp(f) }
+	}
 	g := &guard{logger: s.logger, calls: calls, sdk: conn, out: w}
 	read := make(chan error, 1) // buffered: the pump may outlive ServeStdio
 	go func() { read <- g.pump(in) }()
-	served := make(chan struct{})
-	defer close(served)
-	go watchHangUp(in, calls, func() bool { return w.blocked() >= drainTimeout }, served)
 
 	select {
 	case err = <-read:
@@ -584,7 +586,9 @@ type calls struct {
 	listens int                 // subscriptions/listen requests open, not cancelled
 	changed chan struct{}       // closed and replaced when owed drops, and on stop
 	stopped bool
-	hungUp  bool // the client closed its end of the input (see watchHangUp)
+	// gone, when set, reports whether the client has gone: closed its
+	// input and stopped taking its answers. Set before the guard starts.
+	gone func() bool
 }
 
 // call is one pending request.
@@ -720,62 +724,31 @@ func (c *calls) wake() {
 
 // waitRoom blocks while MaxInFlight answers are owed. It reports false
 // once stop is called, or when the client is seen to have gone meanwhile
-// (watchHangUp): what it sent after is not read, and the end of the input
-// is then its end.
+// (gone, looked at every hangUpEvery while it waits): a client that closed
+// its input and stopped reading its answers would otherwise hold the
+// server for ever, its end of input never read, as the guard reads no
+// further. What it sent after is not read. A client that wrote its
+// requests, closed its input and reads its answers (printf ... |
+// skillmux serve) has them all.
 func (c *calls) waitRoom() bool {
 	for {
 		c.mu.Lock()
-		stopped, full, changed := c.stopped || c.hungUp, c.owed >= MaxInFlight, c.changed
+		stopped, full, changed := c.stopped, c.owed >= MaxInFlight, c.changed
 		c.mu.Unlock()
 		if stopped || !full {
 			return !stopped
 		}
-		<-changed
-	}
-}
-
-// full reports whether MaxInFlight answers are owed.
-func (c *calls) full() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.owed >= MaxInFlight
-}
-
-// hangUp says the client closed its end of the input.
-func (c *calls) hangUp() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.hungUp = true
-	c.wake()
-}
-
-// watchHangUp looks, while the guard waits for room (MaxInFlight answers
-// owed) and so reads no further, whether the client has closed its end of
-// in and taken nothing of its answers for a while (stalled): such a
-// client would otherwise hold the server for ever, its end of input never
-// read. A client that wrote its requests, closed its input and reads its
-// answers (printf ... | skillmux serve) has them all. It ends with done.
-func watchHangUp(in io.Reader, c *calls, stalled func() bool, done <-chan struct{}) {
-	f, ok := in.(*os.File)
-	if !ok {
-		return
-	}
-	t := time.NewTicker(hangUpEvery)
-	defer t.Stop()
-	for {
 		select {
-		case <-done:
-			return
-		case <-t.C:
-			if c.full() && stalled() && hungUp(f) {
-				c.hangUp()
-				return
+		case <-changed:
+		case <-time.After(hangUpEvery):
+			if c.gone != nil && c.gone() {
+				return false
 			}
 		}
 	}
 }
 
-// hangUpEvery is how often watchHangUp looks.
+// hangUpEvery is how often waitRoom looks whether the client has gone.
 const hangUpEvery = 250 * time.Millisecond
 
 // drain waits until no answer is owed: for handlers still running, at

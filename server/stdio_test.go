@@ -1493,6 +1493,37 @@ func (w *wire) recvAfterMap(line string) map[string]any {
 	return m
 }
 
+// bigSkillCalls serves a skill of 200 kB on real pipes (os.Pipe), which
+// the test closes, and returns the server and the lines of a handshake and
+// n calls of that skill: answers large enough to fill a pipe a client
+// does not read.
+func bigSkillCalls(t *testing.T, n int) (srv *server.Server, lines string) {
+	t.Helper()
+	root := t.TempDir()
+	sourcetest.WriteFile(t, filepath.Join(root, "big", "SKILL.md"), "---\nname: big\ndescription: A large skill.\n---\n"+strings.Repeat("x", 200_000)+"\n")
+	srv = server.New(newResolver(t, dirtree.New(root, nil)), nil)
+	t.Cleanup(func() { srv.Close() })
+	lines = initLine + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	for i := range n {
+		lines += fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"skill","arguments":{"name":"big"}}}`+"\n", i+2)
+	}
+	return srv, lines
+}
+
+// pipes returns two os.Pipe pairs, closed at the end of the test.
+func pipes(t *testing.T) (inR, inW, outR, outW *os.File) {
+	t.Helper()
+	var err error
+	if inR, inW, err = os.Pipe(); err != nil {
+		t.Fatal(err)
+	}
+	if outR, outW, err = os.Pipe(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inR.Close(); inW.Close(); outR.Close(); outW.Close() })
+	return inR, inW, outR, outW
+}
+
 // A client that stops reading its answers with MaxInFlight of them owed,
 // then closes its end of the input, does not hold the server for ever:
 // the guard, waiting for room, reads no further, and sees that the input
@@ -1502,25 +1533,10 @@ func TestStdioClientThatHangsUpWithoutReading(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the pipe's hang-up is not looked at here")
 	}
-	root := t.TempDir()
-	sourcetest.WriteFile(t, filepath.Join(root, "big", "SKILL.md"), "---\nname: big\ndescription: A large skill.\n---\n"+strings.Repeat("x", 200_000)+"\n")
-	srv := server.New(newResolver(t, dirtree.New(root, nil)), nil)
-	t.Cleanup(func() { srv.Close() })
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe() // never read: the client stopped reading
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inR.Close(); outR.Close(); outW.Close() })
+	srv, lines := bigSkillCalls(t, server.MaxInFlight+10)
+	inR, inW, _, outW := pipes(t) // out never read: the client stopped reading
 	done := make(chan error, 1)
 	go func() { done <- srv.ServeStdio(context.Background(), inR, outW) }()
-	lines := initLine + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
-	for i := range server.MaxInFlight + 10 {
-		lines += fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"skill","arguments":{"name":"big"}}}`+"\n", i+2)
-	}
 	go func() {
 		inW.WriteString(lines) // blocks while the guard reads no further
 		inW.Close()
@@ -1540,24 +1556,9 @@ func TestStdioClientThatHangsUpWithoutReading(t *testing.T) {
 // however many: the guard waiting for room is not taken for a hung-up
 // client's while the answers are taken.
 func TestStdioClientThatClosesItsInputAndReads(t *testing.T) {
-	root := t.TempDir()
-	sourcetest.WriteFile(t, filepath.Join(root, "big", "SKILL.md"), "---\nname: big\ndescription: A large skill.\n---\n"+strings.Repeat("x", 200_000)+"\n")
-	srv := server.New(newResolver(t, dirtree.New(root, nil)), nil)
-	t.Cleanup(func() { srv.Close() })
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inR.Close(); outR.Close() })
 	const n = 3 * server.MaxInFlight
-	lines := initLine + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
-	for i := range n {
-		lines += fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"skill","arguments":{"name":"big"}}}`+"\n", i+2)
-	}
+	srv, lines := bigSkillCalls(t, n)
+	inR, inW, outR, outW := pipes(t)
 	if _, err := inW.WriteString(lines); err != nil { // fits in the pipe
 		t.Fatal(err)
 	}
@@ -1567,6 +1568,7 @@ func TestStdioClientThatClosesItsInputAndReads(t *testing.T) {
 	answers := 0
 	sc := bufio.NewScanner(outR)
 	sc.Buffer(nil, 1<<20)
+	time.Sleep(time.Second) // a pause, with its input closed and every answer owed
 	for sc.Scan() {
 		time.Sleep(5 * time.Millisecond) // a client slower than the server
 		if strings.Contains(sc.Text(), `"result"`) {
