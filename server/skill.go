@@ -129,10 +129,10 @@ func (s *Server) lookup(v *view, name string) (resolver.Match, error) {
 func baseDirectory(m resolver.Match, resourceTool bool) string {
 	sk := m.Skill
 	if sk.Scope != sources.ScopeSourcePlugin {
-		return shownPath(sk.Dir)
+		return sources.Shown(sk.Dir)
 	}
 	if st, err := os.Stat(sk.Dir); err == nil && st.IsDir() {
-		return shownPath(sk.Dir)
+		return sources.Shown(sk.Dir)
 	}
 	how := "as MCP resources"
 	if u, ok := resolver.URIOf(m); ok {
@@ -270,7 +270,7 @@ func fileList(files []string, truncated bool) string {
 	b.WriteString("Files in this skill (relative to the base directory):")
 	for _, f := range files {
 		b.WriteString("\n")
-		b.WriteString(shownPath(f))
+		b.WriteString(sources.Shown(f))
 	}
 	if truncated {
 		// The walk stops at the bound in the order folders list their
@@ -279,6 +279,3 @@ func fileList(files []string, truncated bool) string {
 	}
 	return b.String()
 }
-
-// shownPath is a path as a line of a text answer (see sources.Shown).
-func shownPath(p string) string { return sources.Shown(p) }

@@ -190,13 +190,13 @@ func (s *Server) listSkillFiles(m resolver.Match, u resolver.SkillURI, under, to
 	if under != "" {
 		where = under + "/"
 	}
-	fmt.Fprintf(&b, "Files of skill %s in %s (paths relative to %s):", m.Ref, where, shownPath(sk.Dir))
+	fmt.Fprintf(&b, "Files of skill %s in %s (paths relative to %s):", m.Ref, where, sources.Shown(sk.Dir))
 	for _, f := range files {
 		p := f.Path
 		if p == sk.EntryFile() {
 			p = resolver.EntryName
 		}
-		fmt.Fprintf(&b, "\n%s (%d bytes)", shownPath(p), f.Size)
+		fmt.Fprintf(&b, "\n%s (%d bytes)", sources.Shown(p), f.Size)
 	}
 	if len(files) == 0 {
 		b.WriteString("\n(none)")
@@ -224,7 +224,7 @@ func skillResourceArguments(raw json.RawMessage) (skill, path string, err error)
 	return skill, path, nil
 }
 
-// unquotedPath is the name a path quoted as shownPath quotes it stands
+// unquotedPath is the name a path quoted as sources.Shown quotes it stands
 // for, with its quotes or without them, when that is a path.
 func unquotedPath(p string) (string, bool) {
 	if !strings.HasPrefix(p, `"`) {
