@@ -16,6 +16,17 @@ import (
 // resources.max_file_size raises it to twice that.
 const minReadBudget = 32 << 20
 
+// smallRead is the largest read that takes its share from the budget of
+// small reads, smallBudget, rather than from the shared one: a SKILL.md or
+// a reference of a few kilobytes, which an agent waits on, never waits
+// behind reads of large files (a read of 2 bytes waited 4.9 s behind 40
+// reads of 15 MiB). smallBudget holds hundreds of such reads at once, and
+// four of smallRead.
+const (
+	smallRead   = 1 << 20
+	smallBudget = 4 * readCost * smallRead
+)
+
 // readCost is what a read of a file holds, in multiples of the file's
 // size, until its answer is written: the bytes read, the text made of
 // them, the SDK's encoding of the result and the line written. Measured
@@ -32,10 +43,12 @@ const readCost = 4
 // all hold one: reads of large files wait their turn instead. A read takes
 // its whole weight at once, never piecemeal, so two reads cannot each hold
 // part and wait for the rest; a weight larger than the budget is cut to
-// it, so every read can run alone.
+// it, so every read can run alone. Reads of at most smallRead bytes take
+// their share from a budget of their own (see smallRead).
 type readBudget struct {
-	sem  *semaphore.Weighted
-	size int64
+	sem   *semaphore.Weighted
+	size  int64
+	small *semaphore.Weighted // of smallBudget, for reads of at most smallRead
 	// taken, when set (by tests), is told the size of each read, before
 	// its weight is taken.
 	taken func(n int64)
@@ -43,7 +56,7 @@ type readBudget struct {
 
 func newReadBudget(maxFileSize int64) *readBudget {
 	size := max(minReadBudget, 2*maxFileSize)
-	return &readBudget{sem: semaphore.NewWeighted(size), size: size}
+	return &readBudget{sem: semaphore.NewWeighted(size), size: size, small: semaphore.NewWeighted(smallBudget)}
 }
 
 // acquire waits until the weight of a read of n bytes is free in the
@@ -58,18 +71,22 @@ func (b *readBudget) acquire(ctx context.Context, n int64) (handled func(), err 
 	if b.taken != nil {
 		b.taken(n)
 	}
+	sem := b.sem
+	if n <= smallRead {
+		sem = b.small
+	}
 	n = min(max(n, 1), b.size/readCost) * readCost
-	if err := b.sem.Acquire(ctx, n); err != nil {
+	if err := sem.Acquire(ctx, n); err != nil {
 		return nil, err
 	}
 	if ctx.Done() == nil {
-		return sync.OnceFunc(func() { b.sem.Release(n) }), nil
+		return sync.OnceFunc(func() { sem.Release(n) }), nil
 	}
 	var holders atomic.Int32 // the handler and the context
 	holders.Store(2)
 	let := func() {
 		if holders.Add(-1) == 0 {
-			b.sem.Release(n)
+			sem.Release(n)
 		}
 	}
 	context.AfterFunc(ctx, let)

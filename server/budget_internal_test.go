@@ -55,6 +55,58 @@ func TestReadBudgetHeldUntilAnswered(t *testing.T) {
 	}
 }
 
+// TestSmallReadsDoNotWaitBehindLarge checks that a read of a small file
+// takes its share at once while large reads hold the whole budget and
+// more wait for it, and that small reads wait for one another only when
+// their own budget is taken.
+func TestSmallReadsDoNotWaitBehindLarge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newReadBudget(0)
+		ctx := context.Background()
+		large, err := b.acquire(ctx, b.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go b.acquire(ctx, b.size) // waits for the first
+		synctest.Wait()
+		acquired := func(n int64) (done chan func()) {
+			done = make(chan func(), 1)
+			go func() {
+				handled, err := b.acquire(ctx, n)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- handled
+			}()
+			synctest.Wait()
+			return done
+		}
+		var held []func()
+		for range 4 {
+			select {
+			case handled := <-acquired(smallRead):
+				held = append(held, handled)
+			default:
+				t.Fatalf("read %d of %d bytes waited behind large reads", len(held)+1, smallRead)
+			}
+		}
+		fifth := acquired(2)
+		select {
+		case <-fifth:
+			t.Fatal("a fifth small read took a share while four of the largest small reads held the small reads' budget")
+		default:
+		}
+		held[0]()
+		synctest.Wait()
+		select {
+		case <-fifth:
+		default:
+			t.Fatal("a small read still waited once a small read ended")
+		}
+		large()
+	})
+}
+
 // TestRequestContextEndsOnceAnswered checks what readBudget relies on: the
 // SDK ends a request's context only once its answer is written, so a
 // share held until then covers the answer's encoding and its wait for a

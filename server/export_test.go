@@ -35,11 +35,17 @@ func (s *Server) IndexProgress() (done, todo int) { return s.index.live.Progress
 // budget of file content reads; f must be safe for concurrent use.
 func (s *Server) OnRead(f func(n int64)) { s.reads.taken = f }
 
-// HoldReads takes the whole budget of file content reads, as reads of
-// large files in flight would; the function returned gives it back.
+// HoldReads takes the whole budget of file content reads, small reads'
+// included, as reads in flight would; the function returned gives it back.
 func (s *Server) HoldReads() func() {
 	release, _ := s.reads.acquire(context.Background(), s.reads.size)
-	return release
+	if err := s.reads.small.Acquire(context.Background(), smallBudget); err != nil {
+		panic(err)
+	}
+	return func() {
+		release()
+		s.reads.small.Release(smallBudget)
+	}
 }
 
 // OnRefreshTaken makes Refresh call f once it has taken its snapshot.
