@@ -140,6 +140,28 @@ func ReadFileLimit(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	return f.ReadInto(limit, nil)
 }
 
+// ReadRegularFile reads the file at path whole, following symbolic links
+// wherever they lead, as ReadFileLimit does: the open never blocks, and a
+// FIFO, a device or a socket (a settings file linked to /dev/zero or
+// /dev/stdin) is refused with ErrNotRegular, a file over limit bytes with
+// ErrTooLarge, without reading it. It is for files the user keeps
+// anywhere, such as an application's settings.
+func ReadRegularFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if info, serr := os.Stat(path); serr == nil && info.Mode()&fs.ModeSocket != 0 {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileType(info.Mode()))}
+		}
+		return nil, err
+	}
+	ef, err := checkRegular(f)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	defer ef.Close()
+	return readLimit(ef, path, limit, nil)
+}
+
 // openRegular opens the file name of fsys, and keeps it open only when
 // it is a regular file.
 func openRegular(fsys fs.FS, name string) (entryFile, error) {

@@ -80,10 +80,18 @@ type plugin struct {
 	pkg       int    // index of its Package in the listing
 }
 
+// maxJSONFile bounds the Claude Code files read: settings, install
+// records and manifests are kilobytes; the largest marketplace known is a
+// few hundred.
+const maxJSONFile = 16 << 20
+
 // readJSON decodes a JSON file; a missing file is (false, nil). A file
-// that is not valid JSON gives a *jsonError with the line.
+// that is not valid JSON gives a *jsonError with the line. The file must
+// be a regular one of at most maxJSONFile bytes: a project's settings may
+// come from a repository cloned as it is, with its settings file a link
+// to /dev/zero or to /dev/stdin.
 func readJSON(path string, v any) (bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := sources.ReadRegularFile(path, maxJSONFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

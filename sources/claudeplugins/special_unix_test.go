@@ -1,0 +1,94 @@
+//go:build unix
+
+package claudeplugins_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/claudeplugins"
+)
+
+// TestSpecialFilesAreNotRead checks that a settings file, install records
+// or a manifest that is a FIFO or a device (a cloned repository's
+// .claude/settings.json linked to /dev/zero or /dev/stdin) is refused as
+// such: it used to block the listing, or read until memory ran out.
+func TestSpecialFilesAreNotRead(t *testing.T) {
+	fifo := func(t *testing.T, path string) {
+		os.Remove(path)
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Skip("no FIFO here:", err)
+		}
+	}
+	zero := func(t *testing.T, path string) {
+		if _, err := os.Stat("/dev/zero"); err != nil {
+			t.Skip("no /dev/zero here")
+		}
+		os.Remove(path)
+		if err := os.Symlink("/dev/zero", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name    string
+		special func(t *testing.T, path string)
+		file    func(h *fakeHome, project, plugin string) string
+		served  []string // what is served all the same
+	}{
+		{"user settings, a FIFO", fifo, func(h *fakeHome, _, _ string) string { return filepath.Join(h.home, ".claude", "settings.json") }, nil},
+		{"install records, a FIFO", fifo, func(h *fakeHome, _, _ string) string { return claudeplugins.InstalledFile(h.home) }, nil},
+		{"project settings, a link to /dev/zero", zero, func(_ *fakeHome, project, _ string) string {
+			return filepath.Join(project, ".claude", "settings.json")
+		}, []string{"on:a"}},
+		{"a plugin's manifest, a FIFO", fifo, func(_ *fakeHome, _, plugin string) string {
+			return filepath.Join(plugin, ".claude-plugin", "plugin.json")
+		}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHome(t)
+			plugin := h.plugin("on@m", "on", true, nil, "a")
+			h.save()
+			project := t.TempDir()
+			write(t, filepath.Join(project, ".claude", "settings.json"), `{}`)
+			file := c.file(h, project, plugin)
+			c.special(t, file)
+			listed := make(chan *sources.Listing, 1)
+			go func() {
+				l, err := claudeplugins.Installed(h.home, &claudeplugins.Options{ProjectDirs: []string{project}}).List(context.Background())
+				if err != nil {
+					t.Error(err)
+				}
+				listed <- l
+			}()
+			var l *sources.Listing
+			select {
+			case l = <-listed:
+			case <-time.After(20 * time.Second): // a hang, not a slow machine
+				t.Fatalf("the listing did not end with %s", c.name)
+			}
+			if l == nil {
+				return
+			}
+			if got := names(l); strings.Join(got, ",") != strings.Join(c.served, ",") {
+				t.Errorf("served %v, want %v", got, c.served)
+			}
+			said := false
+			for _, d := range l.Problems {
+				said = said || d.Path == file && strings.Contains(d.Message, "not a regular file")
+			}
+			for _, p := range l.Packages {
+				said = said || strings.Contains(p.Reason, "not a regular file")
+			}
+			if !said {
+				t.Errorf("nothing says %s is not a regular file: problems %v, packages %+v", file, l.Problems, l.Packages)
+			}
+		})
+	}
+}
