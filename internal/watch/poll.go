@@ -10,7 +10,7 @@ import (
 const DefaultPollInterval = time.Second
 
 // FilePoll reports the files, among its paths, that were created, removed
-// or changed (another file, size or modification time) since it last
+// or changed (another file, size, modification time or permissions) since it last
 // looked. NewFilePoll takes the first look, so that a caller knows when
 // the files were first looked at; Run reports what changed since.
 //
@@ -67,6 +67,7 @@ type fileState struct {
 	id     fileID
 	size   int64
 	mtime  time.Time
+	mode   os.FileMode // a file made readable again by chmod is read again
 }
 
 func stateOf(path string) fileState {
@@ -75,5 +76,5 @@ func stateOf(path string) fileState {
 		return fileState{}
 	}
 	id, _ := idOf(path, fi)
-	return fileState{exists: true, id: id, size: fi.Size(), mtime: fi.ModTime()}
+	return fileState{exists: true, id: id, size: fi.Size(), mtime: fi.ModTime(), mode: fi.Mode()}
 }

@@ -41,6 +41,15 @@ func TestFilePoll(t *testing.T) {
 		if p := next(); len(p) != 1 || p[0] != b {
 			t.Errorf("a new file: %v", p)
 		}
+		// A file made readable again: its content and times are the same.
+		os.Chmod(b, 0)
+		if p := next(); len(p) != 1 || p[0] != b {
+			t.Errorf("a file closed by chmod: %v", p)
+		}
+		os.Chmod(b, 0o644)
+		if p := next(); len(p) != 1 || p[0] != b {
+			t.Errorf("a file opened again by chmod: %v", p)
+		}
 		os.Remove(a)
 		if p := next(); len(p) != 1 || p[0] != a {
 			t.Errorf("a removed file: %v", p)
