@@ -145,6 +145,12 @@ func newSetup(cmd *cobra.Command, e *env, f *catalogFlags, workspace string, ser
 	return newSetupWith(cmd, e, f, &config.Options{WorkDir: workspace}, serving)
 }
 
+// configOptions are the options of a configuration load for o.WorkDir,
+// with o's NoWorkspace and AlsoServes.
+func (e *env) configOptions(cmd *cobra.Command, f *catalogFlags, o *config.Options) *config.Options {
+	return &config.Options{WorkDir: o.WorkDir, Home: e.home(), Env: e.environ, ConfigFile: f.configPath(e), Flags: f.flagValues(cmd), NoWorkspace: o.NoWorkspace, AlsoServes: o.AlsoServes}
+}
+
 // newSetupWith is newSetup with the configuration read as o says (its
 // WorkDir is the workspace); the rest of o is filled from e and f.
 func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options, serving bool) (*setup, error) {
@@ -152,7 +158,7 @@ func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options
 	if err := f.checkEmpty(cmd); err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(&config.Options{WorkDir: workspace, Home: e.home(), Env: e.environ, ConfigFile: f.configPath(e), Flags: f.flagValues(cmd), NoWorkspace: o.NoWorkspace, AlsoServes: o.AlsoServes})
+	cfg, err := config.Load(e.configOptions(cmd, f, o))
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
 	}

@@ -36,6 +36,8 @@ type live struct {
 	// mu guards the fields below, and serializes the changes.
 	mu         sync.Mutex
 	s          *setup          // the configuration in force
+	own        *config.Config  // the user's own configuration (no workspace file) when s was applied; nil if unknown
+	ownAlone   bool            // s is the user's own configuration alone, the workspace's file being refused
 	workspaces []string        // the workspace folders: the working folder, or the client's roots
 	look       *watch.FilePoll // the configuration files, as they were before the last load
 	repoll     func()          // makes watchConfig take up look again
@@ -103,24 +105,28 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		others = l.workspaces[1:]
 	}
 	s, err := newSetupWith(l.cmd, l.e, l.f, &config.Options{WorkDir: workspace, AlsoServes: others}, true)
-	if err != nil && moved && l.f.configPath(l.e) == "" {
-		// The new workspace's file is refused. Its folders are served
-		// with the user's own configuration alone: never with the one
-		// of the workspace before, which the user may trust and this
-		// one not.
-		if own, ownErr := newSetupWith(l.cmd, l.e, l.f, &config.Options{WorkDir: workspace, NoWorkspace: true}, true); ownErr == nil {
-			l.logger.Error("the new workspace's configuration is not applied; its folders are served with your own configuration alone (user file, environment, flags)", "why", why, "err", err)
-			s, err = own, nil
+	own := l.ownConfig(workspace)
+	ownAlone := false
+	if err != nil && (moved || l.ownAlone) && l.f.configPath(l.e) == "" {
+		// The workspace's file is refused. Its folders are served with
+		// the user's own configuration alone: never with the one of the
+		// workspace before, which the user may trust and this one not;
+		// and the user's own edits apply meanwhile.
+		if alone, ownErr := newSetupWith(l.cmd, l.e, l.f, &config.Options{WorkDir: workspace, NoWorkspace: true}, true); ownErr == nil {
+			l.logger.Error("the workspace's configuration is not applied; its folders are served with your own configuration alone (user file, environment, flags)", "why", why, "err", err)
+			s, err, ownAlone = alone, nil, true
 		}
 	}
 	switch {
 	case err != nil && !moved:
 		l.logger.Error("configuration not applied; the previous one stays in force", "why", why, "err", err)
 		return
-	case err == nil && !moved && s.cfg.SetAside() != "" && slices.Contains(l.s.cfg.Files(), s.cfg.SetAside()):
+	case err == nil && !moved && s.cfg.SetAside() != "" && slices.Contains(l.s.cfg.Files(), s.cfg.SetAside()) && sameSettings(l.own, own):
 		// An edit made the workspace file invalid (a save half typed):
 		// as for any other file, its sources stay until it is fixed,
-		// rather than leave the catalog at each such save.
+		// rather than leave the catalog at each such save. An edit of
+		// the user's own configuration meanwhile is applied, without
+		// that file, which its warning names.
 		var problems []string
 		for _, w := range s.cfg.Warnings() {
 			if strings.Contains(w, s.cfg.SetAside()) {
@@ -149,7 +155,7 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		if keys := restartOnly(l.started, s.cfg); len(keys) > 0 {
 			l.logger.Warn("settings changed that apply only after a restart; until then the server keeps the values it started with, and the sources and the log level follow now", "settings", keys)
 		}
-		l.s = s
+		l.s, l.own, l.ownAlone = s, own, ownAlone
 	}
 	s.plan.reuse, s.plan.warned = prev.plan.built, prev.plan.warned
 	// A source made now is listed whole before it is served: a first
@@ -164,6 +170,32 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		return
 	}
 	l.logger.Info("catalog reloaded", "why", why, "config", s.cfg.Files(), "workspaces", l.workspaces)
+}
+
+// ownConfig is the user's own configuration (user file, environment,
+// flags) for workspace, without its workspace file; nil when it is
+// invalid.
+func (l *live) ownConfig(workspace string) *config.Config {
+	cfg, err := config.Load(l.e.configOptions(l.cmd, l.f, &config.Options{WorkDir: workspace, NoWorkspace: true}))
+	if err != nil {
+		return nil
+	}
+	return cfg
+}
+
+// sameSettings reports whether a and b, both known, set every setting
+// alike.
+func sameSettings(a, b *config.Config) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	for i := range va.NumField() {
+		if va.Type().Field(i).IsExported() && !sameSetting(va.Field(i), vb.Field(i)) {
+			return false
+		}
+	}
+	return true
 }
 
 // configFiles returns the configuration files a load for workspace reads,

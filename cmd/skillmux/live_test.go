@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -286,6 +287,19 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 		t.Errorf("the invalid file is not reported as %s:\n%s", want, s.stderr.String())
 	}
 
+	// The user's own edits apply while the workspace's file is refused:
+	// they used to be refused with it, naming it.
+	mine := t.TempDir()
+	writeFile(t, filepath.Join(mine, "my-skill/SKILL.md"), skillMD("my-skill", "From my own folder."))
+	writeFile(t, userFile(env), "trust: ["+strconv.Quote(b)+"]\nsources:\n  - type: dir\n    path: "+mine+"\n")
+	s.next("tools/list_changed after the user's own file was edited", isMethod("notifications/tools/list_changed"))
+	if !s.stderr.waitFor(`msg="catalog reloaded" why="a configuration file changed"`, 15*time.Second) {
+		t.Fatalf("the user's own edit was not applied:\n%s", s.stderr.String())
+	}
+	if d := s.toolDescription(30); !strings.Contains(d, "- my-skill:") || !strings.Contains(d, "- in-b:") {
+		t.Errorf("the user's own edit is not applied beside the refused workspace file:\n%s", d)
+	}
+
 	team := t.TempDir()
 	writeFile(t, filepath.Join(team, "team-skill/SKILL.md"), skillMD("team-skill", "From the team's folder."))
 	writeFile(t, cfg, "sources:\n  - type: dir\n    path: "+team+"\n")
@@ -293,7 +307,11 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 	if !s.stderr.waitFor(`msg="catalog reloaded" why="a configuration file changed"`, 15*time.Second) {
 		t.Fatalf("the fixed file was not applied:\n%s", s.stderr.String())
 	}
-	if d := s.toolDescription(4); !strings.Contains(d, "- team-skill:") || !strings.Contains(d, "- in-b:") {
+	if !s.stderr.waitForCount(`msg="catalog reloaded" why="a configuration file changed"`, 2, 15*time.Second) {
+		t.Fatalf("the fixed file was not applied:\n%s", s.stderr.String())
+	}
+	// Its sources replace the user's, as a trusted file's do.
+	if d := s.toolDescription(4); !strings.Contains(d, "- team-skill:") || !strings.Contains(d, "- in-b:") || strings.Contains(d, "my-skill") {
 		t.Errorf("the fixed file is not applied:\n%s", d)
 	}
 }
@@ -696,6 +714,48 @@ func TestBinaryUntrustedFileMadeInvalid(t *testing.T) {
 	}
 	if !strings.Contains(s.stderr.String(), cfg+":3: sources[0].paht: unknown key") {
 		t.Errorf("the problem is not named:\n%s", s.stderr.String())
+	}
+}
+
+// An untrusted workspace file made invalid keeps its sources until it is
+// fixed (TestBinaryUntrustedFileMadeInvalid), and an edit of the user's
+// own file meanwhile is applied, without that file: it used to be refused
+// with it, naming the workspace's file, until someone fixed it.
+func TestBinaryOwnEditBesideABrokenWorkspaceFile(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
+	work := t.TempDir()
+	writeFile(t, filepath.Join(work, "team", "t1", "SKILL.md"), skillMD("t1", "The team's."))
+	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: team\n")
+	env := isolatedEnv(t)
+	s := startServe(t, env, work, "--no-builtin")
+	s.handshake()
+	writeFile(t, cfg, "sources:\n  - type: dir\n    paht: team\n")
+	if !s.stderr.waitFor("configuration not applied; the previous one stays in force", 15*time.Second) {
+		t.Fatalf("the invalid edit is not said:\n%s", s.stderr.String())
+	}
+	mine := t.TempDir()
+	writeFile(t, filepath.Join(mine, "my-skill/SKILL.md"), skillMD("my-skill", "From my own folder."))
+	writeFile(t, userFile(env), "sources:\n  - type: dir\n    path: "+mine+"\n")
+	s.next("tools/list_changed after the user's own file was edited", isMethod("notifications/tools/list_changed"))
+	if d := s.toolDescription(3); !strings.Contains(d, "- my-skill:") {
+		t.Errorf("the user's own edit is not applied while the workspace file is invalid:\n%s", d)
+	}
+}
+
+// With refresh.watch off the configuration files are still followed:
+// the README says they are looked at every second, and the periodic
+// rescans stay.
+func TestBinaryConfigFollowedUnwatched(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
+	env := append(isolatedEnv(t), "SKILLMUX_REFRESH__WATCH=false")
+	s := startServe(t, env, t.TempDir(), "--no-builtin")
+	s.handshake()
+	mine := t.TempDir()
+	writeFile(t, filepath.Join(mine, "my-skill/SKILL.md"), skillMD("my-skill", "From my own folder."))
+	writeFile(t, userFile(env), "sources:\n  - type: dir\n    path: "+mine+"\n")
+	s.next("tools/list_changed after the user's file was edited", isMethod("notifications/tools/list_changed"))
+	if d := s.toolDescription(2); !strings.Contains(d, "- my-skill:") {
+		t.Errorf("the edit is not applied with refresh.watch off:\n%s", d)
 	}
 }
 

@@ -49,17 +49,22 @@ func trustingEnv(t *testing.T, dirs ...string) []string {
 // (XDG_CONFIG_HOME), a user file that trusts dirs.
 func trustIn(t *testing.T, environ []string, dirs ...string) {
 	t.Helper()
+	quoted := make([]string, len(dirs))
+	for i, d := range dirs {
+		quoted[i] = strconv.Quote(d)
+	}
+	writeFile(t, userFile(environ), "trust: ["+strings.Join(quoted, ", ")+"]\n")
+}
+
+// userFile is the user's configuration file in environ.
+func userFile(environ []string) string {
 	var config string
 	for _, kv := range environ {
 		if v, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME="); ok {
 			config = v
 		}
 	}
-	quoted := make([]string, len(dirs))
-	for i, d := range dirs {
-		quoted[i] = strconv.Quote(d)
-	}
-	writeFile(t, filepath.Join(config, "skillmux", "config.yaml"), "trust: ["+strings.Join(quoted, ", ")+"]\n")
+	return filepath.Join(config, "skillmux", "config.yaml")
 }
 
 func runCLI(t *testing.T, skillsDir string, args ...string) (stdout, stderr string, err error) {

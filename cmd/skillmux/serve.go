@@ -241,9 +241,16 @@ aside instead, with its problems as warnings.`,
 				if !greeted {
 					return
 				}
-				if s.cfg.Refresh.Watch {
-					running.Go(func() { l.watchConfig(runCtx) })
+				// The user's own configuration, which the edits of a
+				// workspace file are told from (see live.apply).
+				l.mu.Lock()
+				if l.own == nil { // not set by a change of roots already
+					l.own = l.ownConfig(e.workdir)
 				}
+				l.mu.Unlock()
+				// The configuration files are polled, not watched: they
+				// are followed with refresh.watch off too.
+				running.Go(func() { l.watchConfig(runCtx) })
 				res.Run(runCtx, &resolver.RunOptions{Interval: interval(s.cfg.Refresh.Interval), NoWatch: !s.cfg.Refresh.Watch})
 			})
 			defer func() {
