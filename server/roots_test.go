@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillmux/skillmux/server"
@@ -170,4 +171,31 @@ func connectWithRoots(t *testing.T, srv *server.Server, roots ...*mcp.Root) *mcp
 	}
 	t.Cleanup(func() { cs.Close() })
 	return client
+}
+
+// A client that says its roots changed before notifications/initialized
+// is asked for them once the handshake is over, not before: MCP has a
+// server send no request until then.
+func TestRootsAskedOnlyOnceInitialized(t *testing.T) {
+	srv := server.New(newResolver(t, &sourcetest.Fake{SourceName: "s"}), &server.Options{OnRoots: func(context.Context, []string) {}})
+	send, msgs := rawSession(t, srv)
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m := <-msgs; m.(*jsonrpc.Response).ID.Raw() != int64(1) {
+		t.Fatalf("want the initialize answer, got %+v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	for m := range msgs {
+		if r, ok := m.(*jsonrpc.Request); ok {
+			t.Fatalf("the server sent %s before notifications/initialized", r.Method)
+		}
+		if m.(*jsonrpc.Response).ID.Raw() == int64(2) {
+			break
+		}
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	m := <-msgs
+	if r, ok := m.(*jsonrpc.Request); !ok || r.Method != "roots/list" {
+		t.Fatalf("want roots/list once initialized, got %+v", m)
+	}
 }

@@ -368,9 +368,19 @@ func (s *Server) startIndex() {
 	})
 }
 
-// onRootsChanged follows notifications/roots/list_changed.
+// onRootsChanged follows notifications/roots/list_changed. Before the
+// client's notifications/initialized, which the roots are asked for at
+// anyway, the server sends no request, as MCP asks.
 func (s *Server) onRootsChanged(ctx context.Context, req *mcp.RootsListChangedRequest) {
-	s.roots.follow(req.Session)
+	if req.Session == nil {
+		return
+	}
+	s.mu.Lock()
+	initialized := s.sessionLocked(req.Session).initialized
+	s.mu.Unlock()
+	if initialized {
+		s.roots.follow(req.Session)
+	}
 }
 
 // recoverPanics turns a panic in any handler into a -32603 error for that
