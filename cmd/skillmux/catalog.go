@@ -181,9 +181,14 @@ func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options
 		}
 	}
 	given := f.rootDirs(e)
-	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), workdir: workspace}
+	p := &plan{cfg: cfg, home: e.home(), codexHome: e.getenv("CODEX_HOME"), claudeDir: e.getenv("CLAUDE_CONFIG_DIR"), workdir: workspace}
+	// A relative one would be the working folder's: the default (~/.codex,
+	// ~/.claude) stands.
 	if !filepath.IsAbs(p.codexHome) {
-		p.codexHome = "" // a relative one would be the working folder's (the default, ~/.codex, stands)
+		p.codexHome = ""
+	}
+	if !filepath.IsAbs(p.claudeDir) {
+		p.claudeDir = ""
 	}
 	if serving {
 		// A watched tree answers its first listing without looking inside
@@ -254,6 +259,7 @@ type plan struct {
 	cfg        *config.Config
 	home       string
 	codexHome  string
+	claudeDir  string // $CLAUDE_CONFIG_DIR, Claude Code's folder in place of ~/.claude
 	workdir    string
 	roots      []string        // --root or SKILLS_DIR
 	pluginDirs []string        // --plugin-dir
@@ -351,14 +357,14 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 			if p.home == "" {
 				continue // no home folder is known, which config has said
 			}
-			src = user.New(p.home, &user.Options{Name: name, CodexHome: p.codexHome, Trees: p.trees})
+			src = user.New(p.home, &user.Options{Name: name, CodexHome: p.codexHome, ClaudeDir: p.claudeDir, Trees: p.trees})
 		case config.TypeProject:
 			src = project.New(workspaces, &project.Options{Name: name, Home: p.home, Trees: p.trees})
 		case config.TypeClaudePlugins:
 			if p.home == "" {
 				continue
 			}
-			src = claudeplugins.Installed(p.home, &claudeplugins.Options{Name: name, ProjectDirs: projects, Debounce: p.trees.Debounce, Logger: p.trees.Logger})
+			src = claudeplugins.Installed(p.home, &claudeplugins.Options{Name: name, ProjectDirs: projects, Debounce: p.trees.Debounce, Logger: p.trees.Logger, ConfigDir: p.claudeDir})
 		case config.TypePluginDir:
 			src = claudeplugins.Dirs(spec.AllPaths(), &claudeplugins.Options{Name: name, ProjectDirs: projects, Debounce: p.trees.Debounce, Logger: p.trees.Logger})
 		case config.TypeDir:

@@ -882,6 +882,43 @@ func TestRelativeHomeIsNoHome(t *testing.T) {
 	}
 }
 
+// CLAUDE_CONFIG_DIR replaces ~/.claude, as it does for Claude Code: the
+// user's Claude skills and installed plugins are that profile's, not those
+// of ~/.claude; a relative one is ignored, as CODEX_HOME's is.
+func TestClaudeConfigDir(t *testing.T) {
+	home := t.TempDir()
+	work := filepath.Join(home, ".claude-work")
+	writeFile(t, filepath.Join(home, ".claude/skills/personal/SKILL.md"), skillMD("personal", "The other profile's."))
+	writeFile(t, filepath.Join(work, "skills/at-work/SKILL.md"), skillMD("at-work", "This profile's."))
+	plugin := filepath.Join(work, "plugins/cache/m/tool/1.0.0")
+	writeFile(t, filepath.Join(plugin, ".claude-plugin/plugin.json"), `{"name": "tool"}`)
+	writeFile(t, filepath.Join(plugin, "skills/lint/SKILL.md"), skillMD("lint", "The profile's plugin skill."))
+	writeFile(t, filepath.Join(work, "plugins/installed_plugins.json"), `{"version": 2, "plugins": {"tool@m": [{"scope": "user", "installPath": `+strconv.Quote(plugin)+`}]}}`)
+	writeFile(t, filepath.Join(work, "settings.json"), `{"enabledPlugins": {"tool@m": true}}`)
+	for _, c := range []struct {
+		dir       string
+		want, not []string
+	}{
+		{work, []string{"at-work", "tool:lint"}, []string{"personal"}},
+		{".claude-work", []string{"personal"}, []string{"at-work", "tool:lint"}},
+	} {
+		out, errOut, err := runIn(t, []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + c.dir, "PATH=" + os.Getenv("PATH")}, home, "list")
+		if err != nil {
+			t.Fatalf("CLAUDE_CONFIG_DIR=%s: %v\n%s", c.dir, err, errOut)
+		}
+		for _, name := range c.want {
+			if !strings.Contains(out, name+" ") {
+				t.Errorf("CLAUDE_CONFIG_DIR=%s: %s not served:\n%s", c.dir, name, out)
+			}
+		}
+		for _, name := range c.not {
+			if strings.Contains(out, name+" ") {
+				t.Errorf("CLAUDE_CONFIG_DIR=%s: %s served:\n%s", c.dir, name, out)
+			}
+		}
+	}
+}
+
 // A source renamed to make way for another of its name never takes the
 // name a third one was given: every source's name reaches its own
 // shadowed skills.

@@ -757,3 +757,16 @@ func TestWatchLetsGoOfAnOldVersion(t *testing.T) {
 	case <-time.After(time.Second):
 	}
 }
+
+// A project that is the home folder (Claude Code run in ~) has the user's
+// settings for its own: they are read, and a problem in them told, once.
+func TestHomeAsProjectReadsItsSettingsOnce(t *testing.T) {
+	h := newHome(t)
+	h.plugin("on@m", "on", true, nil, "a")
+	h.save()
+	write(t, filepath.Join(h.home, ".claude", "settings.json"), "{\"enabledPlugins\": {\"on@m\": true,}}")
+	l := list(t, claudeplugins.Installed(h.home, &claudeplugins.Options{ProjectDirs: []string{h.home}}))
+	if len(l.Problems) != 1 {
+		t.Errorf("problems: %v; want the one of the settings, once", l.Problems)
+	}
+}

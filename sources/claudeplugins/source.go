@@ -33,12 +33,16 @@ type Options struct {
 	Debounce time.Duration
 	// Logger receives the watcher's warnings; default discards.
 	Logger *slog.Logger
+	// ConfigDir replaces ~/.claude for Installed, as $CLAUDE_CONFIG_DIR
+	// does for Claude Code: its install records and settings are there.
+	ConfigDir string
 }
 
 // Source lists the skills of Claude Code plugins.
 type Source struct {
 	name     string
 	home     string   // for Installed; empty for Dirs
+	claude   string   // for Installed: Claude Code's folder, ~/.claude or Options.ConfigDir
 	dirs     []string // for Dirs
 	projects []string
 	// realProjects are the real paths of the projects reached through a
@@ -65,7 +69,10 @@ var (
 // enabled in its settings.
 func Installed(home string, opts *Options) *Source {
 	s := newSource("claude-plugins", opts)
-	s.home = home
+	s.home, s.claude = home, filepath.Join(home, ".claude")
+	if opts != nil && opts.ConfigDir != "" {
+		s.claude = opts.ConfigDir
+	}
 	s.convention = sources.ConventionClaudePlugins
 	return s
 }
@@ -183,10 +190,8 @@ func skillsNotPlugin(dir string) bool {
 func (s *Source) files() []string {
 	var out []string
 	if s.home != "" {
-		out = append(out, InstalledFile(s.home), filepath.Join(s.home, ".claude", "settings.json"))
-		for _, p := range s.projects {
-			out = append(out, filepath.Join(p, ".claude", "settings.json"), filepath.Join(p, ".claude", "settings.local.json"))
-		}
+		out = append(out, s.installedFile())
+		out = append(out, s.settingsFiles()...)
 	}
 	for _, d := range s.dirs {
 		out = append(out, filepath.Join(d, pluginFile), filepath.Join(d, marketplaceFile))
@@ -325,13 +330,34 @@ type installedFile struct {
 
 // InstalledFile is the path of Claude Code's install records under home.
 func InstalledFile(home string) string {
-	return filepath.Join(home, ".claude", "plugins", "installed_plugins.json")
+	return installedIn(filepath.Join(home, ".claude"))
+}
+
+func installedIn(claude string) string {
+	return filepath.Join(claude, "plugins", "installed_plugins.json")
+}
+
+func (s *Source) installedFile() string { return installedIn(s.claude) }
+
+// settingsFiles are the settings files that enable plugins, lowest first:
+// the user's, then each project's and its local ones. A project's that is
+// the user's (a project in the home folder) is read once.
+func (s *Source) settingsFiles() []string {
+	files := []string{filepath.Join(s.claude, "settings.json")}
+	for _, p := range s.projects {
+		for _, f := range []string{filepath.Join(p, ".claude", "settings.json"), filepath.Join(p, ".claude", "settings.local.json")} {
+			if !slices.Contains(files, f) {
+				files = append(files, f)
+			}
+		}
+	}
+	return files
 }
 
 // installed reads the install records and the settings: the plugins to
 // serve, the problems found, and every plugin considered with its state.
 func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package) {
-	path := InstalledFile(s.home)
+	path := s.installedFile()
 	var f installedFile
 	found, err := readJSON(path, &f)
 	if err != nil {
@@ -489,10 +515,7 @@ type setting struct {
 // enabled merges enabledPlugins from the user's settings, then each
 // project's settings and local settings, later ones overriding.
 func (s *Source) enabled() (map[string]setting, []string, []sources.Diagnostic) {
-	files := []string{filepath.Join(s.home, ".claude", "settings.json")}
-	for _, p := range s.projects {
-		files = append(files, filepath.Join(p, ".claude", "settings.json"), filepath.Join(p, ".claude", "settings.local.json"))
-	}
+	files := s.settingsFiles()
 	out := map[string]setting{}
 	var broken []string
 	var probs []sources.Diagnostic

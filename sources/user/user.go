@@ -22,6 +22,9 @@ type Options struct {
 	Name string
 	// CodexHome replaces ~/.codex, as $CODEX_HOME does for Codex.
 	CodexHome string
+	// ClaudeDir replaces ~/.claude, as $CLAUDE_CONFIG_DIR does for Claude
+	// Code.
+	ClaudeDir string
 	// AdminDir replaces /etc/codex/skills, the folder an administrator
 	// fills for every user of the machine.
 	AdminDir string
@@ -57,8 +60,11 @@ type Folder struct {
 // order: ~/.claude/skills, ~/.agents/skills, the Codex folder,
 // ~/.cursor/skills, ~/.copilot/skills, /etc/codex/skills.
 func Folders(home string, opts *Options) []Folder {
-	codex, admin := filepath.Join(home, ".codex"), DefaultAdminDir
+	claude, codex, admin := filepath.Join(home, ".claude"), filepath.Join(home, ".codex"), DefaultAdminDir
 	if opts != nil {
+		if opts.ClaudeDir != "" {
+			claude = opts.ClaudeDir
+		}
 		if opts.CodexHome != "" {
 			codex = opts.CodexHome
 		}
@@ -67,7 +73,7 @@ func Folders(home string, opts *Options) []Folder {
 		}
 	}
 	return []Folder{
-		{filepath.Join(home, ".claude", "skills"), sources.ConventionClaudeUser},
+		{filepath.Join(claude, "skills"), sources.ConventionClaudeUser},
 		{filepath.Join(home, ".agents", "skills"), sources.ConventionAgentsUser},
 		{filepath.Join(codex, "skills"), sources.ConventionCodexUser},
 		{filepath.Join(home, ".cursor", "skills"), sources.ConventionCursorUser},
