@@ -227,6 +227,28 @@ func TestMarketplaceFolder(t *testing.T) {
 	sourcetest.Run(t, claudeplugins.Dirs([]string{m}, nil))
 }
 
+// A marketplace's metadata.pluginRoot is the folder its relative sources
+// are in, as Claude Code reads it: every plugin was "missing" before.
+func TestMarketplacePluginRoot(t *testing.T) {
+	m := t.TempDir()
+	writeJSON(t, filepath.Join(m, ".claude-plugin", "marketplace.json"), map[string]any{
+		"name":     "team",
+		"metadata": map[string]any{"pluginRoot": "./plugins"},
+		"plugins": []any{
+			map[string]any{"name": "deploy-kit", "source": "deploy-kit"},
+			map[string]any{"name": "db-kit", "source": "./db-kit"},
+			map[string]any{"name": "beside", "source": "./beside"}, // not under pluginRoot: under the marketplace
+		},
+	})
+	skill(t, filepath.Join(m, "plugins", "deploy-kit", "skills", "ship"), "ship")
+	skill(t, filepath.Join(m, "plugins", "db-kit", "skills", "migrate"), "migrate")
+	skill(t, filepath.Join(m, "beside", "skills", "near"), "near")
+	l := list(t, claudeplugins.Dirs([]string{m}, nil))
+	if diff := cmp.Diff([]string{"beside:near", "db-kit:migrate", "deploy-kit:ship"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s\nproblems %v", diff, l.Problems)
+	}
+}
+
 // A repository that is a plugin of no skills of its own and a marketplace
 // of plugins that have some serves the marketplace's plugins: read as the
 // plugin alone, it served nothing and said nothing. A plugin with skills

@@ -25,8 +25,25 @@ type manifest struct {
 // marketplace is the part of .claude-plugin/marketplace.json skillmux
 // reads.
 type marketplace struct {
-	Name    string  `json:"name"`
-	Plugins []entry `json:"plugins"`
+	Name     string  `json:"name"`
+	Plugins  []entry `json:"plugins"`
+	Metadata struct {
+		// PluginRoot is the folder that relative sources are in
+		// ("./plugins" makes "formatter" ./plugins/formatter).
+		PluginRoot string `json:"pluginRoot"`
+	} `json:"metadata"`
+}
+
+// dirOf is the folder of the local source src of the marketplace in root:
+// under metadata.pluginRoot when one is set and the folder is there, as
+// Claude Code reads it; else under root.
+func (mk *marketplace) dirOf(root, src string) string {
+	if pr := mk.Metadata.PluginRoot; pr != "" && !filepath.IsAbs(pr) && !strings.Contains(pr, "://") {
+		if dir := filepath.Join(root, pr, src); isDir(dir) {
+			return dir
+		}
+	}
+	return filepath.Join(root, src)
 }
 
 type entry struct {
@@ -241,7 +258,7 @@ func pluginsIn(root, name string, walk *marketWalk) ([]plugin, []sources.Diagnos
 		if !local {
 			continue // fetched from elsewhere: not on this disk
 		}
-		dir := filepath.Join(root, src)
+		dir := mk.dirOf(root, src)
 		if _, err := os.Stat(dir); err != nil {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: mpath, Field: fmt.Sprintf("plugins[%d].source", i), Rule: "missing-path",
 				Message: fmt.Sprintf("plugin %q: folder %s does not exist; its skills are not served", e.Name, src)})
@@ -433,7 +450,7 @@ func article(kind string) string {
 // on this disk in another folder than root.
 func (mk *marketplace) listsOthers(root string) bool {
 	for _, e := range mk.Plugins {
-		if src, local := e.localSource(); local && filepath.Clean(filepath.Join(root, src)) != filepath.Clean(root) {
+		if src, local := e.localSource(); local && filepath.Clean(mk.dirOf(root, src)) != filepath.Clean(root) {
 			return true
 		}
 	}
