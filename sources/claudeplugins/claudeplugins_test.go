@@ -792,3 +792,31 @@ func TestHomeAsProjectReadsItsSettingsOnce(t *testing.T) {
 		t.Errorf("problems: %v; want the one of the settings, once", l.Problems)
 	}
 }
+
+// A plugin whose marketplace entry lists its skills (with "strict": false
+// the entry is its whole definition) is served with them: Claude Code
+// installs the plugin's folder alone, with no manifest, and reads the list
+// from its copy of the marketplace, which known_marketplaces.json names.
+// Such plugins were served with no skills, without a word.
+func TestSkillsListedByTheMarketplaceEntry(t *testing.T) {
+	h := newHome(t)
+	market := filepath.Join(h.store, "markets", "team")
+	writeJSON(t, filepath.Join(market, ".claude-plugin", "marketplace.json"), map[string]any{
+		"name": "team",
+		"plugins": []any{
+			map[string]any{"name": "other", "source": "./other"},
+			map[string]any{"name": "ops", "source": "./ops", "strict": false, "skills": []string{"./deploy", "./rollback"}},
+		},
+	})
+	writeJSON(t, filepath.Join(h.home, ".claude", "plugins", "known_marketplaces.json"), map[string]any{
+		"team": map[string]any{"source": map[string]any{"source": "github", "repo": "t/team"}, "installLocation": market},
+	})
+	dir := h.plugin("ops@team", "-", true, nil)
+	skill(t, filepath.Join(dir, "deploy"), "deploy")
+	skill(t, filepath.Join(dir, "rollback"), "rollback")
+	h.save()
+	l := list(t, claudeplugins.Installed(h.home, nil))
+	if diff := cmp.Diff([]string{"ops:deploy", "ops:rollback"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s\nproblems %v", diff, l.Problems)
+	}
+}

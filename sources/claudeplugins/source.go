@@ -190,7 +190,7 @@ func skillsNotPlugin(dir string) bool {
 func (s *Source) files() []string {
 	var out []string
 	if s.home != "" {
-		out = append(out, s.installedFile())
+		out = append(out, s.installedFile(), s.knownMarketsFile())
 		out = append(out, s.settingsFiles()...)
 	}
 	for _, d := range s.dirs {
@@ -320,6 +320,62 @@ type installRecord struct {
 	ProjectPath string `json:"projectPath"`
 }
 
+// knownMarkets reads, once and when first asked, Claude Code's copies of
+// the marketplaces the plugins were installed from:
+// plugins/known_marketplaces.json names each one's folder.
+type knownMarkets struct {
+	file  string // known_marketplaces.json
+	read  bool
+	where map[string]string       // marketplace → its folder
+	got   map[string]*marketplace // marketplace → its marketplace.json, nil if unreadable
+}
+
+// entry is the entry of the plugin name in the marketplace of key
+// ("plugin@marketplace"), the marketplace file and the entry's index.
+func (k *knownMarkets) entry(key, name string) (entry, string, int, bool) {
+	i := strings.LastIndex(key, "@")
+	if i < 0 {
+		return entry{}, "", 0, false
+	}
+	market := key[i+1:]
+	if !k.read {
+		k.read = true
+		var known map[string]struct {
+			InstallLocation string `json:"installLocation"`
+		}
+		if _, err := readJSON(k.file, &known); err == nil {
+			k.where, k.got = map[string]string{}, map[string]*marketplace{}
+			for m, v := range known {
+				if filepath.IsAbs(v.InstallLocation) {
+					k.where[m] = v.InstallLocation
+				}
+			}
+		}
+	}
+	dir, ok := k.where[market]
+	if !ok {
+		return entry{}, "", 0, false
+	}
+	mpath := filepath.Join(dir, marketplaceFile)
+	mk, seen := k.got[market]
+	if !seen {
+		mk = &marketplace{}
+		if found, err := readJSON(mpath, mk); !found || err != nil {
+			mk = nil
+		}
+		k.got[market] = mk
+	}
+	if mk == nil {
+		return entry{}, "", 0, false
+	}
+	for j, e := range mk.Plugins {
+		if e.Name == name {
+			return e, mpath, j, true
+		}
+	}
+	return entry{}, "", 0, false
+}
+
 // installedFile is ~/.claude/plugins/installed_plugins.json: version 2
 // maps "plugin@marketplace" to a list of install records; version 1 to
 // one record.
@@ -338,6 +394,12 @@ func installedIn(claude string) string {
 }
 
 func (s *Source) installedFile() string { return installedIn(s.claude) }
+
+// knownMarketsFile names the folders of Claude Code's copies of the
+// marketplaces (see knownMarkets).
+func (s *Source) knownMarketsFile() string {
+	return filepath.Join(s.claude, "plugins", "known_marketplaces.json")
+}
 
 // settingsFiles are the settings files that enable plugins, lowest first:
 // the user's, then each project's and its local ones. A project's that is
@@ -358,6 +420,7 @@ func (s *Source) settingsFiles() []string {
 // serve, the problems found, and every plugin considered with its state.
 func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package) {
 	path := s.installedFile()
+	markets := &knownMarkets{file: s.knownMarketsFile()}
 	var f installedFile
 	found, err := readJSON(path, &f)
 	if err != nil {
@@ -441,6 +504,15 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package)
 		}
 		ps, p := pluginsAt(rec.InstallPath, name)
 		probs = append(probs, p...)
+		if len(ps) == 1 && len(ps[0].listed) == 0 {
+			// A marketplace entry may list the plugin's skills itself
+			// (with "strict": false it is the whole definition): Claude
+			// Code installs the plugin's folder alone, and reads the
+			// list from its copy of the marketplace.
+			if e, mpath, i, ok := markets.entry(key, name); ok && len(e.Skills) > 0 {
+				ps[0].base, ps[0].listed, ps[0].listedIn, ps[0].field = rec.InstallPath, e.Skills, mpath, fmt.Sprintf("plugins[%d].skills", i)
+			}
+		}
 		if len(ps) == 0 {
 			consider(key, sources.PackageInvalid, rec.InstallPath, "its folder holds no plugin that can be read")
 			continue
