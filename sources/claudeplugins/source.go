@@ -463,7 +463,7 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package)
 		switch set, listed := enabled[key]; {
 		case !listed && len(broken) > 0:
 			// The file that cannot be read may well list it.
-			consider(key, sources.PackageDisabled, rec.InstallPath, strings.Join(broken, " and ")+" cannot be read, and no other settings file enables it")
+			consider(key, sources.PackageDisabled, rec.InstallPath, strings.Join(broken, " and ")+" cannot be read as settings (see its warning), and no other settings file enables it")
 			continue
 		case !listed:
 			consider(key, sources.PackageDisabled, rec.InstallPath, "enabledPlugins in Claude Code's settings does not list it")
