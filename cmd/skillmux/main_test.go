@@ -425,6 +425,33 @@ func TestValidateUnreadableFolder(t *testing.T) {
 	}
 }
 
+// Skill folders linked into a folder (from a dotfiles repository) are
+// checked, as serving serves them, and a link back up is walked once.
+func TestValidateFollowsLinkedFolders(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs symlinks")
+	}
+	real, dir := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(real, "linked", "SKILL.md"), "---\nname: linked\ndescription: x\n---\n")
+	writeFile(t, filepath.Join(real, "group", "Bad_Name", "SKILL.md"), "---\nname: Bad_Name\ndescription: x\n---\n")
+	writeFile(t, filepath.Join(dir, "own", "SKILL.md"), "---\nname: own\ndescription: x\n---\n")
+	for link, target := range map[string]string{"linked": filepath.Join(real, "linked"), "group": filepath.Join(real, "group"), "up": dir} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err := runCLI(t, "", "validate", dir)
+	var ex *exitError
+	if !errors.As(err, &ex) || ex.code != 1 {
+		t.Errorf("err = %v, want exit status 1 for the linked Bad_Name", err)
+	}
+	for _, want := range []string{filepath.Join(dir, "group", "Bad_Name", "SKILL.md") + ": error: name:", "3 skills checked: 1 error"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestValidateFolderOfSkills(t *testing.T) {
 	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
 		t.Skip("needs symlinks and file names that tell cases apart")

@@ -147,33 +147,48 @@ func skillPaths(arg string) (paths []string, unread []sources.Diagnostic) {
 	// cases: what serving skips, validating reports. A folder that cannot
 	// be read is an error of its own: the skills in it go unchecked, and
 	// a check that passed over them must not pass.
+	// Links to folders are followed, as serving follows them (skill
+	// folders linked from a dotfiles repository), each real folder once.
 	var out []string
-	seen := map[string]bool{}
-	filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
+	seen := map[string]bool{}    // skill folders listed
+	visited := map[string]bool{} // real paths of the folders walked
+	var walk func(dir string)
+	walk = func(dir string) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			if visited[real] {
+				return
+			}
+			visited[real] = true
+		}
+		entries, err := os.ReadDir(dir)
 		if err != nil {
 			why := err.Error()
 			if pe, ok := errors.AsType[*fs.PathError](err); ok {
 				why = pe.Err.Error()
 			}
-			unread = append(unread, sources.Diagnostic{Severity: sources.Error, Path: p, Rule: "read",
+			unread = append(unread, sources.Diagnostic{Severity: sources.Error, Path: dir, Rule: "read",
 				Message: "cannot read folder: " + why + "; the skills in it are not checked"})
-			return nil
+			return
 		}
-		switch name := d.Name(); {
-		case p == arg:
-		case name == sources.SkillFile || sources.MisnamedSkillFile(name):
-			if dir := filepath.Dir(p); !seen[dir] {
-				seen[dir] = true
-				out = append(out, dir)
+		for _, d := range entries {
+			p := filepath.Join(dir, d.Name())
+			isDir := d.IsDir()
+			if d.Type()&fs.ModeSymlink != 0 {
+				st, err := os.Stat(p)
+				isDir = err == nil && st.IsDir()
 			}
-			if d.IsDir() {
-				return filepath.SkipDir
+			switch name := d.Name(); {
+			case name == sources.SkillFile || sources.MisnamedSkillFile(name):
+				if !seen[dir] {
+					seen[dir] = true
+					out = append(out, dir)
+				}
+			case isDir && !sources.SkipDir(name):
+				walk(p)
 			}
-		case d.IsDir() && sources.SkipDir(name):
-			return filepath.SkipDir
 		}
-		return nil
-	})
+	}
+	walk(arg)
 	if len(out) == 0 && len(unread) == 0 {
 		return []string{arg}, nil
 	}
