@@ -133,9 +133,9 @@ stderr. The server ends with status 0 at the end of stdin, when the client
 stops reading stdout, on SIGINT or on SIGTERM.
 
 Skills come from, in precedence order for equal names:
-  - your own folders: ~/.claude/skills, ~/.agents/skills, ~/.codex/skills
-    (or $CODEX_HOME/skills), ~/.cursor/skills, ~/.copilot/skills and
-    /etc/codex/skills;
+  - your own folders: ~/.claude/skills (or $CLAUDE_CONFIG_DIR/skills),
+    ~/.agents/skills, ~/.codex/skills (or $CODEX_HOME/skills),
+    ~/.cursor/skills, ~/.copilot/skills and /etc/codex/skills;
   - the project: .claude/skills, .agents/skills, .cursor/skills and
     .github/skills at each level from the working folder up to the
     repository root, nearest first; skills/ at the repository root; then
