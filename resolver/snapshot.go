@@ -463,7 +463,21 @@ func (s *Snapshot) Lookup(name string) (Match, error) {
 	if len(name) > maxSuggestLen {
 		return Match{}, &NotFoundError{Name: clip(name, maxSuggestLen)} // no name is that long
 	}
-	return Match{}, &NotFoundError{Name: name, Suggestions: s.suggest(key), Refused: s.refusedAt(key)}
+	return Match{}, &NotFoundError{Name: name, Suggestions: s.suggest(key), Refused: s.refusedAt(key), InFolder: s.inFolder(key)}
+}
+
+// inFolder returns the served skills whose folder is named as key's short
+// name, when their front matter names them otherwise (a folder renamed, a
+// name mistyped): asked for by the folder's name, they are said.
+func (s *Snapshot) inFolder(key string) []string {
+	short := key[strings.LastIndexByte(key, ':')+1:]
+	var out []string
+	for _, sk := range s.skills {
+		if sk.Dir != "" && len(out) < maxRefused && sources.NameKey(filepath.Base(sk.Dir)) == short && sources.NameKey(sk.Ref.Name) != short {
+			out = append(out, sk.Ref.String())
+		}
+	}
+	return out
 }
 
 // maxRefused bounds the refused files a NotFoundError names.
@@ -497,7 +511,8 @@ func (s *Snapshot) refusedAt(key string) []sources.Diagnostic {
 	short := key[strings.LastIndexByte(key, ':')+1:]
 	var out []sources.Diagnostic
 	for _, d := range s.problems {
-		if d.Severity == sources.Error && filepath.Base(d.Path) == sources.SkillFile && len(out) < maxRefused &&
+		base := filepath.Base(d.Path)
+		if (d.Severity == sources.Error && base == sources.SkillFile || sources.MisnamedSkillFile(base)) && len(out) < maxRefused &&
 			sources.NameKey(filepath.Base(filepath.Dir(d.Path))) == short {
 			out = append(out, d)
 		}
@@ -617,8 +632,12 @@ type NotFoundError struct {
 	Name        string
 	Suggestions []string
 	// Refused are the errors of SKILL.md files that were not loaded, in
-	// folders named as the skill asked for.
+	// folders named as the skill asked for, and the files in them named
+	// SKILL.md in other letter cases.
 	Refused []sources.Diagnostic
+	// InFolder are the served skills whose folder is named as the skill
+	// asked for, and whose front matter names them otherwise.
+	InFolder []string
 }
 
 func (e *NotFoundError) Error() string {
@@ -629,6 +648,9 @@ func (e *NotFoundError) Error() string {
 			at += ":" + strconv.Itoa(d.Line)
 		}
 		msg += fmt.Sprintf("; %s was not loaded: %s", at, d.Message)
+	}
+	for _, n := range e.InFolder {
+		msg += fmt.Sprintf("; the folder %s holds the skill %q, as its front matter names it: load it by that name", e.Name, n)
 	}
 	if len(e.Suggestions) > 0 {
 		msg += "; did you mean " + strings.Join(e.Suggestions, ", ") + "?"

@@ -1,0 +1,35 @@
+package resolver_test
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
+)
+
+// A name that reaches no skill, but names the folder of one that its front
+// matter names otherwise (the commonest hand-written mistake, or a folder
+// renamed), says which skill the folder holds; and a folder whose
+// SKILL.md is written in other letter cases says so, as the warning the
+// model never sees does.
+func TestLookupSaysWhatAFolderHolds(t *testing.T) {
+	dir := t.TempDir()
+	sourcetest.WriteFile(t, filepath.Join(dir, "pdf-forms", "SKILL.md"), "---\nname: fill-pdf\ndescription: Fill PDF forms.\n---\n")
+	sourcetest.WriteFile(t, filepath.Join(dir, "lower", "skill.md"), "---\nname: lower\ndescription: Lower.\n---\n")
+	snap := load(t, dirtree.New(dir, nil))
+	for name, want := range map[string]string{
+		"pdf-forms": `no skill named "pdf-forms"; the folder pdf-forms holds the skill "fill-pdf", as its front matter names it: load it by that name`,
+		"lower":     `no skill named "lower"; ` + filepath.Join(dir, "lower", "skill.md") + ` was not loaded: found skill.md; the file must be named SKILL.md, in capitals, for its folder to be a skill`,
+	} {
+		_, err := snap.Lookup(name)
+		if !errors.Is(err, sources.ErrNotFound) || err.Error() != want {
+			t.Errorf("Lookup(%q) = %v\nwant %s", name, err, want)
+		}
+	}
+	if _, err := snap.Lookup("fill-pdf"); err != nil {
+		t.Errorf("the skill itself: %v", err)
+	}
+}
