@@ -203,6 +203,36 @@ func TestDirs(t *testing.T) {
 	sourcetest.Run(t, claudeplugins.Dirs([]string{p}, nil))
 }
 
+// A plugin folder given twice, as written differently or through a link,
+// is one plugin, not two that shadow each other; and a folder of skills
+// given as a plugin is said to be one, with the state invalid, not served.
+func TestDirsGivenTwiceAndNotPlugins(t *testing.T) {
+	base := t.TempDir()
+	p := filepath.Join(base, "my-plugin")
+	writeJSON(t, filepath.Join(p, ".claude-plugin", "plugin.json"), map[string]any{"name": "mine"})
+	skill(t, filepath.Join(p, "skills", "std"), "std")
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(p, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	plain := filepath.Join(base, "plain")
+	skill(t, filepath.Join(plain, "lone"), "lone")
+	l := list(t, claudeplugins.Dirs([]string{p, p + string(filepath.Separator), link, plain}, nil))
+	if diff := cmp.Diff([]string{"mine:std"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(l.Skills) != 1 {
+		t.Errorf("skills: %d, want the plugin's one, once", len(l.Skills))
+	}
+	var states []string
+	for _, pkg := range l.Packages {
+		states = append(states, pkg.Name+" "+string(pkg.State))
+	}
+	if diff := cmp.Diff([]string{"mine " + string(sources.PackageServed), "plain " + string(sources.PackageInvalid)}, states); diff != "" {
+		t.Errorf("packages (-want +got):\n%s", diff)
+	}
+}
+
 func TestMarketplaceFolder(t *testing.T) {
 	m := t.TempDir()
 	writeJSON(t, filepath.Join(m, ".claude-plugin", "marketplace.json"), map[string]any{

@@ -129,9 +129,16 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 	if s.home != "" {
 		plugins, probs, pkgs = s.installed()
 	}
+	given := map[string]bool{} // the real folders given, each read once
 	for _, d := range s.dirs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			if given[real] {
+				continue // given twice, or through a link: one folder is one plugin
+			}
+			given[real] = true
 		}
 		st, err := os.Stat(d)
 		if err != nil {
@@ -148,6 +155,8 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 		if skillsNotPlugin(d) {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: d, Rule: "not-a-plugin",
 				Message: "holds skill folders but no plugin (no .claude-plugin folder, no skills folder); for a folder of skills, use --root (or a dir source) instead"})
+			pkgs = append(pkgs, sources.Package{Name: filepath.Base(d), Source: s.name, Path: d, State: sources.PackageInvalid, Reason: "a folder of skills, not a plugin: give it with --root"})
+			continue
 		}
 		ps, p := pluginsAt(d, "")
 		for _, pl := range ps {
