@@ -33,3 +33,14 @@ func TestLookupSaysWhatAFolderHolds(t *testing.T) {
 		t.Errorf("the skill itself: %v", err)
 	}
 }
+
+// A folder two sources reach (a --root that is also the project's
+// folder) has its problems told once: every line was printed twice.
+func TestProblemsOfAFolderReachedTwiceToldOnce(t *testing.T) {
+	dir := t.TempDir()
+	sourcetest.WriteFile(t, filepath.Join(dir, "broken", "SKILL.md"), "---\nname: broken\n---\n")
+	snap := load(t, dirtree.New(dir, &dirtree.Options{Name: "one"}), dirtree.New(dir, &dirtree.Options{Name: "two"}))
+	if n := len(snap.Problems()); n != 1 {
+		t.Errorf("%d problems, want the broken SKILL.md's once: %v", n, snap.Problems())
+	}
+}

@@ -100,12 +100,19 @@ func build(prev *Snapshot, inputs []Input) *Snapshot {
 		losers []*sources.Skill
 	)
 	reached := reachedTwice(inputs)
+	// A folder two sources reach is told of once, by the first.
+	told := map[sources.Diagnostic]bool{}
 	for _, in := range inputs {
 		if in.Err != nil {
 			s.failed = append(s.failed, SourceError{Source: in.Source, Err: in.Err, Stale: in.Listing != nil})
 		}
 		if in.Listing != nil {
-			s.problems = append(s.problems, in.Listing.Problems...)
+			for _, d := range in.Listing.Problems {
+				if !told[d] {
+					told[d] = true
+					s.problems = append(s.problems, d)
+				}
+			}
 			s.packages = append(s.packages, in.Listing.Packages...)
 		}
 	}
