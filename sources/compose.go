@@ -113,3 +113,26 @@ func matchAny(patterns []string, r Ref) bool {
 	}
 	return false
 }
+
+// Places returns the folders (and, for Claude Code's plugins, the files)
+// src reads skills from, for people asking where skillmux looked: those
+// its Places method names, a folder tree's root, or the parts' of a source
+// made of others. Sources of no place on this disk (a source plugin) have
+// none.
+func Places(src Source) []string {
+	switch s := src.(type) {
+	case interface{ Places() []string }:
+		return s.Places()
+	case interface{ Root() string }:
+		return []string{s.Root()}
+	case interface{ Unwrap() []Source }:
+		var out []string
+		for _, p := range s.Unwrap() {
+			out = append(out, Places(p)...)
+		}
+		return out
+	case interface{ Unwrap() Source }:
+		return Places(s.Unwrap())
+	}
+	return nil
+}

@@ -76,6 +76,33 @@ type listing struct {
 	// folders it leaves out.
 	Client  string   `json:"client,omitempty"`
 	LeftOut []string `json:"leftOut,omitempty"`
+	// LookedIn are the places each source reads, with --all: where
+	// skillmux looked, for one that finds nothing.
+	LookedIn []place `json:"lookedIn,omitempty"`
+}
+
+// place is a folder (or file) a source reads, and whether it is there.
+type place struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+}
+
+// placesOf returns the places srcs read, each once, in their order.
+func placesOf(srcs []sources.Source) []place {
+	var out []place
+	seen := map[string]bool{}
+	for _, src := range srcs {
+		for _, p := range sources.Places(src) {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			_, err := os.Stat(p)
+			out = append(out, place{Source: src.Name(), Path: p, Exists: err == nil})
+		}
+	}
+	return out
 }
 
 type failedSource struct {
@@ -164,8 +191,9 @@ full is tagged: [name-only] and [off] by catalog.visibility, [user-invoked]
 by disable-model-invocation: true in its front matter.
 
 --all adds the skills hidden by another of the same name (and the name that
-still reaches them), every warning, and every Claude Code plugin considered
-with whether it is served and why not.
+still reaches them), every warning, every Claude Code plugin considered
+with whether it is served and why not, and every folder looked in, each
+that is not there marked.
 
 --client NAME shows the catalog as the client that announces itself with
 that clientInfo name sees it: without the skill folders it loads itself
@@ -212,6 +240,9 @@ gemini-cli-mcp-client; see the README).`,
 			}
 			view := buildListing(snap, all, opts.Visibility)
 			view.Client, view.LeftOut = l.Client, l.LeftOut
+			if all {
+				view.LookedIn = placesOf(s.res.Sources())
+			}
 			if l.Client != "" {
 				view.Plugins = leftOutPlugins(view.Plugins, view.Skills, l.Client)
 			}
@@ -226,7 +257,7 @@ gemini-cli-mcp-client; see the README).`,
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().BoolVar(&all, "all", false, "also show shadowed skills, every warning and every Claude Code plugin considered")
+	cmd.Flags().BoolVar(&all, "all", false, "also show shadowed skills, every warning, every Claude Code plugin considered and every folder looked in")
 	cmd.Flags().StringVar(&client, "client", "", "show what the client with this clientInfo name is served (e.g. claude-code)")
 	return cmd
 }
@@ -291,6 +322,18 @@ func printListing(e *env, l listing, all bool, hints map[string]string) {
 	}
 	for _, fs := range l.Failed {
 		fmt.Fprintf(e.stdout, "\nSource %s failed: %s\n", fs.Source, fs.Error)
+	}
+	if len(l.LookedIn) > 0 {
+		fmt.Fprintf(e.stdout, "\nLooked in:\n")
+		var rows [][]string
+		for _, p := range l.LookedIn {
+			there := ""
+			if !p.Exists {
+				there = "(does not exist)"
+			}
+			rows = append(rows, []string{"  " + escaped(p.Path), p.Source, there})
+		}
+		printColumns(e.stdout, rows, 2)
 	}
 	if len(l.Plugins) > 0 {
 		fmt.Fprintf(e.stdout, "\nClaude Code plugins considered:\n")

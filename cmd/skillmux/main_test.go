@@ -909,6 +909,38 @@ func TestRelativeHomeIsNoHome(t *testing.T) {
 	}
 }
 
+// list --all says where skillmux looked, and which of those places are
+// not there: what the server's warning of no skills found sends people to.
+func TestListAllSaysWhereItLooked(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, ".agents/skills/mine/SKILL.md"), skillMD("mine", "Mine."))
+	out, errOut, err := runIn(t, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, work, "list", "--all")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	_, looked, ok := strings.Cut(out, "\nLooked in:\n")
+	if !ok {
+		t.Fatalf("no Looked in section:\n%s", out)
+	}
+	rows := map[string]bool{}
+	for _, line := range strings.Split(looked, "\n") {
+		rows[strings.Join(strings.Fields(line), " ")] = true
+	}
+	for _, want := range []string{
+		filepath.Join(home, ".claude", "skills") + " user (does not exist)",
+		filepath.Join(home, ".agents", "skills") + " user",
+		filepath.Join(work, ".claude", "skills") + " project (does not exist)",
+	} {
+		if !rows[want] {
+			t.Errorf("Looked in lacks the row %q:\n%s", want, looked)
+		}
+	}
+	js, _, err := runIn(t, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, work, "list", "--all", "--json")
+	if err != nil || !strings.Contains(js, `"lookedIn"`) {
+		t.Errorf("the JSON has no lookedIn: %v\n%s", err, js)
+	}
+}
+
 // CLAUDE_CONFIG_DIR replaces ~/.claude, as it does for Claude Code: the
 // user's Claude skills and installed plugins are that profile's, not those
 // of ~/.claude; a relative one is ignored, as CODEX_HOME's is.

@@ -194,6 +194,15 @@ func skillsNotPlugin(dir string) bool {
 	return false
 }
 
+// Places returns Claude Code's install records for Installed, and the
+// folders given for Dirs (see sources.Places).
+func (s *Source) Places() []string {
+	if s.home != "" {
+		return []string{s.installedFile()}
+	}
+	return slices.Clone(s.dirs)
+}
+
 // files are the files whose edits change what is served: Claude Code's
 // install records and settings, and the folders given explicitly.
 func (s *Source) files() []string {

@@ -283,6 +283,11 @@ func (s *Source) Close() error {
 // Name implements sources.Source.
 func (s *Source) Name() string { return s.name }
 
+// Places returns the project's folders read at each level (see
+// sources.Places); the .claude/skills folders found below the working
+// folder are not among them.
+func (s *Source) Places() []string { return sources.Places(s.fixed) }
+
 // List implements sources.Source: the folders on the way up, then the
 // nested .claude/skills folders found now.
 func (s *Source) List(ctx context.Context) (*sources.Listing, error) {

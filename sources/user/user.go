@@ -126,3 +126,6 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 
 // Close implements io.Closer.
 func (s *Source) Close() error { return sources.Close(s.all) }
+
+// Places returns the user folders read (see sources.Places).
+func (s *Source) Places() []string { return sources.Places(s.all) }
