@@ -3,6 +3,7 @@ package resolver_test
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skillmux/skillmux/sources"
@@ -42,5 +43,27 @@ func TestProblemsOfAFolderReachedTwiceToldOnce(t *testing.T) {
 	snap := load(t, dirtree.New(dir, &dirtree.Options{Name: "one"}), dirtree.New(dir, &dirtree.Options{Name: "two"}))
 	if n := len(snap.Problems()); n != 1 {
 		t.Errorf("%d problems, want the broken SKILL.md's once: %v", n, snap.Problems())
+	}
+}
+
+// A skill of a plugin that is installed but not served (disabled, its
+// folder gone) is said to be so, and no other plugin's skill of the same
+// name is offered in its place: a model that followed "did you mean
+// discord:access?" for telegram:access loaded another plugin's skill.
+func TestLookupOfAnUnservedPluginSaysWhy(t *testing.T) {
+	src := &sourcetest.Fake{SourceName: "claude-plugins", Namespace: "discord",
+		Skills: []sourcetest.FakeSkill{{Name: "access", Description: "Discord access."}},
+		Packages: []sources.Package{
+			{Name: "discord@m", Source: "claude-plugins", Namespace: "discord", State: sources.PackageServed, Skills: 1},
+			{Name: "telegram@m", Source: "claude-plugins", State: sources.PackageDisabled, Reason: "enabledPlugins in Claude Code's settings does not list it"},
+		}}
+	snap := load(t, src)
+	_, err := snap.Lookup("telegram:access")
+	want := `no skill named "telegram:access"; the plugin telegram@m is disabled: enabledPlugins in Claude Code's settings does not list it`
+	if !errors.Is(err, sources.ErrNotFound) || err.Error() != want {
+		t.Errorf("Lookup(telegram:access) = %v\nwant %s", err, want)
+	}
+	if _, err := snap.Lookup("discord:acces"); err == nil || !strings.Contains(err.Error(), "did you mean discord:access?") {
+		t.Errorf("a served plugin's typo: %v", err)
 	}
 }

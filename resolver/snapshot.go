@@ -470,7 +470,40 @@ func (s *Snapshot) Lookup(name string) (Match, error) {
 	if len(name) > maxSuggestLen {
 		return Match{}, &NotFoundError{Name: clip(name, maxSuggestLen)} // no name is that long
 	}
+	if pkg, ok := s.unservedPackage(key); ok {
+		// Another plugin's skill of the same name is not what was meant.
+		return Match{}, &NotFoundError{Name: name, Package: &pkg}
+	}
 	return Match{}, &NotFoundError{Name: name, Suggestions: s.suggest(key), Refused: s.refusedAt(key), InFolder: s.inFolder(key)}
+}
+
+// unservedPackage returns the package (a Claude Code plugin) that the
+// namespace of key names when it is not served, disabled or missing, and
+// no package served under that namespace is.
+func (s *Snapshot) unservedPackage(key string) (sources.Package, bool) {
+	i := strings.LastIndexByte(key, ':')
+	if i <= 0 {
+		return sources.Package{}, false
+	}
+	ns := key[:i]
+	ns = ns[strings.LastIndexByte(ns, ':')+1:]
+	var found *sources.Package
+	for j, p := range s.packages {
+		if p.State == sources.PackageServed || p.State == sources.PackageLeftOut {
+			if sources.NameKey(p.Namespace) == ns {
+				return sources.Package{}, false
+			}
+			continue
+		}
+		plugin, _, _ := strings.Cut(p.Name, "@")
+		if found == nil && sources.NameKey(plugin) == ns {
+			found = &s.packages[j]
+		}
+	}
+	if found == nil {
+		return sources.Package{}, false
+	}
+	return *found, true
 }
 
 // inFolder returns the served skills whose folder is named as key's short
@@ -645,10 +678,19 @@ type NotFoundError struct {
 	// InFolder are the served skills whose folder is named as the skill
 	// asked for, and whose front matter names them otherwise.
 	InFolder []string
+	// Package is the plugin the name's namespace names, which is not
+	// served (disabled, missing): no other skill is suggested then.
+	Package *sources.Package
 }
 
 func (e *NotFoundError) Error() string {
 	msg := fmt.Sprintf("no skill named %q", e.Name)
+	if p := e.Package; p != nil {
+		msg += fmt.Sprintf("; the plugin %s is %s", p.Name, p.State)
+		if p.Reason != "" {
+			msg += ": " + p.Reason
+		}
+	}
 	for _, d := range e.Refused {
 		at := d.Path
 		if d.Line > 0 {

@@ -29,6 +29,7 @@ type Fake struct {
 	Convention string // recorded on every skill
 	Skills     []FakeSkill
 	Problems   []sources.Diagnostic
+	Packages   []sources.Package
 	// Err, when set, is returned by List.
 	Err error
 }
@@ -50,7 +51,7 @@ func (f *Fake) List(ctx context.Context) (*sources.Listing, error) {
 	if scope == "" {
 		scope = sources.ScopeRoot
 	}
-	l := &sources.Listing{Problems: append([]sources.Diagnostic(nil), f.Problems...)}
+	l := &sources.Listing{Problems: append([]sources.Diagnostic(nil), f.Problems...), Packages: append([]sources.Package(nil), f.Packages...)}
 	folders := map[string]int{} // skills of each name so far: each has a folder of its own
 	for _, fs := range f.Skills {
 		front := "name: " + fs.Name + "\ndescription: " + fs.Description + "\n"
