@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -56,9 +58,46 @@ func (l *live) watchConfig(ctx context.Context) {
 		l.mu.Unlock()
 		look.Run(pctx, 0, func(changed []string) {
 			l.logger.Info("configuration file changed", "files", changed)
+			l.secondLook(pctx, changed)
 			l.configChanged(ctx)
 		})
 		cancel()
+	}
+}
+
+// secondLookFor bounds how long a configuration file in force that is
+// gone or empty is waited for before that is applied.
+const secondLookFor = 2 * time.Second
+
+// secondLook waits, for at most secondLookFor, while one of the changed
+// files in force is gone or empty: an editor that moves the old file
+// away before it writes the new one, or a writer that truncates first,
+// leaves it so for a moment, and applying that moment would drop every
+// source it configures and stop its source plugins, to start them again
+// a second later.
+func (l *live) secondLook(ctx context.Context, changed []string) {
+	l.mu.Lock()
+	inForce := l.s.cfg.Files()
+	l.mu.Unlock()
+	blank := func() bool {
+		for _, f := range changed {
+			if !slices.Contains(inForce, f) {
+				continue
+			}
+			if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for end := time.Now().Add(secondLookFor); blank() && time.Now().Before(end); {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }
 

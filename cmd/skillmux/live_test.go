@@ -742,6 +742,43 @@ func TestBinaryOwnEditBesideABrokenWorkspaceFile(t *testing.T) {
 	}
 }
 
+// A user file left empty for a moment by its writer (truncated, then
+// written) is not applied as a configuration of no sources: every source
+// dropped and came back, and a source plugin was stopped and started again.
+func TestBinaryConfigEmptyForAMoment(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
+	env := isolatedEnv(t)
+	mine := t.TempDir()
+	writeFile(t, filepath.Join(mine, "my-skill/SKILL.md"), skillMD("my-skill", "From my own folder."))
+	content := "sources:\n  - type: dir\n    path: " + mine + "\n"
+	writeFile(t, userFile(env), content)
+	s := startServe(t, env, t.TempDir(), "--no-builtin")
+	s.handshake()
+	if d := s.toolDescription(2); !strings.Contains(d, "- my-skill:") {
+		t.Fatalf("description: %s", d)
+	}
+	writeFile(t, userFile(env), "")
+	if !s.stderr.waitFor(`msg="configuration file changed"`, 15*time.Second) {
+		t.Fatalf("the emptied file was not seen:\n%s", s.stderr.String())
+	}
+	writeFile(t, userFile(env), content)
+	if !s.stderr.waitFor(`msg="catalog reloaded" why="a configuration file changed"`, 15*time.Second) {
+		t.Fatalf("no reload:\n%s", s.stderr.String())
+	}
+	changed := false
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	s.next("tools/list", func(m map[string]any) bool {
+		changed = changed || m["method"] == "notifications/tools/list_changed"
+		return m["id"] == float64(3)
+	})
+	if changed {
+		t.Errorf("the catalog changed for a file empty for a moment:\n%s", s.stderr.String())
+	}
+	if strings.Contains(s.stderr.String(), "no skills found") || strings.Count(s.stderr.String(), `msg="catalog reloaded"`) != 1 {
+		t.Errorf("the empty file was applied:\n%s", s.stderr.String())
+	}
+}
+
 // With refresh.watch off the configuration files are still followed:
 // the README says they are looked at every second, and the periodic
 // rescans stay.
