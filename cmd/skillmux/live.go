@@ -36,13 +36,14 @@ type live struct {
 	started *config.Config
 
 	// mu guards the fields below, and serializes the changes.
-	mu         sync.Mutex
-	s          *setup          // the configuration in force
-	own        *config.Config  // the user's own configuration (no workspace file) when s was applied; nil if unknown
-	ownAlone   bool            // s is the user's own configuration alone, the workspace's file being refused
-	workspaces []string        // the workspace folders: the working folder, or the client's roots
-	look       *watch.FilePoll // the configuration files, as they were before the last load
-	repoll     func()          // makes watchConfig take up look again
+	mu          sync.Mutex
+	s           *setup          // the configuration in force
+	own         *config.Config  // the user's own configuration (no workspace file) when s was applied; nil if unknown
+	ownAlone    bool            // s is the user's own configuration alone, the workspace's file being refused
+	restartTold []string        // the settings that apply only at a start last warned of
+	workspaces  []string        // the workspace folders: the working folder, or the client's roots
+	look        *watch.FilePoll // the configuration files, as they were before the last load
+	repoll      func()          // makes watchConfig take up look again
 }
 
 // watchConfig follows the configuration files until ctx is done: an edit,
@@ -191,8 +192,17 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 				l.logger.Warn(w)
 			}
 		}
-		if keys := restartOnly(l.started, s.cfg); len(keys) > 0 {
-			l.logger.Warn("settings changed that apply only after a restart; until then the server keeps the values it started with, and the sources and the log level follow now", "settings", keys)
+		// Told once for each set of settings that differ, not again at
+		// every change of roots or edit that leaves them so.
+		if keys := restartOnly(l.started, s.cfg); len(keys) > 0 && !slices.Equal(keys, l.restartTold) {
+			if moved {
+				l.logger.Warn("the new workspace's configuration has settings that apply only at a start; the server keeps the values it started with (start it in that folder, or give its file with --config, to have them), and the sources and the log level follow now", "settings", keys)
+			} else {
+				l.logger.Warn("settings changed that apply only after a restart; until then the server keeps the values it started with, and the sources and the log level follow now", "settings", keys)
+			}
+			l.restartTold = keys
+		} else if len(keys) == 0 {
+			l.restartTold = nil
 		}
 		l.s, l.own, l.ownAlone = s, own, ownAlone
 	}

@@ -742,6 +742,31 @@ func TestBinaryOwnEditBesideABrokenWorkspaceFile(t *testing.T) {
 	}
 }
 
+// A trusted workspace reached through the client's roots whose file sets
+// what applies only at a start is said to need a start in that folder (a
+// restart, which the warning said, changes nothing when the roots come
+// after it), and once, not at every change of roots.
+func TestBinaryRootsRestartOnlyToldOnce(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
+	repo := t.TempDir()
+	writeFile(t, filepath.Join(repo, ".git/HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(repo, ".skillmux.yaml"), "catalog:\n  budget: 300\n")
+	s := startServe(t, trustingEnv(t, repo), t.TempDir(), "--no-builtin")
+	s.handshakeWithRoots(repo)
+	const said = "start it in that folder, or give its file with --config"
+	if !s.stderr.waitFor(said, 15*time.Second) {
+		t.Fatalf("the settings that apply at a start are not told:\n%s", s.stderr.String())
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	s.answerRoots(repo)
+	if !s.stderr.waitForCount(`msg="catalog reloaded" why="the client's roots changed"`, 2, 15*time.Second) {
+		t.Fatalf("the second roots were not followed:\n%s", s.stderr.String())
+	}
+	if n := strings.Count(s.stderr.String(), said); n != 1 {
+		t.Errorf("told %d times:\n%s", n, s.stderr.String())
+	}
+}
+
 // A user file left empty for a moment by its writer (truncated, then
 // written) is not applied as a configuration of no sources: every source
 // dropped and came back, and a source plugin was stopped and started again.
