@@ -162,6 +162,11 @@ func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("invalid configuration:\n%w", err)}
 	}
+	return setupOf(e, f, cfg, workspace, serving), nil
+}
+
+// setupOf is the setup of the configuration cfg, loaded for workspace.
+func setupOf(e *env, f *catalogFlags, cfg *config.Config, workspace string, serving bool) *setup {
 	level := new(slog.LevelVar)
 	level.UnmarshalText([]byte(cfg.Log.Level))
 	logger := newLogger(e.stderr, level, cfg.Log.Format)
@@ -211,7 +216,7 @@ func newSetupWith(cmd *cobra.Command, e *env, f *catalogFlags, o *config.Options
 	for _, d := range f.pluginDirs {
 		p.pluginDirs = append(p.pluginDirs, absFrom(e.workdir, expandHome(d, e.home())))
 	}
-	return &setup{cfg: cfg, logger: logger, level: level, plan: p, hints: relativeHints(slices.Concat(given, f.pluginDirs), e.workdir)}, nil
+	return &setup{cfg: cfg, logger: logger, level: level, plan: p, hints: relativeHints(slices.Concat(given, f.pluginDirs), e.workdir)}
 }
 
 // loadCatalog is what list and show start with: the configuration, then

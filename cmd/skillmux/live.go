@@ -157,6 +157,14 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 			s, err, ownAlone = alone, nil, true
 		}
 	}
+	if err != nil && moved && l.own != nil && l.f.configPath(l.e) == "" {
+		// The user's own configuration is invalid too: the new root is
+		// served with it as it last was valid, never with the previous
+		// root's workspace file, which the user may trust and this root
+		// not.
+		l.logger.Error("configuration not applied; the new root is served with your own configuration as it last was valid, without any workspace file, until it is fixed", "why", why, "err", err)
+		s, err, own, ownAlone = setupOf(l.e, l.f, l.own, workspace, true), nil, l.own, true
+	}
 	switch {
 	case err != nil && !moved:
 		l.logger.Error("configuration not applied; the previous one stays in force", "why", why, "err", err)

@@ -742,6 +742,43 @@ func TestBinaryOwnEditBesideABrokenWorkspaceFile(t *testing.T) {
 	}
 }
 
+// Roots that move while the user's own file is invalid leave the previous
+// root's workspace file behind all the same: the new root is served with
+// the user's configuration as it last was valid. The trusted repository's
+// sources kept serving in the other repository until the user file was
+// fixed.
+func TestBinaryRootsMoveWithTheUserFileInvalid(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
+	base := t.TempDir()
+	r1, r2, outside := filepath.Join(base, "r1"), filepath.Join(base, "r2"), filepath.Join(base, "outside")
+	writeFile(t, filepath.Join(r1, ".git/HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(r2, ".git/HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(r2, ".claude/skills/in-r2/SKILL.md"), skillMD("in-r2", "The second repository's."))
+	writeFile(t, filepath.Join(outside, "r1-outside/SKILL.md"), skillMD("r1-outside", "What the first repository's file adds."))
+	writeFile(t, filepath.Join(r1, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+outside+"\n")
+	env := append(trustingEnv(t, r1), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
+	s := startServe(t, env, t.TempDir())
+	s.handshakeWithRoots(r1)
+	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
+		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
+	}
+	if d := s.toolDescription(2); !strings.Contains(d, "- r1-outside:") {
+		t.Fatalf("description: %s", d)
+	}
+	writeFile(t, userFile(env), "trust: ["+strconv.Quote(r1)+"\n")
+	if !s.stderr.waitFor("configuration not applied; the previous one stays in force", 15*time.Second) {
+		t.Fatalf("the invalid user file is not said:\n%s", s.stderr.String())
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	s.answerRoots(r2)
+	if !s.stderr.waitForCount(`msg="catalog reloaded" why="the client's roots changed"`, 2, 15*time.Second) {
+		t.Fatalf("the new roots were not followed:\n%s", s.stderr.String())
+	}
+	if d := s.toolDescription(3); strings.Contains(d, "r1-outside") || !strings.Contains(d, "- in-r2:") {
+		t.Errorf("the new root is served with the previous root's file:\n%s", d)
+	}
+}
+
 // A trusted workspace reached through the client's roots whose file sets
 // what applies only at a start is said to need a start in that folder (a
 // restart, which the warning said, changes nothing when the roots come
