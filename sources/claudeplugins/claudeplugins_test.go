@@ -850,3 +850,38 @@ func TestSkillsListedByTheMarketplaceEntry(t *testing.T) {
 		t.Errorf("(-want +got):\n%s\nproblems %v", diff, l.Problems)
 	}
 }
+
+// A marketplace entry of the wrong shape is that plugin's problem, named
+// by its index and field: it stopped every plugin of the marketplace, as
+// "not valid JSON", naming no field. A manifest's skills of the wrong
+// type name the field too.
+func TestMarketplaceEntryOfTheWrongShape(t *testing.T) {
+	m := t.TempDir()
+	writeJSON(t, filepath.Join(m, ".claude-plugin", "marketplace.json"), map[string]any{
+		"name": "market",
+		"plugins": []any{
+			map[string]any{"name": "bad", "source": "./bad", "skills": map[string]any{"x": 1}},
+			map[string]any{"name": "good", "source": "./good"},
+		},
+	})
+	skill(t, filepath.Join(m, "bad", "skills", "x"), "x")
+	skill(t, filepath.Join(m, "good", "skills", "y"), "y")
+	p := t.TempDir()
+	writeJSON(t, filepath.Join(p, ".claude-plugin", "plugin.json"), map[string]any{"name": "p", "skills": 5})
+	l := list(t, claudeplugins.Dirs([]string{m, p}, nil))
+	if diff := cmp.Diff([]string{"good:y"}, names(l)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	want := map[string]string{
+		"plugins[0]": `plugin "bad": not what Claude Code writes: "skills" must be a path or a list of paths, not an object`,
+		"":           `"skills" must be a path or a list of paths, not a number`,
+	}
+	for _, d := range l.Problems {
+		if w, ok := want[d.Field]; ok && strings.Contains(d.Message, w) {
+			delete(want, d.Field)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not said: %v\nproblems: %v", want, l.Problems)
+	}
+}

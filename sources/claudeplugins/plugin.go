@@ -50,6 +50,47 @@ type entry struct {
 	Name   string          `json:"name"`
 	Source json.RawMessage `json:"source"`
 	Skills pathsList       `json:"skills"`
+
+	bad *jsonError // the entry cannot be read: this plugin alone is not served
+}
+
+// UnmarshalJSON reads an entry; one that cannot be read is kept with its
+// problem (bad), so that the marketplace's other plugins are served.
+func (e *entry) UnmarshalJSON(b []byte) error {
+	type plain entry // without this method
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		var named struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal(b, &named)
+		bad := newJSONError(b, err)
+		bad.line, bad.col = 0, 0 // within the entry, not the file
+		*e = entry{Name: named.Name, bad: bad}
+		return nil
+	}
+	*e = entry(p)
+	return nil
+}
+
+// valueKind is the kind of the JSON value b in the words of
+// json.UnmarshalTypeError.Value: "number", "array", ...
+func valueKind(b []byte) string {
+	switch b = bytes.TrimSpace(b); {
+	case len(b) == 0:
+		return "value"
+	case b[0] == '"':
+		return "string"
+	case b[0] == '[':
+		return "array"
+	case b[0] == '{':
+		return "object"
+	case b[0] == 't' || b[0] == 'f':
+		return "bool"
+	case b[0] == 'n':
+		return "null"
+	}
+	return "number"
 }
 
 // localSource returns the entry's source when it is a local folder
@@ -73,7 +114,8 @@ func (p *pathsList) UnmarshalJSON(b []byte) error {
 	}
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
-		return errors.New("must be a path or a list of paths")
+		// A type error, so that the decoder names the field.
+		return &json.UnmarshalTypeError{Value: valueKind(b), Type: reflect.TypeFor[pathsList]()}
 	}
 	*p = many
 	return nil
@@ -155,7 +197,11 @@ func newJSONError(data []byte, err error) *jsonError {
 	if typ != nil && typ.Type != nil {
 		// Said in JSON's words, not Go's ("cannot unmarshal array into
 		// Go struct field installedFile.plugins of type map[...]...").
-		e.msg, e.shape = fmt.Sprintf("must be %s, not %s", jsonKind(typ.Type), article(typ.Value)), true
+		want := jsonKind(typ.Type)
+		if typ.Type == reflect.TypeFor[pathsList]() {
+			want = "a path or a list of paths"
+		}
+		e.msg, e.shape = fmt.Sprintf("must be %s, not %s", want, article(typ.Value)), true
 		if typ.Field != "" {
 			e.msg = strconv.Quote(typ.Field) + " " + e.msg
 		}
@@ -252,6 +298,11 @@ func pluginsIn(root, name string, walk *marketWalk) ([]plugin, []sources.Diagnos
 	var probs []sources.Diagnostic
 	for i, e := range mk.Plugins {
 		if name != "" && e.Name != name {
+			continue
+		}
+		if e.bad != nil {
+			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: mpath, Field: fmt.Sprintf("plugins[%d]", i), Rule: "plugin-json",
+				Message: fmt.Sprintf("plugin %q: %s; it is not served (the marketplace's other plugins are)", e.Name, e.bad)})
 			continue
 		}
 		src, local := e.localSource()
