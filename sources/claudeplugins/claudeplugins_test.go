@@ -885,3 +885,20 @@ func TestMarketplaceEntryOfTheWrongShape(t *testing.T) {
 		t.Errorf("not said: %v\nproblems: %v", want, l.Problems)
 	}
 }
+
+// A byte-order mark, which an editor shows nothing of, and an absolute
+// path listed under skills are said as such: they were "invalid character
+// 'ï'" and "lists "/etc", which does not exist".
+func TestManifestBOMAndAbsolutePath(t *testing.T) {
+	p := t.TempDir()
+	write(t, filepath.Join(p, ".claude-plugin", "plugin.json"), "\ufeff{\"name\": \"p\"}")
+	l := list(t, claudeplugins.Dirs([]string{p}, nil))
+	if len(l.Problems) != 1 || !strings.Contains(l.Problems[0].Message, "byte-order mark") {
+		t.Errorf("problems: %v", l.Problems)
+	}
+	write(t, filepath.Join(p, ".claude-plugin", "plugin.json"), `{"name": "p", "skills": ["/etc"]}`)
+	l = list(t, claudeplugins.Dirs([]string{p}, nil))
+	if len(l.Problems) != 1 || !strings.Contains(l.Problems[0].Message, `"/etc" is an absolute path; list a path relative to the plugin folder`) {
+		t.Errorf("problems: %v", l.Problems)
+	}
+}

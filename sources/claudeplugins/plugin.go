@@ -194,6 +194,13 @@ func newJSONError(data []byte, err error) *jsonError {
 		offset = typ.Offset
 	}
 	e := &jsonError{msg: strings.TrimPrefix(err.Error(), "json: ")}
+	if syn != nil && syn.Offset == 1 && bytes.HasPrefix(data, []byte("\ufeff")) {
+		// An editor's byte-order mark, invisible in it: "invalid
+		// character 'ï'" would not say what to mend.
+		e.line, e.col = 1, 1
+		e.msg = "the file starts with a byte-order mark (U+FEFF), which JSON does not allow; save it as UTF-8 without BOM"
+		return e
+	}
 	if typ != nil && typ.Type != nil {
 		// Said in JSON's words, not Go's ("cannot unmarshal array into
 		// Go struct field installedFile.plugins of type map[...]...").
@@ -390,6 +397,11 @@ func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
 	}
 	for i, rel := range p.listed {
 		path := filepath.Join(p.base, filepath.FromSlash(rel))
+		if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
+			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: p.listedIn, Field: fmt.Sprintf("%s[%d]", p.field, i), Rule: "path-outside",
+				Message: fmt.Sprintf("%q is an absolute path; list a path relative to the plugin folder, such as \"./skills/%s\"", rel, filepath.Base(rel))})
+			continue
+		}
 		if !strings.HasPrefix(path+string(filepath.Separator), p.base+string(filepath.Separator)) {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: p.listedIn, Field: fmt.Sprintf("%s[%d]", p.field, i), Rule: "path-outside",
 				Message: fmt.Sprintf("%q points outside the plugin folder; list paths inside it", rel)})
