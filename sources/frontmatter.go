@@ -127,6 +127,19 @@ var (
 	errCROnly = errors.New("its lines end with a carriage return (CR) alone; save it with LF (or CRLF) line ends")
 )
 
+// noFrontReason is why a file has no front matter, when its first line
+// tells: said before what the file must start with.
+type noFrontReason string
+
+func (r noFrontReason) Error() string { return string(r) }
+
+const (
+	errEmpty      noFrontReason = "the file is empty"
+	errNotText    noFrontReason = "the file is not text (its first line holds a NUL byte or bytes that are not UTF-8)"
+	errBlankFirst noFrontReason = "its first line is blank, and the line `---` must be the very first"
+	errTOML       noFrontReason = "it starts with `+++`, TOML front matter, which Agent Skills do not use: write YAML between lines `---`"
+)
+
 // linkAsText is the reason for a file that holds nothing but a path, as a
 // symbolic link does: a link stored as a plain file, by a checkout with
 // git's core.symlinks off (on Windows, by default) or a copy that did not
@@ -153,7 +166,21 @@ func noFrontMatter(first []byte, whole bool) error {
 	if i := bytes.IndexByte(first, '\r'); i >= 0 && isDelimiter(first[:i]) {
 		return fmt.Errorf("%w: %w", ErrNoFrontMatter, errCROnly)
 	}
-	return ErrNoFrontMatter
+	line := bytes.TrimRight(first, "\r\n")
+	var why noFrontReason
+	switch {
+	case len(first) == 0 && whole:
+		why = errEmpty
+	case bytes.IndexByte(first, 0) >= 0 || !utf8.Valid(line) && len(line) < 4096:
+		why = errNotText
+	case len(bytes.TrimSpace(line)) == 0 && len(first) > 0:
+		why = errBlankFirst
+	case string(bytes.TrimSpace(line)) == "+++":
+		why = errTOML
+	default:
+		return ErrNoFrontMatter
+	}
+	return fmt.Errorf("%w: %w", ErrNoFrontMatter, why)
 }
 
 // looksLikePath reports whether b is a path and nothing else: one line of

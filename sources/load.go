@@ -321,6 +321,9 @@ func frontMatterDiagnostic(path string, err error) Diagnostic {
 	case errors.Is(err, ErrNoFrontMatter):
 		d.Line = 1
 		d.Message = "no front matter: the file must start with a line `---`, then YAML with name and description, then a line `---`"
+		if why, ok := errors.AsType[noFrontReason](err); ok {
+			d.Message = "no front matter: " + string(why) + "; the file must start with a line `---`, then YAML with name and description, then a line `---`"
+		}
 	case errors.Is(err, errFrontMatterTooLong):
 		d.Message = fmt.Sprintf("front matter is not closed within %d KiB, the most read: shorten it (a long text belongs in the body, after the closing `---`) or add the missing `---`", MaxFrontMatter>>10)
 	case errors.Is(err, ErrUnterminated):
