@@ -38,6 +38,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/skillmux/skillmux/internal/fspath"
@@ -363,6 +364,16 @@ func (t *Tree) check(st *state) error {
 		st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "root-missing",
 			Message: "folder does not exist; no skills served from it"}
 		return nil
+	case err != nil && unreachable(err):
+		// A mistake in the path given, not a passing failure: said as a
+		// missing root is.
+		why := err.Error()
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			why = pe.Err.Error()
+		}
+		st.problems[t.root] = sources.Diagnostic{Severity: sources.Warning, Path: t.root, Rule: "root-unreachable",
+			Message: "cannot be reached (" + why + "); no skills served from it"}
+		return nil
 	case err != nil:
 		return fmt.Errorf("scan %s: %w", t.root, err)
 	case !fi.IsDir():
@@ -387,6 +398,13 @@ func (t *Tree) check(st *state) error {
 	}
 	st.rootReal = real
 	return nil
+}
+
+// unreachable reports whether err, from a stat of a root, says the path
+// itself cannot lead to a folder: too long, through a file, a loop of
+// links, or closed to the user.
+func unreachable(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP)
 }
 
 // bound is Options.Within as a real path (its own links resolved, as the

@@ -205,6 +205,14 @@ func TestMissingRoot(t *testing.T) {
 	if l := list(t, file, nil); len(l.Problems) != 1 || l.Problems[0].Rule != "root-not-folder" || l.Problems[0].Path != file {
 		t.Errorf("a file as root: %+v", l.Problems)
 	}
+	// A path that cannot lead to a folder (through a file, too long) is
+	// a mistake said as such, not a failure of the source.
+	for _, bad := range []string{filepath.Join(file, "x"), filepath.Join(t.TempDir(), strings.Repeat("b", 300))} {
+		if l := list(t, bad, nil); len(l.Problems) != 1 || l.Problems[0].Rule != "root-unreachable" || l.Problems[0].Path != bad ||
+			!strings.Contains(l.Problems[0].Message, "cannot be reached (") {
+			t.Errorf("%.60s: %+v", bad, l.Problems)
+		}
+	}
 	// Such roots keep the Source contract too, cancellation included.
 	sourcetest.Run(t, dirtree.New(missing, nil))
 	sourcetest.Run(t, dirtree.New(missing, &dirtree.Options{Optional: true}))
