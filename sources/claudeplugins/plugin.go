@@ -371,24 +371,38 @@ func firstOf(names ...string) string {
 func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
 	var files []string
 	var probs []sources.Diagnostic
+	// A skill folder reached twice is one skill. Folders, not files, are
+	// told apart: a SKILL.md that links to another folder's is refused
+	// when loaded, and must not take the place of that folder.
 	seen := map[string]bool{}
 	add := func(path string) {
-		real, err := filepath.EvalSymlinks(path)
+		real, err := filepath.EvalSymlinks(filepath.Dir(path))
 		if err != nil {
-			real = path
+			real = filepath.Dir(path)
 		}
 		if !seen[real] {
 			seen[real] = true
 			files = append(files, path)
 		}
 	}
-	// folderOfSkills adds dir/*/SKILL.md.
+	// folderOfSkills adds dir/*/SKILL.md. A SKILL.md that is not a file
+	// (a link that leads nowhere, a folder) is added all the same, for its
+	// load to say what is wrong, as in a folder of skills; a folder whose
+	// SKILL.md is written in other letter cases is a warning.
 	folderOfSkills := func(dir string) {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			f := filepath.Join(dir, e.Name(), sources.SkillFile)
-			if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			if _, err := os.Lstat(f); err == nil {
 				add(f)
+				continue
+			}
+			inside, _ := os.ReadDir(filepath.Join(dir, e.Name()))
+			for _, in := range inside {
+				if sources.MisnamedSkillFile(in.Name()) {
+					probs = append(probs, sources.MisnamedDiagnostic(sources.Warning, filepath.Join(dir, e.Name(), in.Name())))
+					break
+				}
 			}
 		}
 	}

@@ -92,3 +92,45 @@ func TestSpecialFilesAreNotRead(t *testing.T) {
 		})
 	}
 }
+
+// Inside a plugin, a SKILL.md that is a link to nothing and a skill.md
+// written in other letter cases are said, as in a folder of skills (they
+// were left out without a word); and a SKILL.md linked to another skill's
+// file, which is refused, does not take the place of that skill reached
+// through a link to its folder.
+func TestPluginSkillsThatAreNotFiles(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tools")
+	writeJSON(t, filepath.Join(p, ".claude-plugin", "plugin.json"), map[string]any{"name": "tools", "skills": []string{"./shared-fmt"}})
+	skill(t, filepath.Join(p, "skills", "good"), "good")
+	write(t, filepath.Join(p, "skills", "lower", "skill.md"), "---\nname: lower\ndescription: x\n---\n")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(p, "skills", "dangling"), 0o755))
+	must(os.Symlink(filepath.Join(p, "nowhere.md"), filepath.Join(p, "skills", "dangling", "SKILL.md")))
+	skill(t, filepath.Join(p, "shared", "fmt"), "fmt")
+	must(os.MkdirAll(filepath.Join(p, "skills", "a-fmt"), 0o755))
+	must(os.Symlink(filepath.Join(p, "shared", "fmt", "SKILL.md"), filepath.Join(p, "skills", "a-fmt", "SKILL.md")))
+	must(os.Symlink(filepath.Join(p, "shared", "fmt"), filepath.Join(p, "shared-fmt")))
+	l := list(t, claudeplugins.Dirs([]string{p}, nil))
+	if got := strings.Join(names(l), ","); got != "tools:fmt,tools:good" {
+		t.Errorf("served %s, want tools:fmt,tools:good; problems %v", got, l.Problems)
+	}
+	said := map[string]bool{}
+	for _, d := range l.Problems {
+		switch {
+		case strings.HasSuffix(d.Path, filepath.Join("lower", "skill.md")) && strings.Contains(d.Message, "must be named SKILL.md"):
+			said["lower"] = true
+		case strings.HasSuffix(d.Path, filepath.Join("dangling", "SKILL.md")) && strings.Contains(d.Message, "which does not exist"):
+			said["dangling"] = true
+		case strings.HasSuffix(d.Path, filepath.Join("a-fmt", "SKILL.md")):
+			said["a-fmt"] = true
+		}
+	}
+	if len(said) != 3 {
+		t.Errorf("said %v of lower, dangling and a-fmt: %v", said, l.Problems)
+	}
+}
