@@ -448,12 +448,18 @@ func pluginGrace(d time.Duration) time.Duration {
 	return d
 }
 
-// projectDirs are the repository roots of the workspace folders: where
-// Claude Code keeps a project's settings.
+// projectDirs are the folders whose .claude settings and installs are
+// the project's: each workspace folder's repository root, then the
+// folder itself when it is below it, since Claude Code started there reads
+// that folder's (and installs for a project there), the nearer last.
 func projectDirs(workspaces []string) []string {
 	var out []string
 	for _, ws := range workspaces {
-		out = append(out, project.RepoRoot(ws))
+		for _, d := range []string{project.RepoRoot(ws), ws} {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
 	}
 	return out
 }

@@ -941,6 +941,29 @@ func TestListAllSaysWhereItLooked(t *testing.T) {
 	}
 }
 
+// Started in a folder below its repository's root, as Claude Code is in a
+// monorepo's package, the folder's own .claude settings and the plugins
+// installed for it count as the project's, as they do for Claude Code:
+// only the repository root's did.
+func TestClaudePluginsOfASubfolderProject(t *testing.T) {
+	home, repo := t.TempDir(), t.TempDir()
+	pkg := filepath.Join(repo, "packages", "web")
+	writeFile(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	plugin := filepath.Join(home, ".claude/plugins/cache/m/tool/1.0.0")
+	writeFile(t, filepath.Join(plugin, ".claude-plugin/plugin.json"), `{"name": "tool"}`)
+	writeFile(t, filepath.Join(plugin, "skills/lint/SKILL.md"), skillMD("lint", "The package's plugin skill."))
+	writeFile(t, filepath.Join(home, ".claude/plugins/installed_plugins.json"),
+		`{"version": 2, "plugins": {"tool@m": [{"scope": "project", "projectPath": `+strconv.Quote(pkg)+`, "installPath": `+strconv.Quote(plugin)+`}]}}`)
+	writeFile(t, filepath.Join(pkg, ".claude/settings.json"), `{"enabledPlugins": {"tool@m": true}}`)
+	out, errOut, err := runIn(t, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, pkg, "list")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !strings.Contains(out, "tool:lint ") {
+		t.Errorf("the package's plugin is not served:\n%s\n%s", out, errOut)
+	}
+}
+
 // CLAUDE_CONFIG_DIR replaces ~/.claude, as it does for Claude Code: the
 // user's Claude skills and installed plugins are that profile's, not those
 // of ~/.claude; a relative one is ignored, as CODEX_HOME's is.
