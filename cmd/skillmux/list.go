@@ -213,27 +213,7 @@ gemini-cli-mcp-client; see the README).`,
 			}
 			defer s.Close()
 			var l listing
-			if client != "" {
-				title, conventions := server.NativeFolders(client)
-				if conventions == nil {
-					// Any other client is served everything, and so is a
-					// misspelt name: say so, lest a typo pass for a check.
-					names := server.NativeClientNames()
-					hint := ""
-					best := editdist.Closest(strings.ToLower(client), names, max(2, len(client)/3))
-					if i := slices.IndexFunc(names, func(n string) bool { return strings.HasPrefix(n, strings.ToLower(client)) }); best == "" && client != "" && i >= 0 {
-						best = names[i] // "claude" for claude-code
-					}
-					if best != "" {
-						hint = fmt.Sprintf(" (did you mean %q?)", best)
-					}
-					fmt.Fprintf(e.stderr, "warning: --client %q is not a client whose own folders are left out%s, so it is served the full catalog shown; those clients are %s\n", client, hint, strings.Join(names, ", "))
-				}
-				if !includeNative(s.cfg) && conventions != nil {
-					l.Client, l.LeftOut = title, conventions
-					snap = snap.Excluding(conventions)
-				}
-			}
+			snap, l.Client, l.LeftOut = asClient(e, s, snap, client)
 			opts, err := catalogOptions(s.cfg)
 			if err != nil {
 				return err
@@ -260,6 +240,35 @@ gemini-cli-mcp-client; see the README).`,
 	cmd.Flags().BoolVar(&all, "all", false, "also show shadowed skills, every warning, every Claude Code plugin considered and every folder looked in")
 	cmd.Flags().StringVar(&client, "client", "", "show what the client with this clientInfo name is served (e.g. claude-code)")
 	return cmd
+}
+
+// asClient is snap as the client named client is served it (--client):
+// without the folders it loads itself, which it names (title) with their
+// conventions. Any other client, or none, is served all of snap; a name
+// that is not one of those clients is warned of, with the nearest.
+func asClient(e *env, s *setup, snap *resolver.Snapshot, client string) (view *resolver.Snapshot, title string, leftOut []string) {
+	if client == "" {
+		return snap, "", nil
+	}
+	title, conventions := server.NativeFolders(client)
+	if conventions == nil {
+		// Any other client is served everything, and so is a misspelt
+		// name: say so, lest a typo pass for a check.
+		names := server.NativeClientNames()
+		hint := ""
+		best := editdist.Closest(strings.ToLower(client), names, max(2, len(client)/3))
+		if i := slices.IndexFunc(names, func(n string) bool { return strings.HasPrefix(n, strings.ToLower(client)) }); best == "" && i >= 0 {
+			best = names[i] // "claude" for claude-code
+		}
+		if best != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", best)
+		}
+		fmt.Fprintf(e.stderr, "warning: --client %q is not a client whose own folders are left out%s, so it is served the full catalog shown; those clients are %s\n", client, hint, strings.Join(names, ", "))
+	}
+	if includeNative(s.cfg) || conventions == nil {
+		return snap, "", nil
+	}
+	return snap.Excluding(conventions), title, conventions
 }
 
 // printListing prints the table, sized to the terminal, and with all the

@@ -29,14 +29,17 @@ func newSearchCmd(e *env) *cobra.Command {
 	var q resolver.SearchQuery
 	var kind string
 	var asJSON bool
+	var client string
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search the skills by what they do, as the skills_search tool does",
 		Long: `Rank the skills the server would serve against QUERY (every argument, joined
 with spaces): their names, descriptions and whole SKILL.md bodies, as the
-skills_search tool of the MCP server does, with the same results. Skills
-hidden by catalog.visibility (off) and those whose front matter says
-disable-model-invocation: true are left out, as they are for the model.
+skills_search tool of the MCP server does, with the same results (for a
+client that loads some folders itself, give its name with --client, as
+for list). Skills hidden by catalog.visibility (off) and those whose front
+matter says disable-model-invocation: true are left out, as they are for
+the model.
 
 --json prints what the tool returns as structured content.`,
 		Example: `  skillmux search --root examples/skills release notes
@@ -57,6 +60,8 @@ disable-model-invocation: true are left out, as they are for the model.
 			if err != nil {
 				return err
 			}
+			defer s.Close()
+			snap, _, _ = asClient(e, s, snap, client)
 			opts, err := catalogOptions(s.cfg)
 			if err != nil {
 				return err
@@ -89,6 +94,7 @@ disable-model-invocation: true are left out, as they are for the model.
 	fl.StringVar(&q.Namespace, "namespace", "", "only skills of this namespace (a plugin's name)")
 	fl.StringVar(&kind, "kind", "", "only skills of this kind: skill or learned")
 	fl.BoolVar(&asJSON, "json", false, "print JSON, as the tool's structured content")
+	fl.StringVar(&client, "client", "", "search what the client with this clientInfo name is served (e.g. claude-code)")
 	return cmd
 }
 

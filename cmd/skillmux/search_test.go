@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,5 +125,23 @@ func TestToolConfigurationErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// search --client leaves out what that client loads itself, as
+// skills_search does for it: the CLI's "same results" held only for
+// clients that load no folder.
+func TestSearchAsAClient(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, ".claude/skills/claude-own/SKILL.md"), skillMD("claude-own", "Testing helpers Claude Code loads itself."))
+	writeFile(t, filepath.Join(home, ".agents/skills/agents-own/SKILL.md"), skillMD("agents-own", "Testing helpers for every agent."))
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	all, _, err := runIn(t, env, t.TempDir(), "search", "testing")
+	if err != nil || !strings.Contains(all, "claude-own") || !strings.Contains(all, "agents-own") {
+		t.Fatalf("search: %v\n%s", err, all)
+	}
+	mine, _, err := runIn(t, env, t.TempDir(), "search", "--client", "claude-code", "testing")
+	if err != nil || strings.Contains(mine, "claude-own") || !strings.Contains(mine, "agents-own") {
+		t.Errorf("search --client claude-code: %v\n%s", err, mine)
 	}
 }
