@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -169,11 +170,12 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 	case err != nil && !moved:
 		l.logger.Error("configuration not applied; the previous one stays in force", "why", why, "err", err)
 		return
-	case err == nil && !moved && s.cfg.SetAside() != "" && slices.Contains(l.s.cfg.Files(), s.cfg.SetAside()) && sameSettings(l.own, own):
-		// An edit made the workspace file invalid (a save half typed):
-		// as for any other file, its sources stay until it is fixed,
-		// rather than leave the catalog at each such save. An edit of
-		// the user's own configuration meanwhile is applied, without
+	case err == nil && !moved && s.cfg.SetAside() != "" && workspaceFileOf(l.s.cfg) != "" && sameSettings(l.own, own):
+		// An edit made the workspace file invalid (a save half typed), or
+		// a new one nearer, which is read in its place, is invalid yet:
+		// as for any other file, the sources in force stay until it is
+		// fixed, rather than leave the catalog at each such save. An edit
+		// of the user's own configuration meanwhile is applied, without
 		// that file, which its warning names.
 		var problems []string
 		for _, w := range s.cfg.Warnings() {
@@ -238,6 +240,17 @@ func (l *live) ownConfig(workspace string) *config.Config {
 		return nil
 	}
 	return cfg
+}
+
+// workspaceFileOf is the workspace file (.skillmux.yaml) cfg was read
+// from, or "".
+func workspaceFileOf(cfg *config.Config) string {
+	for _, f := range cfg.Files() {
+		if filepath.Base(f) == config.WorkspaceFileName {
+			return f
+		}
+	}
+	return ""
 }
 
 // sameSettings reports whether a and b, both known, set every setting

@@ -717,6 +717,33 @@ func TestBinaryUntrustedFileMadeInvalid(t *testing.T) {
 	}
 }
 
+// A new workspace file nearer the working folder, which is read in place
+// of the one in force, keeps that one's sources while it is invalid (a
+// save half typed), as an edit of the file in force does.
+func TestBinaryNearerWorkspaceFileMadeInvalid(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
+	repo := t.TempDir()
+	work := filepath.Join(repo, "pkg", "sub")
+	writeFile(t, filepath.Join(repo, ".git/HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(repo, "team", "t1", "SKILL.md"), skillMD("t1", "The team's."))
+	writeFile(t, filepath.Join(repo, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: team\n")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, isolatedEnv(t), work, "--no-builtin")
+	s.handshake()
+	if d := s.toolDescription(2); !strings.Contains(d, "- t1:") {
+		t.Fatalf("description: %s", d)
+	}
+	writeFile(t, filepath.Join(repo, "pkg", ".skillmux.yaml"), "sources:\n  - type: dir\n    paht: team\n")
+	if !s.stderr.waitFor("configuration not applied; the previous one stays in force", 15*time.Second) {
+		t.Fatalf("the invalid file is not said:\n%s", s.stderr.String())
+	}
+	if d := s.toolDescription(3); !strings.Contains(d, "- t1:") {
+		t.Errorf("the sources in force left with a new invalid file:\n%s", d)
+	}
+}
+
 // An untrusted workspace file made invalid keeps its sources until it is
 // fixed (TestBinaryUntrustedFileMadeInvalid), and an edit of the user's
 // own file meanwhile is applied, without that file: it used to be refused
