@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
-	"fmt"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -98,7 +100,7 @@ func (f *rootsFollower) ask(ss *mcp.ServerSession) {
 		f.logger.Info("client declared no usable file roots; keeping the workspace")
 		return
 	}
-	f.logger.Info("workspace from client roots", "roots", shortList(dirs))
+	f.logger.Info("workspace from client roots", "roots", sources.ClipList(dirs))
 	f.onRoots(f.ctx, dirs)
 }
 
@@ -119,34 +121,58 @@ const MaxRoots = 64
 // dirs turns file:// root URIs into folders, at most MaxRoots; other
 // schemes are skipped. Each is said in one warning, however many roots.
 func (f *rootsFollower) dirs(roots []*mcp.Root) []string {
-	var dirs, skipped []string
+	var dirs, skipped, malformed, remote []string
 	for _, r := range roots {
 		u, err := url.Parse(r.URI)
-		if err != nil || u.Scheme != "file" || u.Path == "" {
+		switch {
+		case err != nil:
+			malformed = append(malformed, r.URI)
+			continue
+		case u.Scheme != "file" || u.Path == "":
 			skipped = append(skipped, r.URI)
 			continue
+		case u.Host != "" && u.Host != "localhost":
+			// RFC 8089: a folder of another machine, not this one's.
+			remote = append(remote, r.URI)
+			continue
 		}
-		dirs = append(dirs, filepath.FromSlash(u.Path))
+		dir := filepath.Clean(filepath.FromSlash(u.Path))
+		if !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir) // a root given twice is one
+		}
+	}
+	// A root that is a file is no project; one that does not exist yet
+	// is followed, and served once made.
+	var files, missing []string
+	dirs = slices.DeleteFunc(dirs, func(d string) bool {
+		st, err := os.Stat(d)
+		switch {
+		case err == nil && !st.IsDir():
+			files = append(files, d)
+			return true
+		case errors.Is(err, fs.ErrNotExist):
+			missing = append(missing, d)
+		}
+		return false
+	})
+	if len(files) > 0 {
+		f.logger.Warn("ignoring roots that are files, not folders", "count", len(files), "roots", sources.ClipList(files))
+	}
+	if len(missing) > 0 {
+		f.logger.Warn("roots that do not exist (yet): their project's skills are served once they are made", "count", len(missing), "roots", sources.ClipList(missing))
 	}
 	if len(skipped) > 0 {
-		f.logger.Warn("ignoring roots that are not file:// folders", "count", len(skipped), "uris", shortList(skipped))
+		f.logger.Warn("ignoring roots that are not file:// folders", "count", len(skipped), "uris", sources.ClipList(skipped))
+	}
+	if len(malformed) > 0 {
+		f.logger.Warn("ignoring roots that are not valid URIs (a % must start an escape such as %20)", "count", len(malformed), "uris", sources.ClipList(malformed))
+	}
+	if len(remote) > 0 {
+		f.logger.Warn("ignoring roots of another host (file://HOST/...): only this machine's folders are read", "count", len(remote), "uris", sources.ClipList(remote))
 	}
 	if len(dirs) > MaxRoots {
 		f.logger.Warn("the client gave more roots than are followed; the first are", "roots", len(dirs), "followed", MaxRoots)
 		dirs = dirs[:MaxRoots]
 	}
 	return dirs
-}
-
-// shortList is a list for a log line: its first ten values, each clipped,
-// and how many more.
-func shortList(values []string) []string {
-	var out []string
-	for i, v := range values {
-		if i == 10 {
-			return append(out, fmt.Sprintf("and %d more", len(values)-i))
-		}
-		out = append(out, sources.Clip(v, 300))
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -133,6 +134,9 @@ func TestManyRootsAreBounded(t *testing.T) {
 	var roots []*mcp.Root
 	for i := range server.MaxRoots + 36 {
 		dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if i < server.MaxRoots {
 			want = append(want, dir)
 		}
@@ -150,6 +154,42 @@ func TestManyRootsAreBounded(t *testing.T) {
 	out := logs.String()
 	if strings.Count(out, "level=WARN") != 2 || !strings.Contains(out, "roots=100 followed=64") || !strings.Contains(out, "count=100") || !strings.Contains(out, "and 90 more") {
 		t.Errorf("warnings:\n%s", out)
+	}
+}
+
+// Roots that name no folder of this machine are each said, in one
+// warning per kind, and left out: a file, a URI that does not parse, a
+// folder of another host; one that does not exist yet is followed, and
+// said; a root given twice is one.
+func TestOddRoots(t *testing.T) {
+	got := make(chan []string, 1)
+	logs := &logBuffer{}
+	srv := server.New(newResolver(t, &sourcetest.Fake{SourceName: "s"}), &server.Options{
+		Logger:  logs.logger(),
+		OnRoots: func(_ context.Context, dirs []string) { got <- dirs },
+	})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := filepath.Join(dir, "later")
+	uri := func(p string) *mcp.Root { return &mcp.Root{URI: "file://" + filepath.ToSlash(p)} }
+	connectWithRoots(t, srv, uri(dir), uri(dir+"/"), uri(file), uri(later),
+		&mcp.Root{URI: "file:///tmp/%zz"}, &mcp.Root{URI: "file://otherhost" + filepath.ToSlash(dir)})
+	select {
+	case dirs := <-got:
+		if diff := cmp.Diff([]string{dir, later}, dirs); diff != "" {
+			t.Errorf("roots followed (-want +got):\n%s", diff)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnRoots not called")
+	}
+	out := logs.String()
+	for _, want := range []string{"roots that are files, not folders", "roots that do not exist (yet)", "not valid URIs", "roots of another host"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("not said: %s\n%s", want, out)
+		}
 	}
 }
 

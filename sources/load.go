@@ -292,6 +292,19 @@ func hiddenIn(s string) (rune, bool) {
 // clipValue shortens a value echoed in a message.
 func clipValue(s string) string { return Clip(s, 80) }
 
+// ClipList is a list of values for a message or a log line: the first
+// ten, each clipped to 300 bytes, and how many more.
+func ClipList(values []string) []string {
+	var out []string
+	for i, v := range values {
+		if i == 10 {
+			return append(out, fmt.Sprintf("and %d more", len(values)-i))
+		}
+		out = append(out, Clip(v, 300))
+	}
+	return out
+}
+
 // Clip shortens s, a value echoed in a message, to about n bytes, cut
 // between characters, saying how long it was: "abc… (90000 bytes)".
 func Clip(s string, n int) string {

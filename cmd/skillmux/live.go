@@ -17,6 +17,7 @@ import (
 	"github.com/skillmux/skillmux/config"
 	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/resolver"
+	"github.com/skillmux/skillmux/sources"
 )
 
 // live keeps the sources of a running server in step with what they
@@ -228,7 +229,7 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		l.logger.Warn("reload failed; keeping the catalog", "why", why, "err", err)
 		return
 	}
-	l.logger.Info("catalog reloaded", "why", why, "config", s.cfg.Files(), "workspaces", l.workspaces)
+	l.logger.Info("catalog reloaded", "why", why, "config", s.cfg.Files(), "workspaces", sources.ClipList(l.workspaces))
 }
 
 // ownConfig is the user's own configuration (user file, environment,
