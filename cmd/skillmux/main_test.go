@@ -425,6 +425,24 @@ func TestValidateUnreadableFolder(t *testing.T) {
 	}
 }
 
+// validate on a Claude Code plugin folder checks its manifest too: one
+// that serving cannot read (a trailing comma) passed with 0 errors, and
+// the plugin served nothing.
+func TestValidatePluginManifest(t *testing.T) {
+	p := t.TempDir()
+	writeFile(t, filepath.Join(p, "skills", "a", "SKILL.md"), "---\nname: a\ndescription: x\n---\n")
+	writeFile(t, filepath.Join(p, ".claude-plugin", "plugin.json"), `{"name": "playground",}`)
+	out, _, err := runCLI(t, "", "validate", p)
+	var ex *exitError
+	if !errors.As(err, &ex) || ex.code != 1 || !strings.Contains(out, filepath.Join(p, ".claude-plugin", "plugin.json")+":1: error: not valid JSON") {
+		t.Errorf("err = %v, want exit status 1 naming the manifest:\n%s", err, out)
+	}
+	writeFile(t, filepath.Join(p, ".claude-plugin", "plugin.json"), `{"name": "playground"}`)
+	if out, _, err := runCLI(t, "", "validate", p); err != nil || !strings.Contains(out, "1 skill checked: 0 errors") {
+		t.Errorf("a valid plugin: %v\n%s", err, out)
+	}
+}
+
 // Skill folders linked into a folder (from a dotfiles repository) are
 // checked, as serving serves them, and a link back up is walked once.
 func TestValidateFollowsLinkedFolders(t *testing.T) {

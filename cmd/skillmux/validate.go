@@ -1,17 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/claudeplugins"
 )
 
 type validated struct {
@@ -33,8 +36,10 @@ argument-hint, are warnings); and no bidirectional control characters in the
 description, which show text in another order than it reads.
 
 PATH is a skill folder, a SKILL.md, or a folder of skill folders (every
-SKILL.md below it is checked). Each finding names the file, the field and the
-rule. The exit status is 1 when any error is found, else 0.`,
+SKILL.md below it is checked); a Claude Code plugin or marketplace folder has
+its .claude-plugin manifests checked too, as serving reads them. Each finding
+names the file, the field and the rule. The exit status is 1 when any error
+is found, else 0.`,
 		Example: `  skillmux validate examples/skills/release-notes
   skillmux validate --json ~/.claude/skills`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -55,9 +60,13 @@ rule. The exit status is 1 when any error is found, else 0.`,
 			for _, arg := range args {
 				// A leading ~ is the home folder, as for --root: clients
 				// pass arguments without a shell.
-				paths, unread := skillPaths(expandHome(arg, e.home()))
+				arg = expandHome(arg, e.home())
+				paths, unread := skillPaths(arg)
 				for _, d := range unread {
 					results = append(results, validated{Path: d.Path, Diagnostics: []sources.Diagnostic{d}})
+				}
+				if manifest := pluginManifests(cmd.Context(), arg); len(manifest) > 0 {
+					results = append(results, validated{Path: arg, Valid: !slices.ContainsFunc(manifest, isError), Diagnostics: manifest})
 				}
 				for _, p := range paths {
 					ds := sources.Validate(p)
@@ -109,6 +118,34 @@ rule. The exit status is 1 when any error is found, else 0.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// pluginManifests checks the manifests of a Claude Code plugin folder (or
+// marketplace folder), dir: what a plugin author runs validate on before
+// publishing. It returns what reading them as serving does finds of the
+// manifests themselves; the skills are checked on their own.
+func pluginManifests(ctx context.Context, dir string) []sources.Diagnostic {
+	if !isDir(filepath.Join(dir, ".claude-plugin")) {
+		return nil
+	}
+	l, err := claudeplugins.Dirs([]string{dir}, nil).List(ctx)
+	if err != nil {
+		return []sources.Diagnostic{{Severity: sources.Error, Path: dir, Rule: "plugin-json", Message: err.Error()}}
+	}
+	var out []sources.Diagnostic
+	for _, d := range l.Problems {
+		if filepath.Base(d.Path) == "plugin.json" || filepath.Base(d.Path) == "marketplace.json" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func isError(d sources.Diagnostic) bool { return d.Severity == sources.Error }
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
 
 // isSkill reports whether a path skillPaths returned is a skill to count:
