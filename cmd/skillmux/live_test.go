@@ -127,6 +127,20 @@ func (s *session) toolDescription(id int) string {
 	return m["result"].(map[string]any)["tools"].([]any)[0].(map[string]any)["description"].(string)
 }
 
+// addMySkill writes the user file of env, prefix first, with a source of
+// one skill, my-skill, waits for the notification of the change, and
+// checks that the tool description (the answer of request id) lists it.
+func (s *session) addMySkill(env []string, prefix string, id int, why string) {
+	s.t.Helper()
+	mine := s.t.TempDir()
+	writeFile(s.t, filepath.Join(mine, "my-skill/SKILL.md"), skillMD("my-skill", "From my own folder."))
+	writeFile(s.t, userFile(env), prefix+"sources:\n  - type: dir\n    path: "+mine+"\n")
+	s.next("tools/list_changed after the user's file was edited", isMethod("notifications/tools/list_changed"))
+	if d := s.toolDescription(id); !strings.Contains(d, "- my-skill:") {
+		s.t.Errorf("the user's own edit is not applied %s:\n%s", why, d)
+	}
+}
+
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
@@ -289,15 +303,9 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 
 	// The user's own edits apply while the workspace's file is refused:
 	// they used to be refused with it, naming it.
-	mine := t.TempDir()
-	writeFile(t, filepath.Join(mine, "my-skill/SKILL.md"), skillMD("my-skill", "From my own folder."))
-	writeFile(t, userFile(env), "trust: ["+strconv.Quote(b)+"]\nsources:\n  - type: dir\n    path: "+mine+"\n")
-	s.next("tools/list_changed after the user's own file was edited", isMethod("notifications/tools/list_changed"))
-	if !s.stderr.waitFor(`msg="catalog reloaded" why="a configuration file changed"`, 15*time.Second) {
-		t.Fatalf("the user's own edit was not applied:\n%s", s.stderr.String())
-	}
-	if d := s.toolDescription(30); !strings.Contains(d, "- my-skill:") || !strings.Contains(d, "- in-b:") {
-		t.Errorf("the user's own edit is not applied beside the refused workspace file:\n%s", d)
+	s.addMySkill(env, "trust: ["+strconv.Quote(b)+"]\n", 30, "beside the refused workspace file")
+	if d := s.toolDescription(31); !strings.Contains(d, "- in-b:") {
+		t.Errorf("the root's skills left with the user's edit:\n%s", d)
 	}
 
 	team := t.TempDir()
@@ -760,13 +768,7 @@ func TestBinaryOwnEditBesideABrokenWorkspaceFile(t *testing.T) {
 	if !s.stderr.waitFor("configuration not applied; the previous one stays in force", 15*time.Second) {
 		t.Fatalf("the invalid edit is not said:\n%s", s.stderr.String())
 	}
-	mine := t.TempDir()
-	writeFile(t, filepath.Join(mine, "my-skill/SKILL.md"), skillMD("my-skill", "From my own folder."))
-	writeFile(t, userFile(env), "sources:\n  - type: dir\n    path: "+mine+"\n")
-	s.next("tools/list_changed after the user's own file was edited", isMethod("notifications/tools/list_changed"))
-	if d := s.toolDescription(3); !strings.Contains(d, "- my-skill:") {
-		t.Errorf("the user's own edit is not applied while the workspace file is invalid:\n%s", d)
-	}
+	s.addMySkill(env, "", 3, "while the workspace file is invalid")
 }
 
 // Roots that move while the user's own file is invalid leave the previous
@@ -876,13 +878,7 @@ func TestBinaryConfigFollowedUnwatched(t *testing.T) {
 	env := append(isolatedEnv(t), "SKILLMUX_REFRESH__WATCH=false")
 	s := startServe(t, env, t.TempDir(), "--no-builtin")
 	s.handshake()
-	mine := t.TempDir()
-	writeFile(t, filepath.Join(mine, "my-skill/SKILL.md"), skillMD("my-skill", "From my own folder."))
-	writeFile(t, userFile(env), "sources:\n  - type: dir\n    path: "+mine+"\n")
-	s.next("tools/list_changed after the user's file was edited", isMethod("notifications/tools/list_changed"))
-	if d := s.toolDescription(2); !strings.Contains(d, "- my-skill:") {
-		t.Errorf("the edit is not applied with refresh.watch off:\n%s", d)
-	}
+	s.addMySkill(env, "", 2, "with refresh.watch off")
 }
 
 // A source plugin slow to start holds up no client's first answer: serve
