@@ -702,13 +702,15 @@ func TestBinaryRootsBringNestedSkillsAtOnce(t *testing.T) {
 
 // An edit that makes a workspace file the user does not trust invalid (a
 // save half typed) leaves its sources in force, as for any other file,
-// rather than take its skills from the catalog until the next good save.
+// rather than take its skills from the catalog until the next good save;
+// and an edit of the user's own file meanwhile is applied.
 func TestBinaryUntrustedFileMadeInvalid(t *testing.T) {
 	t.Parallel() // it waits for the configuration files' polls, mostly
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "team", "t1", "SKILL.md"), skillMD("t1", "The team's."))
 	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: team\n")
-	s := startServe(t, isolatedEnv(t), work, "--no-builtin")
+	env := isolatedEnv(t)
+	s := startServe(t, env, work, "--no-builtin")
 	s.handshake()
 	if d := s.toolDescription(2); !strings.Contains(d, "- t1:") {
 		t.Fatalf("description: %s", d)
@@ -723,6 +725,10 @@ func TestBinaryUntrustedFileMadeInvalid(t *testing.T) {
 	if !strings.Contains(s.stderr.String(), cfg+":3: sources[0].paht: unknown key") {
 		t.Errorf("the problem is not named:\n%s", s.stderr.String())
 	}
+	// An edit of the user's own file meanwhile is applied, without the
+	// invalid file: it was refused with it, naming that file, until
+	// someone fixed it.
+	s.addMySkill(env, "", 4, "while the workspace file is invalid")
 }
 
 // A new workspace file nearer the working folder, which is read in place
@@ -750,25 +756,6 @@ func TestBinaryNearerWorkspaceFileMadeInvalid(t *testing.T) {
 	if d := s.toolDescription(3); !strings.Contains(d, "- t1:") {
 		t.Errorf("the sources in force left with a new invalid file:\n%s", d)
 	}
-}
-
-// An untrusted workspace file made invalid keeps its sources until it is
-// fixed (TestBinaryUntrustedFileMadeInvalid), and an edit of the user's
-// own file meanwhile is applied, without that file: it used to be refused
-// with it, naming the workspace's file, until someone fixed it.
-func TestBinaryOwnEditBesideABrokenWorkspaceFile(t *testing.T) {
-	t.Parallel() // it waits for the configuration files' polls, mostly
-	work := t.TempDir()
-	writeFile(t, filepath.Join(work, "team", "t1", "SKILL.md"), skillMD("t1", "The team's."))
-	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: team\n")
-	env := isolatedEnv(t)
-	s := startServe(t, env, work, "--no-builtin")
-	s.handshake()
-	writeFile(t, cfg, "sources:\n  - type: dir\n    paht: team\n")
-	if !s.stderr.waitFor("configuration not applied; the previous one stays in force", 15*time.Second) {
-		t.Fatalf("the invalid edit is not said:\n%s", s.stderr.String())
-	}
-	s.addMySkill(env, "", 3, "while the workspace file is invalid")
 }
 
 // Roots that move while the user's own file is invalid leave the previous
