@@ -62,6 +62,9 @@ func (l *live) watchConfig(ctx context.Context) {
 		look.Run(pctx, 0, func(changed []string) {
 			l.logger.Info("configuration file changed", "files", changed)
 			l.secondLook(pctx, changed)
+			if pctx.Err() != nil {
+				return // stopping, or a change of roots read the files since
+			}
 			l.configChanged(ctx)
 		})
 		cancel()
@@ -122,11 +125,21 @@ func (l *live) configChanged(ctx context.Context) {
 }
 
 // apply loads the configuration for the current workspace and, when it is
-// valid, rebuilds the sources from it. An invalid one is logged and the
-// configuration in force stays; when the workspace moved, the sources
-// are rebuilt from it for the new folders all the same, since the
-// project's skills are the client's roots', whatever the configuration
-// says. Either way the files watched from now on are those of the new
+// valid, rebuilds the sources from it. When it is not:
+//   - a workspace file is refused, after a move of the workspace or an
+//     edit of the user's own configuration: the user's own configuration
+//     is applied alone;
+//   - the user's own file is invalid at a move: the user's configuration
+//     as it last was valid is applied alone, never the previous
+//     workspace's file;
+//   - an edit made a workspace file invalid, or a new one nearer is
+//     invalid yet, the user's own being as it was: the configuration in
+//     force stays, as for any half-typed save;
+//   - otherwise the error is logged and the configuration in force stays,
+//     over the new folders when the workspace moved, since the project's
+//     skills are the client's roots', whatever the configuration says.
+//
+// Either way the files watched from now on are those of the new
 // workspace, so that fixing its file applies it. l.mu must be held.
 func (l *live) apply(ctx context.Context, why string, moved bool) {
 	prev := l.s // its sources are kept where the new configuration has the same
@@ -149,11 +162,12 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 	s, err := newSetupWith(l.cmd, l.e, l.f, &config.Options{WorkDir: workspace, AlsoServes: others}, true)
 	own := l.ownConfig(workspace)
 	ownAlone := false
-	if err != nil && (moved || l.ownAlone) && l.f.configPath(l.e) == "" {
+	if err != nil && (moved || l.ownAlone || own != nil && !sameSettings(l.own, own)) && l.f.configPath(l.e) == "" {
 		// The workspace's file is refused. Its folders are served with
-		// the user's own configuration alone: never with the one of the
-		// workspace before, which the user may trust and this one not;
-		// and the user's own edits apply meanwhile.
+		// the user's own configuration alone: after a move, never with
+		// the one of the workspace before, which the user may trust and
+		// this one not; and an edit of the user's own configuration is
+		// applied, rather than refused for the workspace's file.
 		if alone, ownErr := newSetupWith(l.cmd, l.e, l.f, &config.Options{WorkDir: workspace, NoWorkspace: true}, true); ownErr == nil {
 			l.logger.Error("the workspace's configuration is not applied; its folders are served with your own configuration alone (user file, environment, flags)", "why", why, "err", err)
 			s, err, ownAlone = alone, nil, true

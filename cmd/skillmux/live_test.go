@@ -731,6 +731,28 @@ func TestBinaryUntrustedFileMadeInvalid(t *testing.T) {
 	s.addMySkill(env, "", 4, "while the workspace file is invalid")
 }
 
+// A trusted workspace file made invalid keeps the configuration in force
+// while only it changes; an edit of the user's own file meanwhile is
+// applied, with the user's configuration alone, not refused for the
+// workspace's file.
+func TestBinaryTrustedFileMadeInvalid(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
+	work := t.TempDir()
+	writeFile(t, filepath.Join(work, "team", "t1", "SKILL.md"), skillMD("t1", "The team's."))
+	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: team\n")
+	env := trustingEnv(t, work)
+	s := startServe(t, env, work, "--no-builtin")
+	s.handshake()
+	writeFile(t, cfg, "sources:\n  - type: dir\n    paht: team\n")
+	if !s.stderr.waitFor("configuration not applied; the previous one stays in force", 15*time.Second) {
+		t.Fatalf("the invalid edit is not said:\n%s", s.stderr.String())
+	}
+	if d := s.toolDescription(2); !strings.Contains(d, "- t1:") {
+		t.Errorf("the trusted file's skills left with its invalid edit:\n%s", d)
+	}
+	s.addMySkill(env, "trust: ["+strconv.Quote(work)+"]\n", 3, "while the trusted workspace file is invalid")
+}
+
 // A new workspace file nearer the working folder, which is read in place
 // of the one in force, keeps that one's sources while it is invalid (a
 // save half typed), as an edit of the file in force does.
@@ -854,6 +876,30 @@ func TestBinaryConfigEmptyForAMoment(t *testing.T) {
 	}
 	if strings.Contains(s.stderr.String(), "no skills found") || strings.Count(s.stderr.String(), `msg="catalog reloaded"`) != 1 {
 		t.Errorf("the empty file was applied:\n%s", s.stderr.String())
+	}
+}
+
+// A session that ends while an emptied file is given its second look
+// applies nothing: the empty file was applied during the shutdown, and a
+// false "reload failed" logged.
+func TestBinaryConfigEmptyAtTheEnd(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
+	env := isolatedEnv(t)
+	mine := t.TempDir()
+	writeFile(t, filepath.Join(mine, "my-skill/SKILL.md"), skillMD("my-skill", "From my own folder."))
+	writeFile(t, userFile(env), "sources:\n  - type: dir\n    path: "+mine+"\n")
+	s := startServe(t, env, t.TempDir(), "--no-builtin")
+	s.handshake()
+	writeFile(t, userFile(env), "")
+	if !s.stderr.waitFor(`msg="configuration file changed"`, 15*time.Second) {
+		t.Fatalf("the emptied file was not seen:\n%s", s.stderr.String())
+	}
+	s.stdin.Close()
+	if err := s.cmd.Wait(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, s.stderr.String())
+	}
+	if out := s.stderr.String(); strings.Contains(out, "reload failed") || strings.Contains(out, `msg="catalog reloaded"`) {
+		t.Errorf("the emptied file was applied as the session ended:\n%s", out)
 	}
 }
 
