@@ -24,6 +24,8 @@ func TestLookupSaysWhatAFolderHolds(t *testing.T) {
 	for name, want := range map[string]string{
 		"pdf-forms": `no skill named "pdf-forms"; the folder pdf-forms holds the skill "fill-pdf", as its front matter names it: load it by that name`,
 		"lower":     `no skill named "lower"; ` + filepath.Join(dir, "lower", "skill.md") + ` was not loaded: found skill.md; the file must be named SKILL.md, in capitals, for its folder to be a skill`,
+		// Another namespace's folder is not what was meant.
+		"tool:pdf-forms": `no skill named "tool:pdf-forms"`,
 	} {
 		_, err := snap.Lookup(name)
 		if !errors.Is(err, sources.ErrNotFound) || err.Error() != want {
@@ -65,5 +67,17 @@ func TestLookupOfAnUnservedPluginSaysWhy(t *testing.T) {
 	}
 	if _, err := snap.Lookup("discord:acces"); err == nil || !strings.Contains(err.Error(), "did you mean discord:access?") {
 		t.Errorf("a served plugin's typo: %v", err)
+	}
+	// A namespace a folder serves is served, whatever plugin of its name
+	// is disabled: its names are suggested.
+	folder := &sourcetest.Fake{SourceName: "team", Namespace: "telegram", Skills: []sourcetest.FakeSkill{{Name: "other", Description: "Other."}}}
+	snap = load(t, src, folder)
+	if _, err := snap.Lookup("telegram:othr"); err == nil || !strings.Contains(err.Error(), "did you mean telegram:other?") {
+		t.Errorf("a namespace a folder serves: %v", err)
+	}
+	// The state is said in words.
+	src.Packages[1].State, src.Packages[1].Reason = sources.PackageNotInstalled, "it has no install record"
+	if _, err := load(t, src).Lookup("telegram:access"); err == nil || !strings.Contains(err.Error(), "the plugin telegram@m is enabled but not installed: it has no install record") {
+		t.Errorf("not installed: %v", err)
 	}
 }

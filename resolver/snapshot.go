@@ -481,12 +481,10 @@ func (s *Snapshot) Lookup(name string) (Match, error) {
 // namespace of key names when it is not served, disabled or missing, and
 // no package served under that namespace is.
 func (s *Snapshot) unservedPackage(key string) (sources.Package, bool) {
-	i := strings.LastIndexByte(key, ':')
-	if i <= 0 {
-		return sources.Package{}, false
+	ns, _ := splitKey(key)
+	if ns == "" || slices.ContainsFunc(s.skills, func(sk *sources.Skill) bool { return sources.NameKey(sk.Ref.Namespace) == ns }) {
+		return sources.Package{}, false // a namespace served, by a plugin or a folder: its names are suggested
 	}
-	ns := key[:i]
-	ns = ns[strings.LastIndexByte(ns, ':')+1:]
 	var found *sources.Package
 	for j, p := range s.packages {
 		if p.State == sources.PackageServed || p.State == sources.PackageLeftOut {
@@ -508,16 +506,33 @@ func (s *Snapshot) unservedPackage(key string) (sources.Package, bool) {
 
 // inFolder returns the served skills whose folder is named as key's short
 // name, when their front matter names them otherwise (a folder renamed, a
-// name mistyped): asked for by the folder's name, they are said.
-func (s *Snapshot) inFolder(key string) []string {
-	short := key[strings.LastIndexByte(key, ':')+1:]
-	var out []string
+// name mistyped): asked for by the folder's name, they are said. A key with
+// a namespace looks in that namespace alone: another plugin's skill is not
+// what was meant.
+func (s *Snapshot) inFolder(key string) []Folded {
+	ns, short := splitKey(key)
+	var out []Folded
 	for _, sk := range s.skills {
-		if sk.Dir != "" && len(out) < maxRefused && sources.NameKey(filepath.Base(sk.Dir)) == short && sources.NameKey(sk.Ref.Name) != short {
-			out = append(out, sk.Ref.String())
+		if sk.Dir != "" && len(out) < maxRefused && sources.NameKey(filepath.Base(sk.Dir)) == short && sources.NameKey(sk.Ref.Name) != short &&
+			(ns == "" || sources.NameKey(sk.Ref.Namespace) == ns) {
+			out = append(out, Folded{Folder: filepath.Base(sk.Dir), Skill: sk.Ref.String()})
 		}
 	}
 	return out
+}
+
+// Folded is a served skill whose folder is named otherwise than the skill.
+type Folded struct{ Folder, Skill string }
+
+// splitKey splits a case-folded key into the namespace just before its
+// short name ("" for none) and the short name.
+func splitKey(key string) (ns, short string) {
+	i := strings.LastIndexByte(key, ':')
+	if i < 0 {
+		return "", key
+	}
+	ns = key[:i]
+	return ns[strings.LastIndexByte(ns, ':')+1:], key[i+1:]
 }
 
 // maxRefused bounds the refused files a NotFoundError names.
@@ -677,7 +692,7 @@ type NotFoundError struct {
 	Refused []sources.Diagnostic
 	// InFolder are the served skills whose folder is named as the skill
 	// asked for, and whose front matter names them otherwise.
-	InFolder []string
+	InFolder []Folded
 	// Package is the plugin the name's namespace names, which is not
 	// served (disabled, missing): no other skill is suggested then.
 	Package *sources.Package
@@ -686,7 +701,7 @@ type NotFoundError struct {
 func (e *NotFoundError) Error() string {
 	msg := fmt.Sprintf("no skill named %q", e.Name)
 	if p := e.Package; p != nil {
-		msg += fmt.Sprintf("; the plugin %s is %s", p.Name, p.State)
+		msg += fmt.Sprintf("; the plugin %s is %s", p.Name, stateWords[p.State])
 		if p.Reason != "" {
 			msg += ": " + p.Reason
 		}
@@ -698,8 +713,8 @@ func (e *NotFoundError) Error() string {
 		}
 		msg += fmt.Sprintf("; %s was not loaded: %s", at, d.Message)
 	}
-	for _, n := range e.InFolder {
-		msg += fmt.Sprintf("; the folder %s holds the skill %q, as its front matter names it: load it by that name", e.Name, n)
+	for _, f := range e.InFolder {
+		msg += fmt.Sprintf("; the folder %s holds the skill %q, as its front matter names it: load it by that name", f.Folder, f.Skill)
 	}
 	if len(e.Suggestions) > 0 {
 		msg += "; did you mean " + strings.Join(e.Suggestions, ", ") + "?"
@@ -708,6 +723,15 @@ func (e *NotFoundError) Error() string {
 }
 
 func (e *NotFoundError) Unwrap() error { return sources.ErrNotFound }
+
+// stateWords say a package's state in a sentence, to the model.
+var stateWords = map[sources.PackageState]string{
+	sources.PackageDisabled:     "disabled",
+	sources.PackageOtherProject: "installed for another project",
+	sources.PackageNotInstalled: "enabled but not installed",
+	sources.PackageMissing:      "missing",
+	sources.PackageInvalid:      "not readable",
+}
 
 // AmbiguousError says a short name matches several skills; Candidates are
 // their qualified names. It matches sources.ErrAmbiguous with errors.Is.
