@@ -51,12 +51,7 @@ func openEntry(dir, name string) (entryFile, error) {
 	defer root.Close() // a file opened through a Root outlives it
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		// A socket cannot be opened at all (ENXIO on Unix): say what it
-		// is, as for the other files that are not regular.
-		if info, serr := root.Stat(name); serr == nil && info.Mode()&fs.ModeSocket != 0 {
-			return nil, &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileType(info.Mode()))}
-		}
-		return nil, err
+		return nil, socketOr(err, "open", filepath.Join(dir, name), func() (fs.FileInfo, error) { return root.Stat(name) })
 	}
 	return checkRegular(f)
 }
@@ -141,18 +136,16 @@ func ReadFileLimit(fsys fs.FS, name string, limit int64) ([]byte, error) {
 }
 
 // ReadRegularFile reads the file at path whole, following symbolic links
-// wherever they lead, as ReadFileLimit does: the open never blocks, and a
-// FIFO, a device or a socket (a settings file linked to /dev/zero or
-// /dev/stdin) is refused with ErrNotRegular, a file over limit bytes with
-// ErrTooLarge, without reading it. It is for files the user keeps
-// anywhere, such as an application's settings.
+// wherever they lead (unlike a skill's files), with ReadFileLimit's
+// checks: the open never blocks, and a FIFO, a device or a socket (a
+// settings file linked to /dev/zero or /dev/stdin) is refused with
+// ErrNotRegular, a file over limit bytes with ErrTooLarge, without reading
+// it. It is for files the user keeps anywhere, such as an application's
+// settings.
 func ReadRegularFile(path string, limit int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		if info, serr := os.Stat(path); serr == nil && info.Mode()&fs.ModeSocket != 0 {
-			return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileType(info.Mode()))}
-		}
-		return nil, err
+		return nil, socketOr(err, "read", path, func() (fs.FileInfo, error) { return os.Stat(path) })
 	}
 	ef, err := checkRegular(f)
 	if err != nil {
@@ -162,17 +155,23 @@ func ReadRegularFile(path string, limit int64) ([]byte, error) {
 	return readLimit(ef, path, limit, nil)
 }
 
+// socketOr is err, the failure of an open of path, or ErrNotRegular when
+// stat says path is a socket: a socket cannot be opened at all (ENXIO on
+// Unix), and is said to be what it is, as the other files that are not
+// regular are.
+func socketOr(err error, op, path string, stat func() (fs.FileInfo, error)) error {
+	if info, serr := stat(); serr == nil && info.Mode()&fs.ModeSocket != 0 {
+		return &fs.PathError{Op: op, Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileType(info.Mode()))}
+	}
+	return err
+}
+
 // openRegular opens the file name of fsys, and keeps it open only when
 // it is a regular file.
 func openRegular(fsys fs.FS, name string) (entryFile, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
-		// A socket cannot be opened at all (ENXIO on Unix): say what it is,
-		// as for the other files that are not regular.
-		if info, serr := fs.Stat(fsys, name); serr == nil && info.Mode()&fs.ModeSocket != 0 {
-			return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileType(info.Mode()))}
-		}
-		return nil, err
+		return nil, socketOr(err, "read", name, func() (fs.FileInfo, error) { return fs.Stat(fsys, name) })
 	}
 	ef, err := checkRegular(f)
 	if err != nil {

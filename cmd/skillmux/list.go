@@ -192,8 +192,8 @@ by disable-model-invocation: true in its front matter.
 
 --all adds the skills hidden by another of the same name (and the name that
 still reaches them), every warning, every Claude Code plugin considered
-with whether it is served and why not, and every folder looked in, each
-that is not there marked.
+with whether it is served and why not, and the folder each source starts
+from, each that is not there marked.
 
 --client NAME shows the catalog as the client that announces itself with
 that clientInfo name sees it: without the skill folders it loads itself
@@ -237,7 +237,7 @@ gemini-cli-mcp-client; see the README).`,
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().BoolVar(&all, "all", false, "also show shadowed skills, every warning, every Claude Code plugin considered and every folder looked in")
+	cmd.Flags().BoolVar(&all, "all", false, "also show shadowed skills, every warning, every Claude Code plugin considered and the folders looked in")
 	cmd.Flags().StringVar(&client, "client", "", "show what the client with this clientInfo name is served (e.g. claude-code)")
 	return cmd
 }

@@ -312,9 +312,7 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 	writeFile(t, filepath.Join(team, "team-skill/SKILL.md"), skillMD("team-skill", "From the team's folder."))
 	writeFile(t, cfg, "sources:\n  - type: dir\n    path: "+team+"\n")
 	s.next("tools/list_changed after the new root's file was fixed", isMethod("notifications/tools/list_changed"))
-	if !s.stderr.waitFor(`msg="catalog reloaded" why="a configuration file changed"`, 15*time.Second) {
-		t.Fatalf("the fixed file was not applied:\n%s", s.stderr.String())
-	}
+	// The second reload of an edit: the first was the user's own.
 	if !s.stderr.waitForCount(`msg="catalog reloaded" why="a configuration file changed"`, 2, 15*time.Second) {
 		t.Fatalf("the fixed file was not applied:\n%s", s.stderr.String())
 	}

@@ -605,9 +605,9 @@ func TestEnabledPluginsValueNotBoolean(t *testing.T) {
 // Go's ("cannot unmarshal array into Go struct field installedFile...").
 func TestInstallRecordOfTheWrongShape(t *testing.T) {
 	for file, want := range map[string]string{
-		`{"version": 2, "plugins": []}`:   `not what Claude Code writes at column 27: "plugins" must be an object, not an array; no installed plugin is served`,
-		`{"version": 2.5, "plugins": {}}`: `not what Claude Code writes at column 15: "version" must be an integer, not 2.5; no installed plugin is served`,
-		`{"version": "2", "plugins": {}}`: `not what Claude Code writes at column 15: "version" must be an integer, not a string; no installed plugin is served`,
+		`{"version": 2, "plugins": []}`:   `not what Claude Code reads at column 27: "plugins" must be an object, not an array; no installed plugin is served`,
+		`{"version": 2.5, "plugins": {}}`: `not what Claude Code reads at column 15: "version" must be an integer, not 2.5; no installed plugin is served`,
+		`{"version": "2", "plugins": {}}`: `not what Claude Code reads at column 15: "version" must be an integer, not a string; no installed plugin is served`,
 	} {
 		h := newHome(t)
 		installed := claudeplugins.InstalledFile(h.home)
@@ -873,7 +873,7 @@ func TestMarketplaceEntryOfTheWrongShape(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	want := map[string]string{
-		"plugins[0]": `plugin "bad": not what Claude Code writes: "skills" must be a path or a list of paths, not an object`,
+		"plugins[0]": `plugin "bad": not what Claude Code reads: "skills" must be a path or a list of paths, not an object`,
 		"":           `"skills" must be a path or a list of paths, not a number`,
 	}
 	for _, d := range l.Problems {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/skillmux/skillmux/internal/jsonkind"
 	"github.com/skillmux/skillmux/sources"
 )
 
@@ -54,6 +55,15 @@ type entry struct {
 	bad *jsonError // the entry cannot be read: this plugin alone is not served
 }
 
+// pluginLabel names an entry's plugin in front of a message: "plugin
+// "x": ", or nothing for an entry of no name.
+func pluginLabel(name string) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf("plugin %q: ", name)
+}
+
 // UnmarshalJSON reads an entry; one that cannot be read is kept with its
 // problem (bad), so that the marketplace's other plugins are served.
 func (e *entry) UnmarshalJSON(b []byte) error {
@@ -71,26 +81,6 @@ func (e *entry) UnmarshalJSON(b []byte) error {
 	}
 	*e = entry(p)
 	return nil
-}
-
-// valueKind is the kind of the JSON value b in the words of
-// json.UnmarshalTypeError.Value: "number", "array", ...
-func valueKind(b []byte) string {
-	switch b = bytes.TrimSpace(b); {
-	case len(b) == 0:
-		return "value"
-	case b[0] == '"':
-		return "string"
-	case b[0] == '[':
-		return "array"
-	case b[0] == '{':
-		return "object"
-	case b[0] == 't' || b[0] == 'f':
-		return "bool"
-	case b[0] == 'n':
-		return "null"
-	}
-	return "number"
 }
 
 // localSource returns the entry's source when it is a local folder
@@ -115,7 +105,8 @@ func (p *pathsList) UnmarshalJSON(b []byte) error {
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
 		// A type error, so that the decoder names the field.
-		return &json.UnmarshalTypeError{Value: valueKind(b), Type: reflect.TypeFor[pathsList]()}
+		kind := strings.TrimPrefix(strings.TrimPrefix(jsonkind.Of(b), "an "), "a ") // in the words of UnmarshalTypeError.Value
+		return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[pathsList]()}
 	}
 	*p = many
 	return nil
@@ -173,7 +164,7 @@ type jsonError struct {
 func (e *jsonError) Error() string {
 	what := "not valid JSON"
 	if e.shape {
-		what = "not what Claude Code writes"
+		what = "not what Claude Code reads"
 	}
 	if e.col > 0 {
 		return fmt.Sprintf("%s at column %d: %s", what, e.col, e.msg)
@@ -309,7 +300,7 @@ func pluginsIn(root, name string, walk *marketWalk) ([]plugin, []sources.Diagnos
 		}
 		if e.bad != nil {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: mpath, Field: fmt.Sprintf("plugins[%d]", i), Rule: "plugin-json",
-				Message: fmt.Sprintf("plugin %q: %s; it is not served (the marketplace's other plugins are)", e.Name, e.bad)})
+				Message: fmt.Sprintf("%s%s; it is not served (the marketplace's other plugins are)", pluginLabel(e.Name), e.bad)})
 			continue
 		}
 		src, local := e.localSource()

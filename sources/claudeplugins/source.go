@@ -402,11 +402,8 @@ type installedFile struct {
 	Plugins map[string]json.RawMessage `json:"plugins"`
 }
 
-// InstalledFile is the path of Claude Code's install records under home.
-func InstalledFile(home string) string {
-	return installedIn(filepath.Join(home, ".claude"))
-}
-
+// installedIn is the path of the install records of Claude Code's folder
+// claude.
 func installedIn(claude string) string {
 	return filepath.Join(claude, "plugins", "installed_plugins.json")
 }
