@@ -364,7 +364,7 @@ func (p *plan) sources(workspaces []string) []sources.Source {
 			}
 			src = user.New(p.home, &user.Options{Name: name, CodexHome: p.codexHome, ClaudeDir: p.claudeDir, Trees: p.trees})
 		case config.TypeProject:
-			src = project.New(workspaces, &project.Options{Name: name, Home: p.home, Trees: p.trees})
+			src = project.New(workspaces, &project.Options{Name: name, Home: p.home, ClaudeDir: p.claudeDir, Trees: p.trees})
 		case config.TypeClaudePlugins:
 			if p.home == "" {
 				continue

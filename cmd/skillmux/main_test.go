@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -984,7 +985,8 @@ func TestClaudePluginsOfASubfolderProject(t *testing.T) {
 
 // CLAUDE_CONFIG_DIR replaces ~/.claude, as it does for Claude Code: the
 // user's Claude skills and installed plugins are that profile's, not those
-// of ~/.claude; a relative one is ignored, as CODEX_HOME's is.
+// of ~/.claude, whose skills are then a project's when the working folder
+// is the home folder; a relative one is ignored, as CODEX_HOME's is.
 func TestClaudeConfigDir(t *testing.T) {
 	home := t.TempDir()
 	work := filepath.Join(home, ".claude-work")
@@ -995,24 +997,32 @@ func TestClaudeConfigDir(t *testing.T) {
 	writeFile(t, filepath.Join(plugin, "skills/lint/SKILL.md"), skillMD("lint", "The profile's plugin skill."))
 	writeFile(t, filepath.Join(work, "plugins/installed_plugins.json"), `{"version": 2, "plugins": {"tool@m": [{"scope": "user", "installPath": `+strconv.Quote(plugin)+`}]}}`)
 	writeFile(t, filepath.Join(work, "settings.json"), `{"enabledPlugins": {"tool@m": true}}`)
+	elsewhere := t.TempDir()
 	for _, c := range []struct {
-		dir       string
-		want, not []string
+		dir, workdir string
+		want, not    []string
 	}{
-		{work, []string{"at-work", "tool:lint"}, []string{"personal"}},
-		{".claude-work", []string{"personal"}, []string{"at-work", "tool:lint"}},
+		{work, elsewhere, []string{"at-work", "tool:lint"}, []string{"personal"}},
+		{work, home, []string{"at-work", "tool:lint", "personal project"}, nil},
+		{".claude-work", elsewhere, []string{"personal user"}, []string{"at-work", "tool:lint"}},
 	} {
-		out, errOut, err := runIn(t, []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + c.dir, "PATH=" + os.Getenv("PATH")}, home, "list")
+		out, errOut, err := runIn(t, []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + c.dir, "PATH=" + os.Getenv("PATH")}, c.workdir, "list")
 		if err != nil {
 			t.Fatalf("CLAUDE_CONFIG_DIR=%s: %v\n%s", c.dir, err, errOut)
 		}
+		var rows []string // each row's name and source
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) >= 2 {
+				rows = append(rows, f[0]+" "+f[1], f[0])
+			}
+		}
 		for _, name := range c.want {
-			if !strings.Contains(out, name+" ") {
+			if !slices.Contains(rows, name) {
 				t.Errorf("CLAUDE_CONFIG_DIR=%s: %s not served:\n%s", c.dir, name, out)
 			}
 		}
 		for _, name := range c.not {
-			if strings.Contains(out, name+" ") {
+			if slices.Contains(rows, name) {
 				t.Errorf("CLAUDE_CONFIG_DIR=%s: %s served:\n%s", c.dir, name, out)
 			}
 		}

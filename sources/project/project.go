@@ -44,6 +44,10 @@ type Options struct {
 	// a project's, and are left to the user source even when the
 	// workspace is the home folder or inside a repository rooted there.
 	Home string
+	// ClaudeDir, when set ($CLAUDE_CONFIG_DIR), is the user's Claude Code
+	// folder in place of ~/.claude: ~/.claude/skills is then not the
+	// user's, and is a project's like any other folder's.
+	ClaudeDir string
 	// Trees is the base of the options of each folder's tree (Defer,
 	// Debounce, bounds); the source sets the name, scope and the like.
 	Trees dirtree.Options
@@ -95,6 +99,9 @@ func New(workspaces []string, opts *Options) *Source {
 		if opts.Home != "" {
 			for _, f := range projectFolders {
 				s.home[filepath.Join(opts.Home, filepath.FromSlash(f.rel))] = true
+			}
+			if opts.ClaudeDir != "" {
+				delete(s.home, filepath.Join(opts.Home, ".claude", "skills"))
 			}
 		}
 	}
