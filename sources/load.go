@@ -348,12 +348,13 @@ func frontMatterDiagnostic(path string, err error) Diagnostic {
 	return d
 }
 
-// unwrapPath drops the path from an *fs.PathError message; the Diagnostic
-// carries the path already.
+// unwrapPath drops the path and the operation from an *fs.PathError
+// message: the Diagnostic carries the path already, and "open:" or
+// "stat:" before the reason says nothing to the person who reads it.
 func unwrapPath(err error) string {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return fmt.Sprintf("%s: %v", pe.Op, pe.Err)
+		return pe.Err.Error()
 	}
 	return err.Error()
 }

@@ -495,7 +495,7 @@ func TestValidateFolderOfSkills(t *testing.T) {
 	for _, want := range []string{
 		filepath.Join(dir, "dangling", "SKILL.md") + ": error: SKILL.md is a link to moved-away.md, which does not exist",
 		filepath.Join(dir, "lower", "skill.md") + ": error: found skill.md; the file must be named SKILL.md",
-		filepath.Join(dir, "isdir", "SKILL.md") + ": error: open: not a regular file (a folder); SKILL.md must be a file",
+		filepath.Join(dir, "isdir", "SKILL.md") + ": error: not a regular file (a folder); SKILL.md must be a file",
 		"4 skills checked: 3 errors",
 	} {
 		if !strings.Contains(out, want) {
