@@ -94,6 +94,9 @@ func (q *SearchQuery) Check(s *Snapshot) error {
 	if q.Namespace != "" {
 		names := s.Namespaces()
 		if !slices.Contains(names, strings.ToLower(q.Namespace)) {
+			if len(names) == 0 {
+				return &ArgumentError{Arg: "namespace", Message: fmt.Sprintf("names no namespace: %q; no skill served has one (plugins' skills do: <plugin>:<skill>), so leave it out", q.Namespace)}
+			}
 			return &ArgumentError{Arg: "namespace", Message: fmt.Sprintf("names no namespace: %q; the namespaces are %s", q.Namespace, quotedList(names))}
 		}
 	}

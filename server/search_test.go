@@ -150,7 +150,7 @@ func TestBadSearchArguments(t *testing.T) {
 		{"skills_search", map[string]any{"query": "pdf", "filter": "x"}, `unknown argument "filter"; this tool takes "query", "limit", "source", "namespace", "kind"`},
 		{"skills_search", map[string]any{"query": "pdf", "kind": "folder"}, `argument "kind" must be "skill" or "learned", got "folder"`},
 		{"skills_search", map[string]any{"query": "pdf", "source": "nope"}, `argument "source" names no source: "nope"; the sources are`},
-		{"skills_search", map[string]any{"query": "pdf", "namespace": "nope"}, `argument "namespace" names no namespace: "nope"; the namespaces are none`},
+		{"skills_search", map[string]any{"query": "pdf", "namespace": "nope"}, `argument "namespace" names no namespace: "nope"; no skill served has one`},
 		{"skills_search", "not an object", `arguments must be an object`},
 		{"skills_search", map[string]any{"query": strings.Repeat("é", resolver.MaxQueryLength+1)}, `"query" is 1001 characters long; a query is at most 1000`},
 		{"skills_list", map[string]any{"includeBody": "yes"}, `argument "includeBody" must be true or false, got a string`},
