@@ -701,7 +701,11 @@ type NotFoundError struct {
 func (e *NotFoundError) Error() string {
 	msg := fmt.Sprintf("no skill named %q", e.Name)
 	if p := e.Package; p != nil {
-		msg += fmt.Sprintf("; the plugin %s is %s", p.Name, stateWords[p.State])
+		words, ok := stateWords[p.State]
+		if !ok {
+			words = string(p.State)
+		}
+		msg += fmt.Sprintf("; the plugin %s is %s", p.Name, words)
 		if p.Reason != "" {
 			msg += ": " + p.Reason
 		}

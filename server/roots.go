@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -122,6 +123,7 @@ const MaxRoots = 64
 // schemes are skipped. Each is said in one warning, however many roots.
 func (f *rootsFollower) dirs(roots []*mcp.Root) []string {
 	var dirs, skipped, malformed, remote []string
+	seen := map[string]bool{}
 	for _, r := range roots {
 		u, err := url.Parse(r.URI)
 		switch {
@@ -131,14 +133,18 @@ func (f *rootsFollower) dirs(roots []*mcp.Root) []string {
 		case u.Scheme != "file" || u.Path == "":
 			skipped = append(skipped, r.URI)
 			continue
-		case u.Host != "" && u.Host != "localhost":
+		case u.Host != "" && !strings.EqualFold(u.Host, "localhost"):
 			// RFC 8089: a folder of another machine, not this one's.
 			remote = append(remote, r.URI)
 			continue
 		}
 		dir := filepath.Clean(filepath.FromSlash(u.Path))
-		if !slices.Contains(dirs, dir) {
-			dirs = append(dirs, dir) // a root given twice is one
+		if seen[dir] {
+			continue // a root given twice is one
+		}
+		seen[dir] = true
+		if len(dirs) < MaxRoots {
+			dirs = append(dirs, dir)
 		}
 	}
 	// A root that is a file is no project; one that does not exist yet
@@ -170,9 +176,8 @@ func (f *rootsFollower) dirs(roots []*mcp.Root) []string {
 	if len(remote) > 0 {
 		f.logger.Warn("ignoring roots of another host (file://HOST/...): only this machine's folders are read", "count", len(remote), "uris", sources.ClipList(remote))
 	}
-	if len(dirs) > MaxRoots {
-		f.logger.Warn("the client gave more roots than are followed; the first are", "roots", len(dirs), "followed", MaxRoots)
-		dirs = dirs[:MaxRoots]
+	if len(seen) > MaxRoots {
+		f.logger.Warn("the client gave more roots than are followed; the first are", "roots", len(seen), "followed", MaxRoots)
 	}
 	return dirs
 }

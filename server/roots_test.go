@@ -175,7 +175,7 @@ func TestOddRoots(t *testing.T) {
 	}
 	later := filepath.Join(dir, "later")
 	uri := func(p string) *mcp.Root { return &mcp.Root{URI: "file://" + filepath.ToSlash(p)} }
-	connectWithRoots(t, srv, uri(dir), uri(dir+"/"), uri(file), uri(later),
+	connectWithRoots(t, srv, uri(dir), uri(dir+"/"), &mcp.Root{URI: "file://LOCALHOST" + filepath.ToSlash(dir)}, uri(file), uri(later),
 		&mcp.Root{URI: "file:///tmp/%zz"}, &mcp.Root{URI: "file://otherhost" + filepath.ToSlash(dir)})
 	select {
 	case dirs := <-got:

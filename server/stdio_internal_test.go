@@ -132,3 +132,24 @@ func checkPlainRequest(t *testing.T, line []byte) {
 		t.Fatalf("%s:\nmade       %+v\nthe SDK's: %+v", line, got, m)
 	}
 }
+
+// BenchmarkDecode decodes a tools/call line as the guard does, and as the
+// SDK's decoder alone would: what plainRequest saves a request.
+//
+//	go test -run '^$' -bench Decode -benchmem ./server/
+func BenchmarkDecode(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":123,"method":"tools/call","params":{"name":"skill","arguments":{"name":"pdf-processing-00042"}}}`)
+	b.Run("guard", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			decode(line)
+		}
+	})
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			members(line)
+			jsonrpc.DecodeMessage(line)
+		}
+	})
+}

@@ -135,7 +135,8 @@ func (r noFrontReason) Error() string { return string(r) }
 
 const (
 	errEmpty      noFrontReason = "the file is empty"
-	errNotText    noFrontReason = "the file is not text (its first line holds a NUL byte or bytes that are not UTF-8)"
+	errNotText    noFrontReason = "the file holds NUL bytes: it is not UTF-8 text (it may be UTF-16 without a byte-order mark, or not text at all); save it as UTF-8"
+	errNotUTF8    noFrontReason = "its first line is not UTF-8 text (another encoding, such as Latin-1?); save the file as UTF-8"
 	errBlankFirst noFrontReason = "its first line is blank, and the line `---` must be the very first"
 	errTOML       noFrontReason = "it starts with `+++`, TOML front matter, which Agent Skills do not use: write YAML between lines `---`"
 )
@@ -169,10 +170,12 @@ func noFrontMatter(first []byte, whole bool) error {
 	line := bytes.TrimRight(first, "\r\n")
 	var why noFrontReason
 	switch {
-	case len(first) == 0 && whole:
+	case len(bytes.TrimSpace(first)) == 0 && whole:
 		why = errEmpty
-	case bytes.IndexByte(first, 0) >= 0 || !utf8.Valid(line) && len(line) < 4096:
+	case bytes.IndexByte(first, 0) >= 0:
 		why = errNotText
+	case !utf8.Valid(line) && len(line) < 4096:
+		why = errNotUTF8
 	case len(bytes.TrimSpace(line)) == 0 && len(first) > 0:
 		why = errBlankFirst
 	case string(bytes.TrimSpace(line)) == "+++":

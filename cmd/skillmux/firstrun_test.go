@@ -272,7 +272,7 @@ func TestListAsAnUnknownClient(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	// "claude" is the beginning of one known name: that one is meant.
-	if want := `warning: --client "claude" is not a client whose own folders are left out (did you mean "claude-code"?), so it is served the full catalog shown; those clients are claude-code, codex-mcp-client, cursor-vscode`; !strings.Contains(stderr, want) {
+	if want := `warning: --client "claude" is not a client whose own folders are left out (did you mean "claude-code"?), so it is served the full catalog; those clients are claude-code, codex-mcp-client, cursor-vscode`; !strings.Contains(stderr, want) {
 		t.Errorf("stderr:\n%s\nwant %q", stderr, want)
 	}
 	if _, stderr, _ := runCLI(t, "", "list", "--root", examples(t), "--client", "claude-cod"); !strings.Contains(stderr, `(did you mean "claude-code"?)`) {

@@ -263,7 +263,7 @@ func asClient(e *env, s *setup, snap *resolver.Snapshot, client string) (view *r
 		if best != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", best)
 		}
-		fmt.Fprintf(e.stderr, "warning: --client %q is not a client whose own folders are left out%s, so it is served the full catalog shown; those clients are %s\n", client, hint, strings.Join(names, ", "))
+		fmt.Fprintf(e.stderr, "warning: --client %q is not a client whose own folders are left out%s, so it is served the full catalog; those clients are %s\n", client, hint, strings.Join(names, ", "))
 	}
 	if includeNative(s.cfg) || conventions == nil {
 		return snap, "", nil

@@ -442,6 +442,14 @@ func TestValidatePluginManifest(t *testing.T) {
 	if out, _, err := runCLI(t, "", "validate", p); err != nil || !strings.Contains(out, "1 skill checked: 0 errors") {
 		t.Errorf("a valid plugin: %v\n%s", err, out)
 	}
+	// A marketplace entry that serving goes on without leaves a plugin
+	// unserved: an error for its author.
+	m := t.TempDir()
+	writeFile(t, filepath.Join(m, ".claude-plugin", "marketplace.json"), `{"name": "m", "plugins": [{"name": "gone", "source": "./gone"}]}`)
+	out, _, err = runCLI(t, "", "validate", m)
+	if !errors.As(err, &ex) || ex.code != 1 || !strings.Contains(out, `error: plugins[0].source: plugin "gone": folder ./gone does not exist`) {
+		t.Errorf("err = %v, want exit status 1 naming the entry:\n%s", err, out)
+	}
 }
 
 // Skill folders linked into a folder (from a dotfiles repository) are

@@ -77,11 +77,7 @@ is found, else 0.`,
 					if v.Diagnostics == nil {
 						v.Diagnostics = []sources.Diagnostic{}
 					}
-					for _, d := range ds {
-						if d.Severity == sources.Error {
-							v.Valid = false
-						}
-					}
+					v.Valid = !slices.ContainsFunc(ds, isError)
 					results = append(results, v)
 				}
 			}
@@ -132,9 +128,13 @@ func pluginManifests(ctx context.Context, dir string) []sources.Diagnostic {
 	if err != nil {
 		return []sources.Diagnostic{{Severity: sources.Error, Path: dir, Rule: "plugin-json", Message: err.Error()}}
 	}
+	// What serving warns of and goes on without (a listed folder that
+	// is missing, an entry of the wrong shape, two plugins of one name)
+	// leaves a plugin or a skill unserved: for its author, an error.
 	var out []sources.Diagnostic
 	for _, d := range l.Problems {
-		if filepath.Base(d.Path) == "plugin.json" || filepath.Base(d.Path) == "marketplace.json" {
+		if base := filepath.Base(d.Path); base == "plugin.json" || base == "marketplace.json" || d.Path == dir {
+			d.Severity = sources.Error
 			out = append(out, d)
 		}
 	}

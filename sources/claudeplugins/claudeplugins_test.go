@@ -902,3 +902,20 @@ func TestManifestBOMAndAbsolutePath(t *testing.T) {
 		t.Errorf("problems: %v", l.Problems)
 	}
 }
+
+// Below a repository's root, a person's own settings.local.json at the
+// root still wins over the settings.json a package commits: every
+// project folder's shared settings are read before any local ones.
+func TestLocalSettingsWinOverASubfolders(t *testing.T) {
+	h := newHome(t)
+	h.plugin("a@m", "a", true, nil, "one")
+	h.save()
+	root := t.TempDir()
+	sub := filepath.Join(root, "pkg")
+	write(t, filepath.Join(root, ".claude", "settings.local.json"), `{"enabledPlugins": {"a@m": false}}`)
+	write(t, filepath.Join(sub, ".claude", "settings.json"), `{"enabledPlugins": {"a@m": true}}`)
+	l := list(t, claudeplugins.Installed(h.home, &claudeplugins.Options{ProjectDirs: []string{root, sub}}))
+	if len(l.Skills) != 0 {
+		t.Errorf("served %v; the root's local settings disable it", names(l))
+	}
+}

@@ -35,6 +35,15 @@ type marketplace struct {
 	} `json:"metadata"`
 }
 
+// underRoot says, for a message of a missing folder, where else it was
+// looked for: under metadata.pluginRoot.
+func (mk *marketplace) underRoot() string {
+	if mk.Metadata.PluginRoot == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (nor under metadata.pluginRoot, %s)", mk.Metadata.PluginRoot)
+}
+
 // dirOf is the folder of the local source src of the marketplace in root:
 // under metadata.pluginRoot when one is set and the folder is there, as
 // Claude Code reads it; else under root.
@@ -310,7 +319,7 @@ func pluginsIn(root, name string, walk *marketWalk) ([]plugin, []sources.Diagnos
 		dir := mk.dirOf(root, src)
 		if _, err := os.Stat(dir); err != nil {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: mpath, Field: fmt.Sprintf("plugins[%d].source", i), Rule: "missing-path",
-				Message: fmt.Sprintf("plugin %q: folder %s does not exist; its skills are not served", e.Name, src)})
+				Message: fmt.Sprintf("%sfolder %s does not exist%s; its skills are not served", pluginLabel(e.Name), src, mk.underRoot())})
 			continue
 		}
 		if len(e.Skills) > 0 {
@@ -326,7 +335,7 @@ func pluginsIn(root, name string, walk *marketWalk) ([]plugin, []sources.Diagnos
 		switch {
 		case walk.onPath[filepath.Clean(dir)]:
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: mpath, Field: fmt.Sprintf("plugins[%d].source", i), Rule: "plugin-loop",
-				Message: fmt.Sprintf("plugin %q: folder %s leads back to a marketplace it is listed from; not read again", e.Name, src)})
+				Message: fmt.Sprintf("%sfolder %s leads back to a marketplace it is listed from; not read again", pluginLabel(e.Name), src)})
 			continue
 		case walk.read[filepath.Clean(dir)]:
 			continue // its plugins are in the listing once already
@@ -357,8 +366,10 @@ func firstOf(names ...string) string {
 	return "plugin"
 }
 
-// skillFiles returns the SKILL.md files of a plugin, in order, and the
-// listed paths that do not exist.
+// skillFiles returns the SKILL.md files of a plugin, in order, whatever
+// each is (its load says what is wrong with one that is not a file), and
+// the problems of the paths it lists and of the folders that hold a
+// SKILL.md in other letter cases.
 func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
 	var files []string
 	var probs []sources.Diagnostic
@@ -388,13 +399,7 @@ func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
 				add(f)
 				continue
 			}
-			inside, _ := os.ReadDir(filepath.Join(dir, e.Name()))
-			for _, in := range inside {
-				if sources.MisnamedSkillFile(in.Name()) {
-					probs = append(probs, sources.MisnamedDiagnostic(sources.Warning, filepath.Join(dir, e.Name(), in.Name())))
-					break
-				}
-			}
+			misnamedIn(filepath.Join(dir, e.Name()), &probs)
 		}
 	}
 	if p.defaults {
@@ -420,9 +425,9 @@ func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
 		case st.Mode().IsRegular() && filepath.Base(path) == sources.SkillFile:
 			add(path)
 		case st.IsDir():
-			if st, err := os.Stat(filepath.Join(path, sources.SkillFile)); err == nil && st.Mode().IsRegular() {
-				add(filepath.Join(path, sources.SkillFile))
-			} else {
+			if _, err := os.Lstat(filepath.Join(path, sources.SkillFile)); err == nil {
+				add(filepath.Join(path, sources.SkillFile)) // whatever it is, its load says what is wrong
+			} else if !misnamedIn(path, &probs) {
 				folderOfSkills(path)
 			}
 		default:
@@ -472,6 +477,19 @@ func (s *Source) listPlugins(plugins []plugin, pkgs []sources.Package) *sources.
 		l.Skills = append(l.Skills, skills...)
 	}
 	return l
+}
+
+// misnamedIn reports whether the folder dir holds a SKILL.md written in
+// other letter cases, and adds the warning that says so to probs.
+func misnamedIn(dir string, probs *[]sources.Diagnostic) bool {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if sources.MisnamedSkillFile(e.Name()) {
+			*probs = append(*probs, sources.MisnamedDiagnostic(sources.Warning, filepath.Join(dir, e.Name())))
+			return true
+		}
+	}
+	return false
 }
 
 // jsonKind names, in JSON's words, what a value decoded into t must be.

@@ -24,9 +24,11 @@ type Options struct {
 	// Name is the source name; default "claude-plugins" for Installed and
 	// "plugin-dir" for Dirs.
 	Name string
-	// ProjectDirs are the workspace folders: their .claude/settings.json
-	// and .claude/settings.local.json can enable plugins, and plugins
-	// installed for a project are served only in that project.
+	// ProjectDirs are the project's folders (a workspace's repository
+	// root, then the workspace folder when it is below it): their
+	// .claude/settings.json and .claude/settings.local.json can enable
+	// plugins, and plugins installed for a project are served only in
+	// that project.
 	ProjectDirs []string
 	// Debounce is the quiet time Watch waits after a change in a plugin's
 	// folder before it reports one; default 200 ms.
@@ -417,13 +419,15 @@ func (s *Source) knownMarketsFile() string {
 }
 
 // settingsFiles are the settings files that enable plugins, lowest first:
-// the user's, then each project's and its local ones. A project's that is
-// the user's (a project in the home folder) is read once.
+// the user's, then every project folder's shared settings, then every
+// one's local settings (a person's own, above what a repository commits),
+// each in the projects' order. A project's that is the user's (a project
+// in the home folder) is read once.
 func (s *Source) settingsFiles() []string {
 	files := []string{filepath.Join(s.claude, "settings.json")}
-	for _, p := range s.projects {
-		for _, f := range []string{filepath.Join(p, ".claude", "settings.json"), filepath.Join(p, ".claude", "settings.local.json")} {
-			if !slices.Contains(files, f) {
+	for _, name := range []string{"settings.json", "settings.local.json"} {
+		for _, p := range s.projects {
+			if f := filepath.Join(p, ".claude", name); !slices.Contains(files, f) {
 				files = append(files, f)
 			}
 		}

@@ -100,7 +100,8 @@ func TestSpecialFilesAreNotRead(t *testing.T) {
 // through a link to its folder.
 func TestPluginSkillsThatAreNotFiles(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "tools")
-	writeJSON(t, filepath.Join(p, ".claude-plugin", "plugin.json"), map[string]any{"name": "tools", "skills": []string{"./shared-fmt"}})
+	writeJSON(t, filepath.Join(p, ".claude-plugin", "plugin.json"), map[string]any{"name": "tools", "skills": []string{"./shared-fmt", "./listed-dangling", "./listed-lower"}})
+	write(t, filepath.Join(p, "listed-lower", "skill.md"), "---\nname: listed-lower\ndescription: x\n---\n")
 	skill(t, filepath.Join(p, "skills", "good"), "good")
 	write(t, filepath.Join(p, "skills", "lower", "skill.md"), "---\nname: lower\ndescription: x\n---\n")
 	must := func(err error) {
@@ -115,6 +116,8 @@ func TestPluginSkillsThatAreNotFiles(t *testing.T) {
 	must(os.MkdirAll(filepath.Join(p, "skills", "a-fmt"), 0o755))
 	must(os.Symlink(filepath.Join(p, "shared", "fmt", "SKILL.md"), filepath.Join(p, "skills", "a-fmt", "SKILL.md")))
 	must(os.Symlink(filepath.Join(p, "shared", "fmt"), filepath.Join(p, "shared-fmt")))
+	must(os.MkdirAll(filepath.Join(p, "listed-dangling"), 0o755))
+	must(os.Symlink(filepath.Join(p, "nowhere.md"), filepath.Join(p, "listed-dangling", "SKILL.md")))
 	l := list(t, claudeplugins.Dirs([]string{p}, nil))
 	if got := strings.Join(names(l), ","); got != "tools:fmt,tools:good" {
 		t.Errorf("served %s, want tools:fmt,tools:good; problems %v", got, l.Problems)
@@ -122,15 +125,19 @@ func TestPluginSkillsThatAreNotFiles(t *testing.T) {
 	said := map[string]bool{}
 	for _, d := range l.Problems {
 		switch {
-		case strings.HasSuffix(d.Path, filepath.Join("lower", "skill.md")) && strings.Contains(d.Message, "must be named SKILL.md"):
+		case strings.HasSuffix(d.Path, "/skills/lower/skill.md") && strings.Contains(d.Message, "must be named SKILL.md"):
 			said["lower"] = true
-		case strings.HasSuffix(d.Path, filepath.Join("dangling", "SKILL.md")) && strings.Contains(d.Message, "which does not exist"):
+		case strings.HasSuffix(d.Path, "/skills/dangling/SKILL.md") && strings.Contains(d.Message, "which does not exist"):
 			said["dangling"] = true
-		case strings.HasSuffix(d.Path, filepath.Join("a-fmt", "SKILL.md")):
+		case strings.HasSuffix(d.Path, "/skills/a-fmt/SKILL.md"):
 			said["a-fmt"] = true
+		case strings.HasSuffix(d.Path, "/listed-dangling/SKILL.md") && strings.Contains(d.Message, "which does not exist"):
+			said["listed-dangling"] = true
+		case strings.HasSuffix(d.Path, "/listed-lower/skill.md") && strings.Contains(d.Message, "must be named SKILL.md"):
+			said["listed-lower"] = true
 		}
 	}
-	if len(said) != 3 {
-		t.Errorf("said %v of lower, dangling and a-fmt: %v", said, l.Problems)
+	if len(said) != 5 {
+		t.Errorf("said %v of lower, dangling, a-fmt, listed-dangling and listed-lower: %v", said, l.Problems)
 	}
 }

@@ -353,8 +353,9 @@ func (t *Tree) saveCache() {
 	}
 }
 
-// check looks at the root: a missing root, a file or a kernel file system
-// is a warning in an empty state; rootReal stays empty then.
+// check looks at the root: a missing root, a file, a path that cannot
+// lead to a folder (unreachable) or a kernel file system is a warning in an
+// empty state; rootReal stays empty then.
 func (t *Tree) check(st *state) error {
 	fi, err := os.Stat(t.root)
 	switch {
@@ -402,9 +403,10 @@ func (t *Tree) check(st *state) error {
 
 // unreachable reports whether err, from a stat of a root, says the path
 // itself cannot lead to a folder: too long, through a file, a loop of
-// links, or closed to the user.
+// links. A permission refused may pass (a folder being set up), and stays
+// a failure of the source, which keeps its last listing.
 func unreachable(err error) bool {
-	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP)
+	return errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP)
 }
 
 // bound is Options.Within as a real path (its own links resolved, as the
