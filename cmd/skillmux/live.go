@@ -132,6 +132,9 @@ func (l *live) configChanged(ctx context.Context) {
 //   - the user's own file is invalid at a move: the user's configuration
 //     as it last was valid is applied alone, never the previous
 //     workspace's file;
+//   - the workspace file in force was removed and another is invalid (a
+//     checkout): the user's own configuration is applied alone, never the
+//     removed file's;
 //   - an edit made a workspace file invalid, or a new one nearer is
 //     invalid yet, the user's own being as it was: the configuration in
 //     force stays, as for any half-typed save;
@@ -162,12 +165,15 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 	s, err := newSetupWith(l.cmd, l.e, l.f, &config.Options{WorkDir: workspace, AlsoServes: others}, true)
 	own := l.ownConfig(workspace)
 	ownAlone := false
-	if err != nil && (moved || l.ownAlone || own != nil && !sameSettings(l.own, own)) && l.f.configPath(l.e) == "" {
+	inForce := workspaceFileOf(l.s.cfg)
+	if err != nil && (moved || l.ownAlone || own != nil && !sameSettings(l.own, own) || inForce != "" && !exists(inForce)) && l.f.configPath(l.e) == "" {
 		// The workspace's file is refused. Its folders are served with
 		// the user's own configuration alone: after a move, never with
 		// the one of the workspace before, which the user may trust and
-		// this one not; and an edit of the user's own configuration is
-		// applied, rather than refused for the workspace's file.
+		// this one not; when the file in force was removed (a checkout
+		// that brings another, invalid), not with the removed file's;
+		// and an edit of the user's own configuration is applied, rather
+		// than refused for the workspace's file.
 		if alone, ownErr := newSetupWith(l.cmd, l.e, l.f, &config.Options{WorkDir: workspace, NoWorkspace: true}, true); ownErr == nil {
 			l.logger.Error("the workspace's configuration is not applied; its folders are served with your own configuration alone (user file, environment, flags)", "why", why, "err", err)
 			s, err, ownAlone = alone, nil, true
@@ -185,7 +191,7 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 	case err != nil && !moved:
 		l.logger.Error("configuration not applied; the previous one stays in force", "why", why, "err", err)
 		return
-	case err == nil && !moved && s.cfg.SetAside() != "" && workspaceFileOf(l.s.cfg) != "" && sameSettings(l.own, own):
+	case err == nil && !moved && s.cfg.SetAside() != "" && keepsInForce(inForce, s.cfg.SetAside()) && sameSettings(l.own, own):
 		// An edit made the workspace file invalid (a save half typed), or
 		// a new one nearer, which is read in its place, is invalid yet:
 		// as for any other file, the sources in force stay until it is
@@ -255,6 +261,23 @@ func (l *live) ownConfig(workspace string) *config.Config {
 		return nil
 	}
 	return cfg
+}
+
+// keepsInForce reports whether the workspace file in force (inForce, ""
+// for none) stays in force while setAside, an invalid one, is not read:
+// when setAside is it, made invalid by an edit, or a new one nearer that
+// is read in its place while it is still there. One removed is not kept
+// for another file's sake.
+func keepsInForce(inForce, setAside string) bool {
+	if inForce == "" {
+		return false
+	}
+	return inForce == setAside || exists(inForce)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // workspaceFileOf is the workspace file (.skillmux.yaml) cfg was read

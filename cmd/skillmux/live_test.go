@@ -698,6 +698,44 @@ func TestBinaryRootsBringNestedSkillsAtOnce(t *testing.T) {
 	}
 }
 
+// A workspace file removed while an invalid one appears further up (a
+// checkout) takes its sources with it: they were kept, for the other
+// file's sake, until that one was fixed.
+func TestBinaryWorkspaceFileRemovedForAnInvalidOne(t *testing.T) {
+	t.Parallel() // it waits for the configuration files' polls, mostly
+	for _, trusted := range []bool{false, true} {
+		t.Run(fmt.Sprint("trusted=", trusted), func(t *testing.T) {
+			t.Parallel()
+			testWorkspaceFileRemovedForAnInvalidOne(t, trusted)
+		})
+	}
+}
+
+func testWorkspaceFileRemovedForAnInvalidOne(t *testing.T, trusted bool) {
+	repo := t.TempDir()
+	work := filepath.Join(repo, "pkg")
+	writeFile(t, filepath.Join(repo, ".git/HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(work, "team", "t1", "SKILL.md"), skillMD("t1", "The team's."))
+	cfg := writeFileRet(t, filepath.Join(work, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: team\n")
+	env := isolatedEnv(t)
+	if trusted {
+		env = trustingEnv(t, repo) // the invalid file is refused, not set aside
+	}
+	s := startServe(t, env, work, "--no-builtin")
+	s.handshake()
+	if d := s.toolDescription(2); !strings.Contains(d, "- t1:") {
+		t.Fatalf("description: %s", d)
+	}
+	if err := os.Remove(cfg); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(repo, ".skillmux.yaml"), "sources:\n  - type: dir\n    paht: team\n")
+	s.next("tools/list_changed once the file in force is gone", isMethod("notifications/tools/list_changed"))
+	if d := s.toolDescription(3); strings.Contains(d, "t1") {
+		t.Errorf("the removed file's sources stay in force:\n%s", d)
+	}
+}
+
 // An edit that makes a workspace file the user does not trust invalid (a
 // save half typed) leaves its sources in force, as for any other file,
 // rather than take its skills from the catalog until the next good save;
