@@ -896,6 +896,11 @@ func TestManifestBOMAndAbsolutePath(t *testing.T) {
 	if len(l.Problems) != 1 || !strings.Contains(l.Problems[0].Message, "byte-order mark") {
 		t.Errorf("problems: %v", l.Problems)
 	}
+	write(t, filepath.Join(p, ".claude-plugin", "plugin.json"), `{"name": "p", "skills": ["./x", 5]}`)
+	l = list(t, claudeplugins.Dirs([]string{p}, nil))
+	if len(l.Problems) != 1 || !strings.Contains(l.Problems[0].Message, `"skills" must be a path or a list of paths, not a list holding something other than a path`) {
+		t.Errorf("problems: %v", l.Problems)
+	}
 	write(t, filepath.Join(p, ".claude-plugin", "plugin.json"), `{"name": "p", "skills": ["/etc"]}`)
 	l = list(t, claudeplugins.Dirs([]string{p}, nil))
 	if len(l.Problems) != 1 || !strings.Contains(l.Problems[0].Message, `"/etc" is an absolute path; list a path relative to the plugin folder`) {

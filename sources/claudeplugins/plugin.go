@@ -115,6 +115,9 @@ func (p *pathsList) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &many); err != nil {
 		// A type error, so that the decoder names the field.
 		kind := strings.TrimPrefix(strings.TrimPrefix(jsonkind.Of(b), "an "), "a ") // in the words of UnmarshalTypeError.Value
+		if kind == "array" {
+			kind = "list holding something other than a path" // a list, but not of strings
+		}
 		return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[pathsList]()}
 	}
 	*p = many
@@ -231,7 +234,11 @@ func newJSONError(data []byte, err error) *jsonError {
 // jsonDiagnostic is a warning about a JSON file that cannot be read, with
 // its line when known.
 func jsonDiagnostic(path string, err error) sources.Diagnostic {
-	d := sources.Diagnostic{Severity: sources.Warning, Path: path, Rule: "json", Message: err.Error()}
+	msg := err.Error()
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		msg = pe.Err.Error() // the diagnostic names the file already
+	}
+	d := sources.Diagnostic{Severity: sources.Warning, Path: path, Rule: "json", Message: msg}
 	var je *jsonError
 	if errors.As(err, &je) {
 		d.Line = je.line
