@@ -61,6 +61,13 @@ the model.
 				return err
 			}
 			defer s.Close()
+			// The index holds the whole catalog, as the server's does, so
+			// that a client's view ranks its skills with the server's
+			// scores; the view filters the hits.
+			ix := search.NewIndex()
+			if _, err := ix.Update(cmd.Context(), snap.IndexedSkills(), nil); err != nil {
+				return err
+			}
 			snap, _, _ = asClient(e, s, snap, client)
 			opts, err := catalogOptions(s.cfg)
 			if err != nil {
@@ -71,10 +78,6 @@ the model.
 				if errors.As(err, &ae) {
 					return usageError("%s %s; see 'skillmux search --help'", flagOf(ae.Arg), ae.Message)
 				}
-				return err
-			}
-			ix := search.NewIndex()
-			if _, err := ix.Update(cmd.Context(), snap.IndexedSkills(), nil); err != nil {
 				return err
 			}
 			res := snap.Search(ix, q, opts.Visibility)
