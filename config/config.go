@@ -58,6 +58,10 @@ type Config struct {
 // included, so that they cannot take the place of the user's skills.
 func (c *Config) UntrustedSources() int { return c.untrusted }
 
+// SetAsideNote ends each warning about a workspace file set aside (see
+// SetAside): what becomes of it.
+const SetAsideNote = " (the file is not read: a workspace file you have not trusted only adds sources, and your own configuration applies without it)"
+
 // SetAside is the workspace file the user does not trust that was not
 // read because it is invalid (its problems are among Warnings), or "".
 func (c *Config) SetAside() string { return c.setAside }
@@ -412,7 +416,7 @@ func Load(opts *Options) (*Config, error) {
 	}
 	if setAside != nil {
 		for _, line := range strings.Split(setAside.Error(), "\n") {
-			warnings = append(warnings, line+" (the file is not read: a workspace file you have not trusted only adds sources, and your own configuration applies without it)")
+			warnings = append(warnings, line+SetAsideNote)
 		}
 	}
 

@@ -201,10 +201,10 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		var problems []string
 		for _, w := range s.cfg.Warnings() {
 			if strings.Contains(w, s.cfg.SetAside()) {
-				problems = append(problems, w)
+				problems = append(problems, strings.TrimSuffix(w, config.SetAsideNote))
 			}
 		}
-		l.logger.Error("configuration not applied; the previous one stays in force", "why", why, "err", errors.New(strings.Join(problems, "\n")))
+		l.logger.Error("configuration not applied; the previous one stays in force, its workspace file's sources with it, until the file is fixed", "why", why, "err", errors.New(strings.Join(problems, "\n")))
 		return
 	case err != nil:
 		l.logger.Error("configuration not applied; the previous one stays in force, over the client's new roots", "why", why, "err", err)

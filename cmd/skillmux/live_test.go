@@ -761,6 +761,9 @@ func TestBinaryUntrustedFileMadeInvalid(t *testing.T) {
 	if !strings.Contains(s.stderr.String(), cfg+":3: sources[0].paht: unknown key") {
 		t.Errorf("the problem is not named:\n%s", s.stderr.String())
 	}
+	if strings.Contains(s.stderr.String(), "the file is not read") {
+		t.Errorf("the file whose sources stay is said not to be read:\n%s", s.stderr.String())
+	}
 	// An edit of the user's own file meanwhile is applied, without the
 	// invalid file: it was refused with it, naming that file, until
 	// someone fixed it.
