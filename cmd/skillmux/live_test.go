@@ -110,6 +110,16 @@ func (s *session) handshakeWithRoots(dirs ...string) {
 
 // answerRoots waits for the server's roots/list request and answers it
 // with dirs.
+// handshakeFollowingRoots is handshakeWithRoots, then waits until the
+// catalog is reloaded for the roots.
+func (s *session) handshakeFollowingRoots(dirs ...string) {
+	s.t.Helper()
+	s.handshakeWithRoots(dirs...)
+	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
+		s.t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
+	}
+}
+
 func (s *session) answerRoots(dirs ...string) {
 	s.t.Helper()
 	req := s.next("roots/list request", isMethod("roots/list"))
@@ -249,10 +259,7 @@ func TestBinaryRelativePathsStayWithTheWorkingFolder(t *testing.T) {
 	writeFile(t, filepath.Join(work, "c.yaml"), "sources:\n  - type: dir\n    path: configured\n")
 	client := t.TempDir()
 	s := startServe(t, isolatedEnv(t), work, "--no-builtin", "--root", "rel", "--config", "c.yaml")
-	s.handshakeWithRoots(client)
-	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
-		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
-	}
+	s.handshakeFollowingRoots(client)
 	d := s.toolDescription(2)
 	for _, name := range []string{"- rel-skill:", "- configured-skill:"} {
 		if !strings.Contains(d, name) {
@@ -277,10 +284,7 @@ func TestBinaryRootsMoveToAnInvalidConfiguration(t *testing.T) {
 	cfg := writeFileRet(t, filepath.Join(b, ".skillmux.yaml"), "catalog:\n  budgte: 3000\n")
 	env := append(trustingEnv(t, b), "SKILLMUX_REFRESH__DEBOUNCE=50ms") // its fixed file names a folder outside its own
 	s := startServe(t, env, t.TempDir())
-	s.handshakeWithRoots(a)
-	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
-		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
-	}
+	s.handshakeFollowingRoots(a)
 	if d := s.toolDescription(2); !strings.Contains(d, "- in-a:") {
 		t.Fatalf("description: %s", d)
 	}
@@ -356,10 +360,7 @@ func TestBinaryRootsMoveFromATrustedWorkspace(t *testing.T) {
 			writeFile(t, filepath.Join(b, ".claude/skills/deploy/SKILL.md"), skillMD("deploy", "The repository's."))
 			writeFile(t, filepath.Join(b, ".skillmux.yaml"), "bogus: 1\n")
 			s := startServe(t, env, a)
-			s.handshakeWithRoots(b)
-			if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
-				t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
-			}
+			s.handshakeFollowingRoots(b)
 			if d := s.toolDescription(2); !strings.Contains(d, "- deploy: The user's own.") {
 				t.Errorf("deploy in the new root is not the user's:\n%s", d)
 			}
@@ -641,10 +642,7 @@ func TestBinaryRootsKeepTheOtherSources(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, ".claude/skills/in-root/SKILL.md"), skillMD("in-root", "The root's skill."))
 	s := startServe(t, isolatedEnv(t), work, "--config", cfg)
-	s.handshakeWithRoots(root)
-	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
-		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
-	}
+	s.handshakeFollowingRoots(root)
 	if d := s.toolDescription(2); !strings.Contains(d, "- in-root:") || !strings.Contains(d, "- tp:one:") {
 		t.Errorf("description: %s", d)
 	}
@@ -689,10 +687,7 @@ func TestBinaryRootsBringNestedSkillsAtOnce(t *testing.T) {
 	writeFile(t, filepath.Join(root, ".claude/skills/outer/SKILL.md"), skillMD("outer", "The outer skill."))
 	writeFile(t, filepath.Join(root, ".claude/skills/outer/inner/SKILL.md"), skillMD("inner", "Nested in outer."))
 	s := startServe(t, isolatedEnv(t), t.TempDir())
-	s.handshakeWithRoots(root)
-	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
-		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
-	}
+	s.handshakeFollowingRoots(root)
 	if d := s.toolDescription(2); !strings.Contains(d, "- outer:") || !strings.Contains(d, "- inner:") {
 		t.Errorf("description just after the reload: %s", d)
 	}
@@ -835,10 +830,7 @@ func TestBinaryRootsMoveWithTheUserFileInvalid(t *testing.T) {
 	writeFile(t, filepath.Join(r1, ".skillmux.yaml"), "sources:\n  - type: dir\n    path: "+outside+"\n")
 	env := append(trustingEnv(t, r1), "SKILLMUX_REFRESH__DEBOUNCE=50ms")
 	s := startServe(t, env, t.TempDir())
-	s.handshakeWithRoots(r1)
-	if !s.stderr.waitFor(`msg="catalog reloaded" why="the client's roots changed"`, 15*time.Second) {
-		t.Fatalf("the client's roots were not followed:\n%s", s.stderr.String())
-	}
+	s.handshakeFollowingRoots(r1)
 	if d := s.toolDescription(2); !strings.Contains(d, "- r1-outside:") {
 		t.Fatalf("description: %s", d)
 	}
