@@ -174,9 +174,9 @@ func (l *live) apply(ctx context.Context, why string, moved bool) {
 		// that brings another, invalid), not with the removed file's;
 		// and an edit of the user's own configuration is applied, rather
 		// than refused for the workspace's file.
-		if alone, ownErr := newSetupWith(l.cmd, l.e, l.f, &config.Options{WorkDir: workspace, NoWorkspace: true}, true); ownErr == nil {
+		if own != nil { // loaded above: not read a third time
 			l.logger.Error("the workspace's configuration is not applied; its folders are served with your own configuration alone (user file, environment, flags)", "why", why, "err", err)
-			s, err, ownAlone = alone, nil, true
+			s, err, ownAlone = setupOf(l.e, l.f, own, workspace, true), nil, true
 		}
 	}
 	if err != nil && moved && l.own != nil && l.f.configPath(l.e) == "" {
