@@ -482,8 +482,8 @@ func (s *Snapshot) Lookup(name string) (Match, error) {
 // no package served under that namespace is.
 func (s *Snapshot) unservedPackage(key string) (sources.Package, bool) {
 	ns, _ := splitKey(key)
-	if ns == "" || slices.ContainsFunc(s.skills, func(sk *sources.Skill) bool { return sources.NameKey(sk.Ref.Namespace) == ns }) {
-		return sources.Package{}, false // a namespace served, by a plugin or a folder: its names are suggested
+	if ns == "" {
+		return sources.Package{}, false
 	}
 	var found *sources.Package
 	for j, p := range s.packages {
@@ -498,7 +498,10 @@ func (s *Snapshot) unservedPackage(key string) (sources.Package, bool) {
 			found = &s.packages[j]
 		}
 	}
-	if found == nil {
+	// The packages are few, the skills many: those are looked at only
+	// for a package found. A namespace served, by a plugin or a folder,
+	// has its names suggested.
+	if found == nil || slices.ContainsFunc(s.skills, func(sk *sources.Skill) bool { return sources.NameKey(sk.Ref.Namespace) == ns }) {
 		return sources.Package{}, false
 	}
 	return *found, true
