@@ -43,7 +43,8 @@ the model.
 
 --json prints what the tool returns as structured content.`,
 		Example: `  skillmux search --root examples/skills release notes
-  skillmux search "fill in a pdf form" --limit 3 --json`,
+  skillmux search --root examples/skills "summarize a csv" --limit 3 --json
+  skillmux search --client claude-code "fill in a pdf form"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError("search needs a QUERY: what the skill should help with; for example: skillmux search fill in a pdf form")
