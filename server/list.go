@@ -192,8 +192,9 @@ func (l *listed) size() int {
 }
 
 // maxListBodies bounds the bodies in one skills_list answer, in bytes
-// (but for a first body of up to MaxSkillFileSize alone): clients refuse
-// a message line past 16 MiB, as the Go SDK's does by default.
+// (but for a first body of up to MaxSkillFileSize alone), well within the
+// maxMessage a client takes in one line; an answer that escaping makes
+// longer all the same is refused as it is written.
 const maxListBodies = 8 << 20
 
 // readBody reads the skill's entry file now and returns it without its

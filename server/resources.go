@@ -330,7 +330,21 @@ func (s *Server) readFile(ctx context.Context, a resolver.Address, uri string) (
 	if err != nil {
 		return nil, sources.Confine(a.File, err)
 	}
-	return contentsOf(uri, a.File, data), nil
+	c := contentsOf(uri, a.File, data)
+	if n := contentsLen(c); n > maxContents {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: its %d bytes make %s of JSON, more than %s%s", clipURI(uri), len(data), mib(n), overMessage(), onDisk(a.Match, a.File))}
+	}
+	return c, nil
+}
+
+// onDisk says where file of m's skill is on this machine, for a client
+// that can read it there, or nothing for a skill a source plugin serves.
+func onDisk(m resolver.Match, file string) string {
+	base := baseDirectory(m, false)
+	if !filepath.IsAbs(base) {
+		return ""
+	}
+	return "; read it from " + filepath.Join(base, filepath.FromSlash(file))
 }
 
 // contentsOf is a file's bytes as resource contents: text when they are
@@ -396,6 +410,7 @@ func (s *Server) readFiles(ctx context.Context, snap *resolver.Snapshot, a resol
 	}
 	defer handled()
 	out := make([]*mcp.ResourceContents, 0, len(files))
+	size := 0 // of out in the answer
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -410,7 +425,11 @@ func (s *Server) readFiles(ctx context.Context, snap *resolver.Snapshot, a resol
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, sources.Confine(f.Path, err))
 		}
-		out = append(out, contentsOf(a.URI.File(f.Path), f.Path, data))
+		c := contentsOf(a.URI.File(f.Path), f.Path, data)
+		if size += contentsLen(c); size > maxContents {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: its files make more JSON than %s; read them one by one (resources/directory/read lists them)", clipURI(uri), overMessage())}
+		}
+		out = append(out, c)
 	}
 	return out, nil
 }
@@ -440,6 +459,7 @@ func (s *Server) readEntries(ctx context.Context, snap *resolver.Snapshot, prefi
 	defer handled()
 	out := make([]*mcp.ResourceContents, 0, len(items))
 	var total int64
+	size := 0 // of out in the answer
 	for _, a := range items {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -453,7 +473,11 @@ func (s *Server) readEntries(ctx context.Context, snap *resolver.Snapshot, prefi
 		if total += int64(len(data)); total > maxCollectionBytes {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s holds more than %d bytes of SKILL.md files: list them with resources/list and read each", clipURI(uri), maxCollectionBytes)}
 		}
-		out = append(out, contentsOf(a.URI.Entry(), sources.SkillFile, data))
+		c := contentsOf(a.URI.Entry(), sources.SkillFile, data)
+		if size += contentsLen(c); size > maxContents {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: its SKILL.md files make more JSON than %s; list them with resources/list and read each", clipURI(uri), overMessage())}
+		}
+		out = append(out, c)
 	}
 	return out, nil
 }

@@ -101,6 +101,9 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		s.logger.Log(ctx, level, "cannot read skill", "name", m.Ref.String(), "path", m.Skill.Path, "err", err)
 		return errorResult(fmt.Sprintf("cannot load skill %s: %v", m.Ref, err), note), nil
 	}
+	if n := blocksLen(blocks); n > maxContents {
+		return errorResult(fmt.Sprintf("skill %s is not sent: its %s makes %s of JSON, more than %s%s", m.Ref, m.Skill.EntryFile(), mib(n), overMessage(), onDisk(m, m.Skill.EntryFile())), note), nil
+	}
 	if note != "" {
 		blocks = append(blocks, note)
 	}

@@ -140,13 +140,16 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	default:
 		return errorResult(fmt.Sprintf("cannot read %s of skill %s: %v", rel, m.Ref, unwrapPathError(err))), nil
 	}
-	mt, text := mimeOf(rel, data)
-	if text {
+	c := contentsOf(u.File(rel), rel, data)
+	if n := contentsLen(c); n > maxContents {
+		return errorResult(fmt.Sprintf("%s of skill %s is not served: its %d bytes make %s of JSON, more than %s%s", rel, m.Ref, len(data), mib(n), overMessage(), onDisk(m, rel))), nil
+	}
+	if _, text := mimeOf(rel, data); text {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.TextContent{Text: fmt.Sprintf("%s is a binary file of %d bytes (%s), attached.", rel, len(data), mt)},
-		&mcp.EmbeddedResource{Resource: contentsOf(u.File(rel), rel, data)},
+		&mcp.TextContent{Text: fmt.Sprintf("%s is a binary file of %d bytes (%s), attached.", rel, len(data), c.MIMEType)},
+		&mcp.EmbeddedResource{Resource: c},
 	}}, nil
 }
 

@@ -997,21 +997,55 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		coded.Error = sdkError(method, resp.Error)
 		msg = &coded
 	}
-	return c.writeLine(msg)
+	line, err := encodeLine(msg)
+	if err != nil {
+		return err
+	}
+	if len(line) > maxMessage {
+		// An answer the handler did not bound (a skill call on a
+		// SKILL.md of 8 MiB of line breaks): the client would drop the
+		// connection, not just the answer.
+		if line, err = encodeLine(tooLongAnswer(resp.ID, method, len(line))); err != nil {
+			return err
+		}
+	}
+	_, err = c.out.Write(line)
+	return err
+}
+
+// tooLongAnswer answers the request id, of the given method, in place of
+// an answer of n bytes, too long to send.
+func tooLongAnswer(id jsonrpc.ID, method string, n int) *jsonrpc.Response {
+	msg := fmt.Sprintf("the answer to this %s is not sent: it makes %s of JSON, more than %s", method, mib(n), overMessage())
+	if method == "tools/call" {
+		res, err := json.Marshal(errorResult(msg))
+		if err == nil {
+			return &jsonrpc.Response{ID: id, Result: res}
+		}
+	}
+	return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}}
 }
 
 // writeLine writes msg as one line.
 func (c *stdioConn) writeLine(msg jsonrpc.Message) error {
-	line, ok := resultLine(msg)
-	if !ok {
-		data, err := jsonrpc.EncodeMessage(msg)
-		if err != nil {
-			return fmt.Errorf("encoding a message: %w", err)
-		}
-		line = append(data, '\n')
+	line, err := encodeLine(msg)
+	if err != nil {
+		return err
 	}
-	_, err := c.out.Write(line)
+	_, err = c.out.Write(line)
 	return err
+}
+
+// encodeLine is msg as one line.
+func encodeLine(msg jsonrpc.Message) ([]byte, error) {
+	if line, ok := resultLine(msg); ok {
+		return line, nil
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return nil, fmt.Errorf("encoding a message: %w", err)
+	}
+	return append(data, '\n'), nil
 }
 
 // resultLine writes a result the SDK has encoded already into a line

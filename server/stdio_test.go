@@ -54,7 +54,7 @@ func serve(t *testing.T, ctx context.Context, srv *server.Server) *wire {
 	go func() {
 		defer close(w.lines)
 		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 4<<20)
+		sc.Buffer(nil, 32<<20)
 		for sc.Scan() {
 			w.lines <- sc.Text()
 		}

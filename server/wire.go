@@ -1,0 +1,92 @@
+package server
+
+import (
+	"encoding/base64"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxMessage is the longest line the server writes, in bytes. Clients
+// built on the TypeScript SDK (the Inspector, most Node hosts) close the
+// connection when their buffer would pass 10 MiB, and the read that ends
+// a line brings what follows it too (up to 64 KiB a read from a pipe):
+// one answer past that ends the whole session, not just the request. A
+// file within resources.max_file_size can still make a longer answer, as
+// JSON escapes control characters and a blob is base64.
+const maxMessage = 10<<20 - 128<<10
+
+// maxContents bounds the contents of one answer, what maxMessage leaves
+// for them beside the envelope (a longer one, with an id of kilobytes, is
+// still refused as it is written).
+const maxContents = maxMessage - 4<<10
+
+// jsonLen is the length of s as a JSON string, its quotes included, as
+// encoding/json writes it with HTML escaping: at least as long as the
+// SDK's own encoding, which leaves '<', '>' and '&' as they are.
+func jsonLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			switch {
+			case b == '"' || b == '\\' || b == '\n' || b == '\r' || b == '\t' || b == '\b' || b == '\f':
+				n += 2
+			case b < 0x20 || b == '<' || b == '>' || b == '&':
+				n += 6 // \u00XX
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			n += 6 // \ufffd, \u2028, \u2029
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}
+
+// contentsLen is about the length of c in an answer: its text or blob as
+// JSON, and room for its URI and MIME type.
+func contentsLen(c *mcp.ResourceContents) int {
+	n := len(c.URI) + len(c.MIMEType) + 64
+	if c.Blob != nil {
+		return n + 2 + base64.StdEncoding.EncodedLen(len(c.Blob))
+	}
+	return n + jsonLen(c.Text)
+}
+
+// blocksLen is about the length of text blocks in an answer, or a bound
+// of it under maxContents.
+func blocksLen(blocks []string) int {
+	n := 0
+	for _, b := range blocks {
+		n += len(b) + 32
+	}
+	if 6*n < maxContents {
+		return 6 * n
+	}
+	n = 0
+	for _, b := range blocks {
+		n += jsonLen(b) + 32
+	}
+	return n
+}
+
+// overMessage is the limit an answer too long for one message is over.
+func overMessage() string {
+	return fmt.Sprintf("the %s one message may hold (clients of the TypeScript SDK close the connection past 10 MiB)", mib(maxMessage))
+}
+
+// mib writes a size in MiB with one decimal, exact enough to compare
+// with the limits said next to it.
+func mib(n int) string {
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
