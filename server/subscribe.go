@@ -286,7 +286,8 @@ func sumKey(h hash.Hash, fsys fs.FS, name string, key sources.FileKey) {
 }
 
 // listSignature sums up the resource list a view gives: its skills' URIs,
-// where they are, and their file lists, as the sources last listed them.
+// where they are, their front matter and their file lists, as the sources
+// last listed them.
 // It runs on every snapshot swap, for every view, so it costs one map
 // look-up per skill: each entry's hash comes from the name it is listed
 // under and its skill's sum, which sums memoizes; the entries are added
@@ -313,8 +314,8 @@ func listSignature(snap *resolver.Snapshot, sums *skillSums) uint64 {
 var listSeed = maphash.MakeSeed()
 
 // skillSums memoizes, by skill, the part of a list signature that a skill
-// gives whatever name it is listed under: where it is, its entry file, and
-// its file list. A source returns the same *sources.Skill while a skill is
+// gives whatever name it is listed under: where it is, its entry file, its
+// front matter, and its file list. A source returns the same *sources.Skill while a skill is
 // unchanged, so only new and changed skills are hashed. The sums of skills
 // no longer listed are dropped once they outnumber the listed ones.
 type skillSums struct {
@@ -331,6 +332,8 @@ func (m *skillSums) of(sk *sources.Skill) uint64 {
 	h.WriteString(sk.Path)
 	h.WriteByte(0)
 	h.WriteString(sk.EntryFile())
+	h.WriteByte(0)
+	h.Write(sk.FrontMatter) // resources/list gives the description, skills/list all of it
 	h.WriteByte(0)
 	if sk.FileListTruncated {
 		h.WriteByte(1)

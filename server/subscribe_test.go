@@ -121,6 +121,15 @@ func testSubscriptions(t *testing.T) {
 	reload(t, r)
 	check(t, n, "b.md edited (not subscribed)", nil, false)
 
+	// What resources/list and skills/list say of a skill is its front
+	// matter: its body is not listed.
+	src.Skills[0].Body = "A new body."
+	reload(t, r)
+	check(t, n, "one's body edited", nil, false)
+	src.Skills[0].Description = "One, described anew."
+	reload(t, r)
+	check(t, n, "one's description edited", nil, true)
+
 	src.Skills[1].Files = map[string]string{"x/y.md": "y, edited"}
 	reload(t, r)
 	check(t, n, "a file of two edited", []string{"skill://two"}, false)
