@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,7 +20,9 @@ const maxCompletions = 100
 // with the skill paths of the session's view (matched by prefix, of the
 // whole path or of the skill's name, without regard to case), and
 // "path" with the files of the skill already chosen. Anything else
-// completes to nothing.
+// completes to nothing. Values are as a template's {+var} takes them
+// (templateValue); what is typed, and the skill in the context, may be
+// written so or as the URI holds them.
 func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
 	p := req.Params
@@ -33,8 +37,9 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 	case "skill":
 		for _, a := range v.snap.Addresses() {
 			path := a.URI.Path()
-			if strings.HasPrefix(strings.ToLower(path), typed) || strings.HasPrefix(strings.ToLower(a.Match.Ref.Name), typed) {
-				values = append(values, path)
+			value := templateValue(path)
+			if begins(value, typed) || begins(path, typed) || strings.HasPrefix(strings.ToLower(a.Match.Ref.Name), typed) {
+				values = append(values, value)
 			}
 		}
 	case "path":
@@ -45,7 +50,10 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 		if skill == "" {
 			return res, nil
 		}
-		a, snap, err := s.resolve(v, "skill://"+skill)
+		a, snap, err := s.resolve(v, "skill://"+expandReserved(skill))
+		if err != nil {
+			a, snap, err = s.resolve(v, "skill://"+skill)
+		}
 		if err != nil || a.Match.Skill == nil || a.Match.Skill.Files == nil {
 			return res, nil
 		}
@@ -60,17 +68,18 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 			if !served(p, dir) {
 				return false
 			}
-			enc := strings.ToLower(encoded(p))
+			enc := encoded(p)
 			if dir {
 				enc += "/"
-				return strings.HasPrefix(enc, typed) || strings.HasPrefix(typed, enc)
+				value := templateValue(enc)
+				return begins(value, typed) || begins(enc, typed) || begins(typed, strings.ToLower(value)) || begins(typed, strings.ToLower(enc))
 			}
-			return strings.HasPrefix(enc, typed)
+			return begins(templateValue(enc), typed) || begins(enc, typed)
 		}
 		var files []sources.WalkedFile
 		files, truncated, _ = sources.WalkFiles(fsys, &sources.WalkOptions{Allow: allow})
 		for _, f := range files {
-			values = append(values, encoded(f.Path))
+			values = append(values, templateValue(encoded(f.Path)))
 		}
 	default:
 		return res, nil
@@ -92,4 +101,60 @@ func isSkillTemplate(uri string) bool {
 		}
 	}
 	return false
+}
+
+// begins reports whether s begins with the lower-case prefix, without
+// regard to case.
+func begins(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.ToLower(s[:len(prefix)]) == prefix
+}
+
+// templateValue is the encoded path of a URI as a value of a template's
+// {+var}: decoded, but for the characters that {+var} would pass as they
+// are and that would then mean something else in the URI ('%', '?', '#',
+// '[', ']', and '/' in a name), which stay encoded. RFC 6570 expansion
+// encodes the rest again (a space, a letter with an accent), and so does
+// a client whose expansion encodes every '%' it is given (the TypeScript
+// SDK's): "my skill" reaches skill://my%20skill through both, where
+// "my%20skill" reached skill://my%2520skill through the second.
+func templateValue(encoded string) string {
+	if !strings.Contains(encoded, "%") {
+		return encoded
+	}
+	var b strings.Builder
+	for i := 0; i < len(encoded); i++ {
+		c := encoded[i]
+		if c == '%' && i+2 < len(encoded) {
+			if v, err := strconv.ParseUint(encoded[i+1:i+3], 16, 8); err == nil && !strings.ContainsRune("%?#[]/", rune(v)) {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// expandReserved is value as RFC 6570 expands {+var}: the characters a URI
+// allows as they are, percent-encoded triplets too, and the rest encoded.
+func expandReserved(value string) string {
+	const allowed = "-._~:/?#[]@!$&'()*+,;="
+	var b strings.Builder
+	for i := 0; i < len(value); i++ {
+		c := value[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte(allowed, c) >= 0:
+			b.WriteByte(c)
+		case c == '%' && i+2 < len(value) && isHex(value[i+1]) && isHex(value[i+2]):
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

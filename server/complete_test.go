@@ -3,7 +3,10 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,4 +92,115 @@ func TestPathCompletionOfManyFiles(t *testing.T) {
 	if c := res.Completion; c.HasMore || c.Total != 10 || len(c.Values) != 10 || c.Values[0] != "f01020.md" || c.Values[9] != "f01029.md" {
 		t.Errorf("hasMore %v, total %d, values %v; want f01020.md to f01029.md", c.HasMore, c.Total, c.Values)
 	}
+}
+
+// Completion values are what a template's {+var} takes: a client that
+// expands the template as RFC 6570 says reaches every file with them, and
+// one that encodes every '%' again (the TypeScript SDK's encodeURI) every
+// file whose name holds no '%', '?' or '#'. A URI that a value encoded
+// twice, or a name's '?' written as it is, is answered with the URI meant.
+func TestResourceCompletionValuesExpand(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"été/SKILL.md": "---\nname: été\ndescription: Summer.\n---\nbody\n"}
+	names := []string{"a b.md", "refs/c d.md", "p%41.md", "q?.md", "x#y.md", "plain.md"}
+	for _, n := range names {
+		files["été/"+n] = n
+	}
+	sourcetest.WriteFiles(t, root, files)
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "2025-11-25", nil)
+	complete := func(arg, value string, ctx map[string]string) []string {
+		t.Helper()
+		p := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "skill://{+skill}/{+path}"}, Argument: mcp.CompleteParamsArgument{Name: arg, Value: value}}
+		if ctx != nil {
+			p.Context = &mcp.CompleteContext{Arguments: ctx}
+		}
+		res, err := cs.Complete(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Completion.Values
+	}
+	if got := complete("skill", "ét", nil); !slices.Equal(got, []string{"été"}) {
+		t.Fatalf("skill ét: %q", got)
+	}
+	if got := complete("skill", "%C3%A9t", nil); !slices.Equal(got, []string{"été"}) {
+		t.Errorf("skill %%C3%%A9t, as the URI holds it: %q", got)
+	}
+	paths := complete("path", "", map[string]string{"skill": "été"})
+	want := []string{"SKILL.md", "a b.md", "p%2541.md", "plain.md", "q%3F.md", "refs/c d.md", "x%23y.md"}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Fatalf("paths of été (-want +got):\n%s", diff)
+	}
+	if got := complete("path", "refs/c%20", map[string]string{"skill": "%C3%A9t%C3%A9"}); !slices.Equal(got, []string{"refs/c d.md"}) {
+		t.Errorf("path refs/c%%20 of %%C3%%A9t%%C3%%A9: %q", got)
+	}
+	nameOf := map[string]string{"p%2541.md": "p%41.md", "q%3F.md": "q?.md", "x%23y.md": "x#y.md"}
+	for _, p := range paths {
+		name := p
+		if n, ok := nameOf[p]; ok {
+			name = n
+		}
+		if uri := "skill://" + rfc6570Reserved("été") + "/" + rfc6570Reserved(p); !readsAs(t, cs, uri, name) {
+			t.Errorf("%q, expanded as RFC 6570 says: %s does not read", p, uri)
+		}
+		if strings.ContainsAny(name, "%?#") {
+			continue
+		}
+		if uri := "skill://" + encodeURI("été") + "/" + encodeURI(p); !readsAs(t, cs, uri, name) {
+			t.Errorf("%q, expanded with encodeURI: %s does not read", p, uri)
+		}
+	}
+	for uri, near := range map[string]string{
+		"skill://%25C3%25A9t%25C3%25A9/a%2520b.md": "skill://%C3%A9t%C3%A9/a%20b.md",
+		"skill://%C3%A9t%C3%A9/q?.md":              "skill://%C3%A9t%C3%A9/q%3F.md",
+		"skill://%C3%A9t%C3%A9/x#y.md":             "skill://%C3%A9t%C3%A9/x%23y.md",
+		"skill://%C3%A9t%C3%A9/p%41.md":            "skill://%C3%A9t%C3%A9/p%2541.md",
+	} {
+		_, err := read(cs, uri)
+		if err == nil || !strings.Contains(err.Error(), "did you mean "+near+"?") {
+			t.Errorf("%s: %v; want the URI meant, %s", uri, err, near)
+		}
+	}
+}
+
+// readsAs reports whether uri reads as the file whose text is its name.
+func readsAs(t *testing.T, cs *mcp.ClientSession, uri, name string) bool {
+	t.Helper()
+	res, err := read(cs, uri)
+	if err != nil {
+		t.Log(err)
+		return false
+	}
+	return name == "SKILL.md" || res.Contents[0].Text == name
+}
+
+// rfc6570Reserved expands a {+var}: unreserved and reserved characters
+// and percent-encoded triplets as they are, every other byte encoded.
+func rfc6570Reserved(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		triplet := c == '%' && i+2 < len(v) && strings.ContainsRune("0123456789ABCDEFabcdef", rune(v[i+1])) && strings.ContainsRune("0123456789ABCDEFabcdef", rune(v[i+2]))
+		if triplet || c < 0x80 && (unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) || strings.ContainsRune("-._~:/?#[]@!$&'()*+,;=", rune(c))) {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
+
+// encodeURI is JavaScript's: every byte encoded but letters, digits and
+// -_.!~*'();/?:@&=+$,#.
+func encodeURI(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c < 0x80 && (unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) || strings.ContainsRune("-_.!~*'();/?:@&=+$,#", rune(c))) {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }

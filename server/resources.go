@@ -244,7 +244,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		contents = []*mcp.ResourceContents{c}
 	}
 	if err != nil {
-		return nil, s.readError(req, uri, a, err)
+		return nil, s.readError(req, snap, uri, a, err)
 	}
 	return &mcp.ReadResourceResult{Contents: contents, Cacheable: mcp.Cacheable{TTLMs: readTTL, CacheScope: cacheScope}}, nil
 }
@@ -583,10 +583,70 @@ func (s *Server) uriError(req mcp.Request, snap *resolver.Snapshot, uri string, 
 	if errors.As(err, &pe) {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: pathMessage(uri, pe)}
 	}
-	if near := nearURI(snap, uri); near != "" {
-		return s.notFoundBecause(req, uri, fmt.Sprintf("resource not found: %s; did you mean %s?", clipURI(uri), clipURI(near)))
+	return s.notFoundNear(req, snap, uri)
+}
+
+// notFoundNear is the not-found error for uri, which names the URI meant
+// when snap has one (see nearURI and literalURI).
+func (s *Server) notFoundNear(req mcp.Request, snap *resolver.Snapshot, uri string) error {
+	near := nearURI(snap, uri)
+	why := ""
+	if near == "" {
+		near, why = literalURI(snap, uri)
+	}
+	if near != "" {
+		return s.notFoundBecause(req, uri, fmt.Sprintf("resource not found: %s; did you mean %s?%s", clipURI(uri), clipURI(near), why))
 	}
 	return s.notFound(req, uri)
+}
+
+// literalURI is the URI of the file or folder that uri names when it is
+// read otherwise than as a URI: with its '%' encoded again, as clients
+// whose template expansion encodes the values that completion gave (RFC
+// 6570's {+var} keeps them), or with the '?', '#' and '%' of a file's name
+// written as they are, as a model writes a path it was listed. It returns
+// "" when neither names one, and else says which it was.
+func literalURI(snap *resolver.Snapshot, uri string) (near, why string) {
+	rest, ok := strings.CutPrefix(uri, "skill://")
+	if !ok || len(rest) > maxNearURI {
+		return "", ""
+	}
+	try := func(cand string) string {
+		a, err := snap.Resolve(cand)
+		sk := a.Match.Skill
+		if err != nil || sk == nil || sk.Files == nil || a.File == "" {
+			return ""
+		}
+		if _, err := fs.Stat(sk.Files, a.File); err != nil {
+			return ""
+		}
+		if u := a.URI.File(a.File); u != uri {
+			return u
+		}
+		return ""
+	}
+	if strings.Contains(rest, "%25") {
+		if once, err := url.PathUnescape(rest); err == nil {
+			if near := try("skill://" + once); near != "" {
+				return near, " (its '%' was encoded twice, as %25: decode the values completion/complete gives before a template expansion encodes them)"
+			}
+		}
+	}
+	if strings.ContainsAny(rest, "?#%") {
+		// '?' and '#' are a name's wherever they are; a '%' is taken
+		// as the file name's own, not as an encoding.
+		literal := strings.NewReplacer("?", "%3F", "#", "%23").Replace(rest)
+		dir, name := "", literal
+		if i := strings.LastIndexByte(literal, '/'); i >= 0 {
+			dir, name = literal[:i+1], literal[i+1:]
+		}
+		for _, cand := range []string{literal, dir + strings.ReplaceAll(name, "%", "%25")} {
+			if near := try("skill://" + cand); near != "" {
+				return near, " (in a URI, a name's '?', '#' and '%' are written %3F, %23 and %25)"
+			}
+		}
+	}
+	return "", ""
 }
 
 // nearURI is the URI of the skill that uri names as the skill tool takes
@@ -642,7 +702,7 @@ func pathMessage(uri string, pe *sources.PathError) string {
 }
 
 // readError is the JSON-RPC error for a failed read of what a names.
-func (s *Server) readError(req mcp.Request, uri string, a resolver.Address, err error) error {
+func (s *Server) readError(req mcp.Request, snap *resolver.Snapshot, uri string, a resolver.Address, err error) error {
 	var je *jsonrpc.Error
 	var pe *sources.PathError
 	switch {
@@ -662,7 +722,7 @@ func (s *Server) readError(req mcp.Request, uri string, a resolver.Address, err 
 		}
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: %v", clipURI(uri), unwrapPathError(err))}
 	case errors.Is(err, fs.ErrNotExist):
-		return s.notFound(req, uri)
+		return s.notFoundNear(req, snap, uri)
 	case errors.Is(err, fs.ErrPermission):
 		// The user's files, not the server, are at fault: the file, or
 		// a folder on its way, is closed to the user skillmux runs as.
