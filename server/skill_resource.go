@@ -95,6 +95,16 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 			return errorResult(err.Error()), nil
 		}
 		rel = q
+	} else if strings.HasPrefix(rel, `"`) {
+		// A name the lists quote for the white space it begins or ends
+		// with (" lead.md"), passed back with its quotes.
+		if q, ok := unquotedPath(rel); ok && !hiddenFile(q) && s.allowed(sk, q, false) {
+			if _, err := fs.Stat(sk.Files, rel); errors.Is(err, fs.ErrNotExist) {
+				if _, err := fs.Stat(sk.Files, q); err == nil {
+					rel = q
+				}
+			}
+		}
 	}
 	if rel == resolver.EntryName {
 		rel = sk.EntryFile()

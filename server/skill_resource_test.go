@@ -271,6 +271,7 @@ func TestSkillResourceTakesAQuotedName(t *testing.T) {
 	sourcetest.WriteFiles(t, root, map[string]string{
 		"q/SKILL.md":     "---\nname: q\ndescription: Odd file names.\n---\nbody\n",
 		"q/new\nline.md": "the odd one\n",
+		"q/ lead.md":     "the one with a space\n",
 		"q/plain.md":     "plain\n",
 	})
 	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "2025-11-25", nil)
@@ -283,6 +284,17 @@ func TestSkillResourceTakesAQuotedName(t *testing.T) {
 		if err != nil || res.IsError || !strings.Contains(text(t, res.Content[0]), "the odd one") {
 			t.Errorf("path %q: %v %+v", path, err, res)
 		}
+	}
+	// A space a name begins with is seen only in quotes, in the list and
+	// in the skill tool's.
+	if !strings.Contains(text(t, res.Content[0]), `" lead.md"`) {
+		t.Errorf("the list does not quote \" lead.md\":\n%s", text(t, res.Content[0]))
+	}
+	if skill, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "skill", Arguments: map[string]any{"name": "q"}}); err != nil || !strings.Contains(text(t, skill.Content[len(skill.Content)-1]), `" lead.md"`) {
+		t.Errorf("the skill tool does not quote \" lead.md\": %v %+v", err, skill)
+	}
+	if res, err := callResource(t, cs, map[string]any{"skill": "q", "path": `" lead.md"`}); err != nil || res.IsError || !strings.Contains(text(t, res.Content[0]), "with a space") {
+		t.Errorf(`path " lead.md", quoted: %v %+v`, err, res)
 	}
 	// A Windows path is not read as escapes ("\f" a form feed) of a name
 	// that is not there: the rule it breaks is named.

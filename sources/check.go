@@ -157,9 +157,10 @@ func quoteIt(field string, v fieldValue) string {
 // Shown is s as a message or a line of text shows it: quoted, as in Go,
 // when it holds a character that would break the line or show it in
 // another order (a name may hold a line break), or a byte that is not
-// UTF-8, which JSON would turn into U+FFFD, naming another file.
+// UTF-8, which JSON would turn into U+FFFD, naming another file, or when
+// it begins or ends with white space, which a reader would not see.
 func Shown(s string) string {
-	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || IsBidiControl(r) }) >= 0 {
+	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || IsBidiControl(r) }) >= 0 || strings.TrimSpace(s) != s {
 		return strconv.Quote(s)
 	}
 	return s
