@@ -176,7 +176,7 @@ func (s *Server) getSkill(ctx context.Context, ss *mcp.ServerSession, p *getSkil
 	}
 	e, why := s.entry(snap, resolver.Addressed{URI: a.URI, Match: a.Match})
 	if why != "" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("No skill is served at %s as the Skills extension defines one: %s (resources/read may still serve its files, within its own size limits)", clipURI(p.URI), why)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("No skill is served at %s as the Skills extension defines one: %s (%s)", clipURI(p.URI), why, s.otherReaders(strings.Contains(why, unaddressed)))}
 	}
 	return &getSkillResult{ResultType: "complete", Skill: e, cacheFields: s.cacheFor(ss, readTTL)}, nil
 }
@@ -263,7 +263,7 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 	for _, f := range files {
 		uri := a.URI.File(f.Path)
 		if back, err := snap.Resolve(uri); err != nil || back.Match.Ref != a.Match.Ref || back.File != f.Path {
-			return nil, fmt.Sprintf("its file %s cannot be addressed: %s belongs to %s", f.Path, uri, back.Match.Ref)
+			return nil, fmt.Sprintf("its file %s%s%s belongs to %s", f.Path, unaddressed, uri, back.Match.Ref)
 		}
 		sum, size, err := s.digests.Sum(fsys, sk.Dir, f)
 		if err != nil {
@@ -495,4 +495,30 @@ func decodedName(enc string) string {
 
 func sortResources(rs []*mcp.Resource) {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].URI < rs[j].URI })
+}
+
+// unaddressed is what entry says of a file of the skill that no URI
+// reaches: resources/read cannot serve it either.
+const unaddressed = " cannot be addressed: "
+
+// otherReaders says what may still serve the files of a skill that
+// skills/get refuses: resources/read, unless some file has no URI, and
+// the tools served that read a skill's files.
+func (s *Server) otherReaders(unaddressable bool) string {
+	var ways []string
+	if !unaddressable {
+		ways = append(ways, "resources/read")
+	}
+	for _, t := range []string{SkillToolName, SkillResourceToolName} {
+		if s.tools.has(t) {
+			ways = append(ways, "the "+t+" tool")
+		}
+	}
+	switch len(ways) {
+	case 0:
+		return "nothing this server serves reads its files"
+	case 1:
+		return ways[0] + " may still serve its files, within its own size limits"
+	}
+	return strings.Join(ways[:len(ways)-1], ", ") + " and " + ways[len(ways)-1] + " may still serve its files, within their own size limits"
 }
