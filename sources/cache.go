@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -36,6 +37,12 @@ type cached struct {
 	skill *Skill
 	err   error
 	gen   uint64
+	// racy is set when the file was parsed within racyWindow of its last
+	// change: it may have changed again within the same tick of the file
+	// system's clock (a second on some), keeping its key, so the entry
+	// is not trusted and the file is parsed again, until a parse comes
+	// later than that.
+	racy bool
 }
 
 // Load is sources.Load through the cache: a file whose key and options
@@ -73,7 +80,7 @@ func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists
 		c.mu.Lock()
 		e, ok := c.m[path]
 		c.mu.Unlock()
-		if ok && e.opts == o {
+		if ok && e.opts == o && !e.racy {
 			if key, regular := lstatKey(path); regular && key == e.key {
 				c.mu.Lock()
 				e.gen = gen
@@ -106,17 +113,22 @@ func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists
 	}
 	defer f.Close()
 	key := f.Key()
+	var prev cached // a racy entry of the same key: parsed again
 	if c != nil {
 		c.mu.Lock()
 		e, ok := c.m[path]
 		if ok && e.key == key && e.opts == o {
-			e.gen = gen
-			c.m[path] = e
-			c.mu.Unlock()
-			return e.skill, true, e.err
+			if !e.racy {
+				e.gen = gen
+				c.m[path] = e
+				c.mu.Unlock()
+				return e.skill, true, e.err
+			}
+			prev = e
 		}
 		c.mu.Unlock()
 	}
+	racy := now().UnixNano()-max(key.Mtime, key.Ctime) <= int64(racyWindow)
 	if d, ok := Oversized(path, key.Size); ok {
 		err = d
 	} else if front, rerr := ReadFrontMatter(f); rerr != nil {
@@ -124,16 +136,34 @@ func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists
 	} else {
 		sk, err = newSkill(path, front, o)
 	}
+	if prev.racy && sameParse(prev, sk, err) {
+		// Parsed again for nothing: the *Skill stays the one its
+		// users hold, which tells them nothing changed.
+		sk, err = prev.skill, prev.err
+	}
 	if c != nil {
 		c.mu.Lock()
 		if c.m == nil {
 			c.m = map[string]cached{}
 		}
-		c.m[path] = cached{key: key, opts: o, skill: sk, err: err, gen: gen}
+		c.m[path] = cached{key: key, opts: o, skill: sk, err: err, gen: gen, racy: racy}
 		c.changed = true
 		c.mu.Unlock()
 	}
 	return sk, true, err
+}
+
+// sameParse reports whether the parse of a file gave what e holds: a
+// Skill is made of its path, its options and its front matter, all the
+// same in e's.
+func sameParse(e cached, sk *Skill, err error) bool {
+	if (err == nil) != (e.err == nil) || (sk == nil) != (e.skill == nil) {
+		return false
+	}
+	if err != nil && err.Error() != e.err.Error() {
+		return false
+	}
+	return sk == nil || bytes.Equal(sk.FrontMatter, e.skill.FrontMatter)
 }
 
 // LoadGen is Load for a rescan numbered gen: Prune(gen) then forgets the

@@ -26,7 +26,10 @@ import (
 // File times have a granularity: a file written just before the cache was
 // saved might be written again within the same tick and keep its key. As
 // git does with its index, an entry whose file was modified within
-// racyWindow of the save is not trusted, and is parsed again. Folder
+// racyWindow of the save is not trusted, and is parsed again; the change
+// time counts, as a copy that keeps an old modification time (cp -p,
+// rsync -a, tar x) sets it. A running process does the same with the
+// entries it parsed within racyWindow of their file's change (Probe). Folder
 // listings are recorded only when the folder is older than that already
 // (PutFolder).
 
@@ -169,7 +172,7 @@ func (c *Cache) LoadFile(path string) error {
 	m := make(map[string]cached, min(n, 1<<20))
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		p, e := r.entry()
-		if r.err == nil && saved-e.key.Mtime > int64(racyWindow) {
+		if r.err == nil && saved-max(e.key.Mtime, e.key.Ctime) > int64(racyWindow) {
 			m[p] = e
 		}
 	}

@@ -247,7 +247,9 @@ func (d *Digests) Sum(fsys fs.FS, base string, f WalkedFile) (Digest, int64, err
 		if !stable {
 			continue
 		}
-		if key.Ino != 0 {
+		// A file changed within racyWindow of now may change again
+		// and keep its key (see Cache): its digest is not kept.
+		if key.Ino != 0 && now().UnixNano()-max(key.Mtime, key.Ctime) > int64(racyWindow) {
 			d.mu.Lock()
 			if d.m == nil || len(d.m) >= maxDigests {
 				d.m = map[string]digestEntry{}

@@ -147,6 +147,7 @@ func TestWalkFilesTellsUnreadableFolders(t *testing.T) {
 }
 
 func TestDigests(t *testing.T) {
+	sources.LaterClock(t) // the files are not changing as they are read
 	dir := t.TempDir()
 	mkfile(t, filepath.Join(dir, "SKILL.md"), "---\nname: s\ndescription: d\n---\nbody\r\n")
 	mkfile(t, filepath.Join(dir, "bin.dat"), "\x00\xff\xfe binary")

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 func entryNames(entries []DirEntry) string {
@@ -16,13 +15,6 @@ func entryNames(entries []DirEntry) string {
 	}
 	slices.Sort(n)
 	return strings.Join(n, " ")
-}
-
-// laterClock moves PutFolder's clock an hour on, so that a folder made by
-// the test is out of the racy window at once.
-func laterClock(t *testing.T) {
-	now = func() time.Time { return time.Now().Add(time.Hour) }
-	t.Cleanup(func() { now = time.Now })
 }
 
 // read lists dir and records the listing in c as a scan does.
@@ -39,7 +31,7 @@ func read(t *testing.T, c *Cache, dir string, gen uint64) {
 // longer once an entry was added, removed or renamed in it, even when the
 // folder's modification time is set back (its change time still moves).
 func TestFolderListings(t *testing.T) {
-	laterClock(t)
+	LaterClock(t)
 	dir := t.TempDir()
 	for _, d := range []string{"a", "b"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
@@ -96,7 +88,7 @@ func TestFolderListingRacy(t *testing.T) {
 // Listings are saved with the cache and loaded back, and Prune forgets
 // those not used since.
 func TestFolderListingsSavedAndPruned(t *testing.T) {
-	laterClock(t)
+	LaterClock(t)
 	root := t.TempDir()
 	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
 	for _, d := range []string{a, b} {
