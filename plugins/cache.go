@@ -151,13 +151,8 @@ func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fil
 	if err := os.MkdirAll(base, 0o755); err != nil { // a skill of one empty listing
 		return err
 	}
-	// The folders below base are made read-only now, base itself once
-	// it is in place: moving a folder to another parent takes write
-	// permission on it (its ".." changes).
-	readOnly(base)
-	if err := os.Chmod(base, 0o755); err != nil {
-		return err
-	}
+	// The files are read-only; the folders are not, so that the user
+	// can delete the cache folder with rm -rf, as any cache.
 	dest := filepath.Join(keyDir, folder)
 	err = os.MkdirAll(keyDir, 0o755)
 	if err == nil {
@@ -165,7 +160,6 @@ func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fil
 	}
 	switch {
 	case err == nil:
-		os.Chmod(dest, 0o555)
 		c.used(keyDir, folder, total)
 		return nil
 	case isDir(dest):
@@ -289,22 +283,8 @@ func (c *copyCache) scan() {
 	}
 }
 
-// readOnly makes the folders under dir, dir included, read-only; the
-// files are written so.
-func readOnly(dir string) {
-	var dirs []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
-	for _, d := range slices.Backward(dirs) {
-		os.Chmod(d, 0o555)
-	}
-}
-
-// removeAll removes a copy, whose folders are read-only.
+// removeAll removes a copy, whose folders an earlier version made
+// read-only.
 func removeAll(p string) error {
 	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {

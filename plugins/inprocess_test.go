@@ -118,8 +118,8 @@ func TestConformanceInProcess(t *testing.T) {
 }
 
 // TestLocalCopy checks the base directory of a plugin skill: the first
-// read makes a read-only copy of the whole skill in a folder named by its
-// content, and reads are served from it.
+// read makes a copy of the whole skill, its files read-only, in a folder
+// named by its content, and reads are served from it.
 func TestLocalCopy(t *testing.T) {
 	cache := t.TempDir()
 	src := connect(t, "zipped", newServer(fakeSource(), "test"), cache)
@@ -144,6 +144,13 @@ func TestLocalCopy(t *testing.T) {
 	st, _ := os.Stat(filepath.Join(pdf.Dir, "scripts", "fill.py"))
 	if st.Mode().Perm()&0o222 != 0 {
 		t.Errorf("a copied file is writable: %v", st.Mode())
+	}
+	// Its folders are the user's to remove, as a cache's: rm -rf of a
+	// read-only folder fails for anyone but root.
+	for _, d := range []string{pdf.Dir, filepath.Join(pdf.Dir, "scripts")} {
+		if st, err := os.Stat(d); err != nil || st.Mode().Perm()&0o200 == 0 {
+			t.Errorf("the copy's folder %s cannot be written to by its owner, so not emptied: %v %v", d, st.Mode(), err)
+		}
 	}
 	// The same content listed again is the same folder.
 	l2, _ := src.List(t.Context())
