@@ -140,20 +140,10 @@ func removeLeftovers(dir string) {
 // LoadFile fills an empty cache from a file SaveFile wrote. An error
 // means the file was not usable; the cache is then left empty.
 func (c *Cache) LoadFile(path string) error {
-	f, err := os.Open(path)
+	// Only a regular file is read, and its open does not wait: a FIFO
+	// put in its place would block until a writer came.
+	data, err := ReadRegularFile(path, MaxCacheFile)
 	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if fi.Size() > MaxCacheFile {
-		return errors.New("cache file too large")
-	}
-	data := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
 		return err
 	}
 	if !bytes.HasPrefix(data, []byte(cacheMagic)) || len(data) < len(cacheMagic)+4 {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillmux/skillmux/sources"
 )
@@ -108,6 +109,20 @@ func TestFIFOsAreRefused(t *testing.T) {
 	}
 	if ds := sources.Validate(fifo); len(ds) != 1 || !strings.Contains(ds[0].Message, "not a regular file") {
 		t.Errorf("Validate of a FIFO = %v", ds)
+	}
+	// A cache file too: the server would never start.
+	done := make(chan error, 1)
+	go func() {
+		var c sources.Cache
+		done <- c.LoadFile(fifo)
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, sources.ErrNotRegular) {
+			t.Errorf("LoadFile of a FIFO = %v", err)
+		}
+	case <-time.After(10 * time.Second): // only to report a hang
+		t.Fatal("LoadFile of a FIFO hangs")
 	}
 }
 
