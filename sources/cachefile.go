@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -71,7 +72,7 @@ func (c *Cache) SaveFile(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	removeLeftovers(filepath.Dir(path))
+	removeLeftovers(filepath.Dir(path), path)
 	tmp, err := os.CreateTemp(filepath.Dir(path), tempPrefix+"*")
 	if err != nil {
 		return err
@@ -114,12 +115,27 @@ const tempPrefix = ".cache-"
 // may be another process's save under way.
 const leftoverAge = time.Hour
 
-// swept holds the folders whose leftovers this process removed already.
+// unusedAge is how long a saved cache may go unused, neither saved nor
+// loaded, before a save of another in its folder removes it: the root it
+// was for (a checkout since deleted, a sandbox) is served no more.
+const unusedAge = 30 * 24 * time.Hour
+
+// maxSaved bounds the saved caches of one folder: past it, a save removes
+// the least recently used.
+const maxSaved = 256
+
+// usedAge is how old a saved cache's time must be for a load to renew it:
+// a file loaded at every start but never saved again is in use.
+const usedAge = 24 * time.Hour
+
+// swept holds the folders this process swept already.
 var swept sync.Map
 
-// removeLeftovers removes the temporary files of saves in dir that are
-// older than leftoverAge, once per process.
-func removeLeftovers(dir string) {
+// removeLeftovers removes, once per process, what saves in dir left: the
+// temporary files older than leftoverAge, the saved caches (*.cache)
+// unused for unusedAge, and the least recently used past maxSaved, the
+// one about to be saved, path, counted.
+func removeLeftovers(dir, path string) {
 	if _, done := swept.LoadOrStore(dir, true); done {
 		return
 	}
@@ -127,12 +143,37 @@ func removeLeftovers(dir string) {
 	if err != nil {
 		return
 	}
+	type savedFile struct {
+		path string
+		used time.Time
+	}
+	var saved []savedFile
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), tempPrefix) || !e.Type().IsRegular() {
+		p := filepath.Join(dir, e.Name())
+		if !e.Type().IsRegular() || p == path {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > leftoverAge {
-			os.Remove(filepath.Join(dir, e.Name()))
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		switch age := time.Since(fi.ModTime()); {
+		case strings.HasPrefix(e.Name(), tempPrefix):
+			if age > leftoverAge {
+				os.Remove(p)
+			}
+		case strings.HasSuffix(e.Name(), ".cache"):
+			if age > unusedAge {
+				os.Remove(p)
+				continue
+			}
+			saved = append(saved, savedFile{p, fi.ModTime()})
+		}
+	}
+	if len(saved) >= maxSaved {
+		slices.SortFunc(saved, func(a, b savedFile) int { return b.used.Compare(a.used) })
+		for _, f := range saved[maxSaved-1:] {
+			os.Remove(f.path)
 		}
 	}
 }
@@ -177,6 +218,10 @@ func (c *Cache) LoadFile(path string) error {
 	}
 	if r.err != nil {
 		return fmt.Errorf("cache file corrupt: %w", r.err)
+	}
+	if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > usedAge {
+		t := time.Now()
+		os.Chtimes(path, t, t) // in use, though not saved again: see removeLeftovers
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

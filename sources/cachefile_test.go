@@ -1,6 +1,7 @@
 package sources_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -102,29 +103,66 @@ func TestCacheFileCorrupt(t *testing.T) {
 	}
 }
 
-// A save removes what a process killed while saving left: a temporary
-// file of an hour ago. A newer one may be another process's save under
-// way, and stays; so does anything else in the folder.
+// A save removes what a process killed while saving left (a temporary
+// file of an hour ago; a newer one may be another process's save under
+// way), the saved caches of roots unused for a month, and the least
+// recently used of more than 256; anything else in the folder stays. A
+// load renews the file it loaded.
 func TestCacheFileSaveRemovesLeftovers(t *testing.T) {
 	dir := t.TempDir()
-	leftover, under, other := filepath.Join(dir, ".cache-111"), filepath.Join(dir, ".cache-222"), filepath.Join(dir, "old.cache")
-	for _, p := range []string{leftover, under, other} {
+	leftover, under, recent, unused, other := filepath.Join(dir, ".cache-111"), filepath.Join(dir, ".cache-222"), filepath.Join(dir, "recent.cache"), filepath.Join(dir, "unused.cache"), filepath.Join(dir, "notes.txt")
+	for _, p := range []string{leftover, under, recent, unused, other} {
 		mkfile(t, p, "x")
 	}
-	long := time.Now().Add(-2 * time.Hour)
-	for _, p := range []string{leftover, other} {
-		os.Chtimes(p, long, long)
+	setAge := func(p string, age time.Duration) {
+		t.Helper()
+		at := time.Now().Add(-age)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
 	}
+	setAge(leftover, 2*time.Hour)
+	setAge(recent, 29*24*time.Hour)
+	setAge(unused, 31*24*time.Hour)
+	setAge(other, 365*24*time.Hour)
 	var c sources.Cache
 	if err := c.SaveFile(filepath.Join(dir, "tree.cache")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
-		t.Errorf("a save left %s, of two hours ago: %v", leftover, err)
+	for _, p := range []string{leftover, unused} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("a save left %s: %v", p, err)
+		}
 	}
-	for _, p := range []string{under, other} {
+	for _, p := range []string{under, recent, other} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("a save removed %s: %v", p, err)
 		}
+	}
+
+	// The 300 saved caches of another folder: a save keeps the 255 used
+	// last, and its own.
+	many := filepath.Join(t.TempDir(), "trees")
+	for i := range 300 {
+		p := filepath.Join(many, fmt.Sprintf("%03d.cache", i))
+		mkfile(t, p, "x")
+		setAge(p, time.Duration(i)*time.Hour)
+	}
+	if err := c.SaveFile(filepath.Join(many, "new.cache")); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := os.ReadDir(many)
+	if len(left) != 256 || left[254].Name() != "254.cache" || left[255].Name() != "new.cache" {
+		t.Errorf("%d saved caches left, the last two %s; want 000 to 254 and new", len(left), left[len(left)-2:])
+	}
+
+	// A cache loaded at every start but never saved again is in use.
+	loaded := filepath.Join(dir, "tree.cache")
+	setAge(loaded, 29*24*time.Hour)
+	if err := (&sources.Cache{}).LoadFile(loaded); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(loaded); err != nil || time.Since(fi.ModTime()) > time.Hour {
+		t.Errorf("a load did not renew the file it loaded: %v", err)
 	}
 }
