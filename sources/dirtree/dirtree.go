@@ -335,7 +335,9 @@ func (t *Tree) cacheFile() string {
 func (t *Tree) loadCache() {
 	if f := t.cacheFile(); f != "" {
 		if err := t.cache.LoadFile(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			t.logDebug("parse cache not used", "file", f, "err", err)
+			if !t.cacheClosed(err) {
+				t.logDebug("parse cache not used", "file", f, "err", err)
+			}
 		}
 	}
 }
@@ -347,10 +349,31 @@ func (t *Tree) saveCache() {
 	t.saving.Lock()
 	defer t.saving.Unlock()
 	if f := t.cacheFile(); f != "" && t.cache.Changed() {
-		if err := t.cache.SaveFile(f); err != nil {
+		if err := t.cache.SaveFile(f); err != nil && !t.cacheClosed(err) {
 			t.logDebug("parse cache not saved", "file", f, "err", err)
 		}
 	}
+}
+
+// cacheWarned holds the cache folders whose closed door was told of.
+var cacheWarned sync.Map
+
+// cacheClosed reports whether err, of a load or save of the parse cache,
+// says its folder is closed to skillmux (left to root by a sudo, on a
+// read-only mount), and then warns of it, once per folder and process:
+// each start then reads every skill again, which only the log can tell.
+func (t *Tree) cacheClosed(err error) bool {
+	if !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) {
+		return false
+	}
+	if _, told := cacheWarned.LoadOrStore(t.opts.CacheDir, true); !told && t.opts.Logger != nil {
+		why := err
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			why = fmt.Errorf("%s: %w", sources.Shown(pe.Path), pe.Err)
+		}
+		t.opts.Logger.Warn(fmt.Sprintf("the parse cache cannot be kept in %s (%v): every start reads every skill again; make the folder writable by this user, or set XDG_CACHE_HOME to another", sources.Shown(t.opts.CacheDir), why))
+	}
+	return true
 }
 
 // check looks at the root: a missing root, a file, a path that cannot
