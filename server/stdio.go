@@ -171,7 +171,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	}
 	w.finish(closeTimeout, drainTimeout, s.workTimeout())
 	// Told once the lines being written are out or abandoned: an answer
-	// the client was still taking is not among them.
+	// the client was still taking is not among them, and is told apart.
+	if line := w.cut(); line != nil {
+		s.logger.Warn("stopping with an answer cut short: the client had not read all of it", "id", lineID(line), "bytes", len(line))
+	}
 	if ids := calls.unanswered(); len(ids) > 0 {
 		s.logger.Warn("stopping with requests unanswered", "count", len(ids), "ids", ids)
 	}
@@ -1095,9 +1098,10 @@ var errClosed = errors.New("stdio session closed")
 // blocked on a client that does not read; a line out is still taking is
 // abandoned with the goroutine.
 type lineWriter struct {
-	err       atomic.Pointer[error] // the first error out gave, if any
-	busy      atomic.Int64          // when out last took part of the current line (or was handed it), in Unix ns; 0 between lines
-	begun     atomic.Bool           // out has taken part of the current line
+	err       atomic.Pointer[error]  // the first error out gave, if any
+	busy      atomic.Int64           // when out last took part of the current line (or was handed it), in Unix ns; 0 between lines
+	begun     atomic.Bool            // out has taken part of the current line
+	current   atomic.Pointer[[]byte] // the line being written, whole
 	lines     chan line
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -1142,6 +1146,9 @@ func (w *lineWriter) run(out io.Writer) {
 func (w *lineWriter) write(out io.Writer, data []byte) error {
 	defer w.busy.Store(0)
 	w.begun.Store(false)
+	whole := data
+	w.current.Store(&whole)
+	defer w.current.Store(nil)
 	for len(data) > 0 {
 		w.busy.Store(time.Now().UnixNano())
 		n, err := out.Write(data[:min(len(data), writeChunk)])
@@ -1153,6 +1160,46 @@ func (w *lineWriter) write(out io.Writer, data []byte) error {
 			return err
 		}
 		data = data[n:]
+	}
+	return nil
+}
+
+// cut returns the line out was still taking when finish gave up on it,
+// begun but not ended, or nil.
+func (w *lineWriter) cut() []byte {
+	select {
+	case <-w.done:
+		return nil
+	default:
+	}
+	if p := w.current.Load(); p != nil && w.begun.Load() {
+		return *p
+	}
+	return nil
+}
+
+// lineID is the id of the message line, as it holds it, or nil.
+func lineID(line []byte) any {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v any
+		if key == "id" {
+			dec.UseNumber()
+			if dec.Decode(&v) != nil {
+				return nil
+			}
+			return v
+		}
+		if dec.Decode(&v) != nil {
+			return nil
+		}
 	}
 	return nil
 }

@@ -1582,3 +1582,41 @@ func TestStdioClientThatClosesItsInputAndReads(t *testing.T) {
 		t.Errorf("%d answers; want %d (initialize and every call)", answers, n+1)
 	}
 }
+
+// An answer the client is still reading when the server stops, and gives
+// up waiting for it, is said in the log with its id: the client got a
+// line cut short, not a clean end.
+func TestStdioShutdownCutsAnAnswerShort(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := t.TempDir()
+		sourcetest.WriteFiles(t, root, map[string]string{
+			"big/SKILL.md":  "---\nname: big\ndescription: A large file.\n---\nbody\n",
+			"big/large.txt": strings.Repeat("a line of text\n", 1<<16),
+		})
+		logs := &logBuffer{}
+		srv := server.New(newResolver(t, dirtree.New(root, nil)), &server.Options{Logger: logs.logger()})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		defer outR.Close()
+		defer inW.Close()
+		done := make(chan error, 1)
+		go func() { done <- srv.ServeStdio(ctx, inR, outW) }()
+		out := bufio.NewReader(outR)
+		io.WriteString(inW, initLine+"\n")
+		if line, err := out.ReadString('\n'); err != nil || !strings.Contains(line, `"result"`) {
+			t.Fatalf("initialize: %q %v", line, err)
+		}
+		io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":"slow","method":"resources/read","params":{"uri":"skill://big/large.txt"}}`+"\n")
+		if _, err := io.ReadFull(out, make([]byte, 100<<10)); err != nil { // then the client reads no more
+			t.Fatal(err)
+		}
+		cancel()
+		<-done
+		if got := logs.String(); !strings.Contains(got, `msg="stopping with an answer cut short: the client had not read all of it" id=slow`) {
+			t.Errorf("the cut answer is not in the log:\n%s", got)
+		}
+	})
+}
