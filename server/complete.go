@@ -38,7 +38,8 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 		for _, a := range v.snap.Addresses() {
 			path := a.URI.Path()
 			value := templateValue(path)
-			if begins(value, typed) || begins(path, typed) || strings.HasPrefix(strings.ToLower(a.Match.Ref.Name), typed) {
+			if begins(value, typed) || begins(path, typed) || strings.HasPrefix(strings.ToLower(a.Match.Ref.Name), typed) ||
+				strings.HasPrefix(sources.WithoutMarks(strings.ToLower(value)), sources.WithoutMarks(typed)) {
 				values = append(values, value)
 			}
 		}

@@ -317,6 +317,13 @@ func (s *Server) skillNames(v *view, typed string) []string {
 			within = append(within, sk.Ref.String())
 		}
 	}
+	// A shadowed skill is a prompt by its alias (prompts/get takes it),
+	// offered once what is typed begins it ("team:").
+	for _, sh := range v.snap.Shadowed() {
+		if sh.Skill.UserInvocable && typed != "" && strings.HasPrefix(sh.Alias.Key(), typed) {
+			prefix = append(prefix, sh.Alias.String())
+		}
+	}
 	return append(prefix, within...)
 }
 

@@ -389,6 +389,44 @@ func TestCompletionAnyUnicodeForm(t *testing.T) {
 	if err != nil || !slices.Equal(res.Completion.Values, []string{"r\u00e9sum\u00e9"}) {
 		t.Errorf("resu: %v %+v", err, res)
 	}
+	// The resource templates' skill too.
+	for _, typed := range []string{"RE\u0301S", "resu", "r\u00e9s"} {
+		res, err = cs.Complete(context.Background(), &mcp.CompleteParams{
+			Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "skill://{+skill}/{+path}"},
+			Argument: mcp.CompleteParamsArgument{Name: "skill", Value: typed},
+		})
+		if err != nil || !slices.Equal(res.Completion.Values, []string{"r\u00e9sum\u00e9"}) {
+			t.Errorf("template skill %q: %v %+v", typed, err, res)
+		}
+	}
+}
+
+// A shadowed skill, which prompts/get takes by its alias, is completed by
+// it once what is typed begins the alias.
+func TestCompletionOfShadowedSkills(t *testing.T) {
+	a := &sourcetest.Fake{SourceName: "first", Skills: []sourcetest.FakeSkill{{Name: "deploy", Description: "Served."}}}
+	b := &sourcetest.Fake{SourceName: "second", Skills: []sourcetest.FakeSkill{{Name: "deploy", Description: "Shadowed."}}}
+	cs := connect(t, server.New(newResolver(t, a, b), nil), "", nil)
+	complete := func(typed string) []string {
+		t.Helper()
+		res, err := cs.Complete(context.Background(), &mcp.CompleteParams{
+			Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "skill"},
+			Argument: mcp.CompleteParamsArgument{Name: "name", Value: typed},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Completion.Values
+	}
+	if got := complete("SECOND:"); !slices.Equal(got, []string{"second:deploy"}) {
+		t.Errorf("second: %q", got)
+	}
+	if got := complete("dep"); !slices.Equal(got, []string{"deploy"}) {
+		t.Errorf("dep: %q; want the skill served under the name only", got)
+	}
+	if _, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "skill", Arguments: map[string]string{"name": "second:deploy"}}); err != nil {
+		t.Errorf("the completed alias as a prompt: %v", err)
+	}
 }
 
 // A SKILL.md that is no longer a file it can read (a FIFO or a folder put
