@@ -65,9 +65,18 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "cannot subscribe: " + err.Error()}
 	}
 	v := s.viewOfSession(req.Session)
-	if a, _, err := s.resolve(v, uri); err == nil && a.Match.Skill != nil && a.File != "" && !s.allowed(a.Match.Skill, a.File, a.Slash) {
+	a, snap, err := s.resolve(v, uri)
+	if err == nil && a.Match.Skill != nil && a.File != "" && !s.allowed(a.Match.Skill, a.File, a.Slash) {
 		// Never served, so never updated: say so now.
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "cannot subscribe: " + pathMessage(uri, &sources.PathError{Path: a.File, Rule: sources.RuleNotAllowed})}
+	}
+	if err != nil {
+		// A URI that names nothing yet may be subscribed to; one that
+		// spells a skill served as lookups take names (skill://PDF/) is
+		// a mistake that would never be told of anything.
+		if near := nearURI(snap, uri); near != "" {
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("cannot subscribe: %s names no resource; did you mean %s? (URIs are exact)", clipURI(uri), clipURI(near))}
+		}
 	}
 	fp := s.fingerprint(v, uri)
 	s.mu.Lock()

@@ -155,6 +155,15 @@ func testSubscriptions(t *testing.T) {
 	if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "parent-segment") {
 		t.Errorf("a bad URI: %v", err)
 	}
+	// Nor one that spells a skill as lookups take names, which would
+	// never be told of anything; a skill's file yet to come may be.
+	err = cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "skill://TWO/x/y.md"})
+	if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "did you mean skill://two/x/y.md?") {
+		t.Errorf("a URI in another case: %v", err)
+	}
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "skill://two/later.md"}); err != nil {
+		t.Errorf("a file yet to come: %v", err)
+	}
 }
 
 // Real files: an edit is seen after the resolver reloads the tree, and a
