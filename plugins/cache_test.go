@@ -451,8 +451,8 @@ func TestBusyCopyIsMadeLater(t *testing.T) {
 	for p.reads.Load() < 1 || src.r.admitted.Load() < 2 {
 		time.Sleep(time.Millisecond)
 	}
-	if _, err := fs.ReadFile(sk.Files, "SKILL.md"); !errors.Is(err, errBusy) {
-		t.Fatalf("a read while the plugin is busy: %v; want busy", err)
+	if _, err := fs.ReadFile(sk.Files, "SKILL.md"); !errors.Is(err, errBusy) || !strings.HasSuffix(err.Error(), "; try again in a moment") {
+		t.Fatalf("a read while the plugin is busy: %v; want busy, and to try again", err)
 	}
 	close(p.release)
 	for range 2 {

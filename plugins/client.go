@@ -416,7 +416,7 @@ func (r *remote) turn(path string) (end func(), err error) {
 		return func() {}, nil
 	}
 	busy := func(why string) error {
-		return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %s", errBusy, why)}
+		return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %s; try again in a moment", errBusy, why)}
 	}
 	if r.admitted.Add(1) > int32(2*cap(r.reading)) {
 		r.admitted.Add(-1)
