@@ -130,11 +130,15 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 				if unreadable++; len(unread) < 5 {
 					unread = append(unread, fmt.Sprintf("%s (%v)", sk.Ref, unwrapPathError(sources.Confine(sk.EntryFile(), err))))
 				}
-			} else if bodies > 0 && bodies+len(body) > maxListBodies {
+			} else if n := jsonLen(body); n > maxListBodies {
+				if unreadable++; len(unread) < 5 {
+					unread = append(unread, fmt.Sprintf("%s (its body makes %s of JSON, more than an answer holds; load it with the skill tool)", sk.Ref, mib(n)))
+				}
+			} else if bodies+n > maxListBodies {
 				withheld++
 			} else {
 				l.Body = &body
-				bodies += len(body)
+				bodies += n
 			}
 		} else if withBody {
 			withheld++
@@ -159,7 +163,11 @@ func (s *Server) callList(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		if more := unreadable - len(unread); more > 0 {
 			unread = append(unread, fmt.Sprintf("%d more", more))
 		}
-		text += fmt.Sprintf(" The SKILL.md of %s cannot be read, and its body is left out: %s.", count(unreadable, "skill"), strings.Join(unread, "; "))
+		what := "The body of 1 skill is"
+		if unreadable > 1 {
+			what = fmt.Sprintf("The bodies of %d skills are", unreadable)
+		}
+		text += fmt.Sprintf(" %s left out: %s.", what, strings.Join(unread, "; "))
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: res}, nil
 }
@@ -182,20 +190,19 @@ func isAre(what string, n int) string {
 }
 
 // maxListMeta bounds the metadata of the skills in one skills_list answer,
-// in bytes (as listed.size counts them): 20,000 skills of 1,024-character
-// descriptions were 22.8 MB, past what clients take in one message.
-const maxListMeta = 4 << 20
+// in bytes of JSON (as listed.size counts them): 20,000 skills of
+// 1,024-character descriptions were 22.8 MB, past what clients take in
+// one message. With maxListBodies, an answer stays within maxContents.
+const maxListMeta = 3 << 20
 
-// size is about the bytes l's metadata takes in an answer.
+// size is the bytes l's metadata takes in an answer, as JSON.
 func (l *listed) size() int {
-	return len(l.InstallName) + len(l.Meta.Name) + len(l.Meta.Description) + len(l.SkillPath) + len(l.SkillFile) + 100
+	return jsonLen(l.InstallName) + jsonLen(l.Meta.Name) + jsonLen(l.Meta.Description) + jsonLen(l.SkillPath) + jsonLen(l.SkillFile) + 100
 }
 
-// maxListBodies bounds the bodies in one skills_list answer, in bytes
-// (but for a first body of up to MaxSkillFileSize alone), well within the
-// maxMessage a client takes in one line; an answer that escaping makes
-// longer all the same is refused as it is written.
-const maxListBodies = 8 << 20
+// maxListBodies bounds the bodies in one skills_list answer, in bytes of
+// JSON; a body longer than that alone is left out, and said to be.
+const maxListBodies = 6 << 20
 
 // readBody reads the skill's entry file now and returns it without its
 // front matter.

@@ -410,9 +410,10 @@ func TestSkillsListBoundsMetadata(t *testing.T) {
 	}
 }
 
-// skills_list with bodies holds at most 8 MiB of them, so that a client
-// can read the answer; the skills past that are listed without theirs,
-// and the text says so.
+// skills_list with bodies holds at most 6 MiB of them as JSON, so that a
+// client can read the answer; the skills past that are listed without
+// theirs, and the text says so. A body longer than that alone is left out
+// too, and said to be.
 func TestSkillsListBoundsBodies(t *testing.T) {
 	big := strings.Repeat("word ", 3<<20/5) // 3 MiB
 	src := &sourcetest.Fake{SourceName: "s"}
@@ -421,9 +422,27 @@ func TestSkillsListBoundsBodies(t *testing.T) {
 	}
 	got, res := listWithBodies(t, src)
 	if len(got.Skills) != 4 || got.Skills[1].Body == nil || got.Skills[2].Body != nil || got.Skills[3].Body != nil {
-		t.Fatalf("%d skills, or bodies past 8 MiB", len(got.Skills))
+		t.Fatalf("%d skills, or bodies past 6 MiB", len(got.Skills))
 	}
 	if line := text(t, res.Content[0]); !strings.Contains(line, "The bodies of the last 2 skills are left out") {
+		t.Errorf("text: %s", line)
+	}
+
+	// Bodies that JSON makes twice as long (line breaks): the answer
+	// stays within what a client takes in one line.
+	lines := strings.Repeat("\n", 2<<20)
+	src = &sourcetest.Fake{SourceName: "s", Skills: []sourcetest.FakeSkill{{Name: "a0", Description: "Huge.", Body: strings.Repeat("\n", 7<<20)}}}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		src.Skills = append(src.Skills, sourcetest.FakeSkill{Name: n, Description: "Lines.", Body: lines})
+	}
+	got, res = listWithBodies(t, src)
+	if data, _ := json.Marshal(res); len(data) >= 10<<20-128<<10 {
+		t.Errorf("an answer of %d bytes", len(data))
+	}
+	if len(got.Skills) != 5 || got.Skills[0].Body == nil || got.Skills[1].Body != nil || got.Skills[2].Body != nil {
+		t.Errorf("bodies of 4 MiB as JSON each: %d skills, the first with its body %v, then %v, %v", len(got.Skills), got.Skills[0].Body != nil, got.Skills[1].Body != nil, got.Skills[2].Body != nil)
+	}
+	if line := text(t, res.Content[0]); !strings.Contains(line, "The bodies of the last 3 skills are left out") || !strings.Contains(line, "The body of 1 skill is left out: a0 (its body makes 14.0 MiB of JSON") {
 		t.Errorf("text: %s", line)
 	}
 }
@@ -590,7 +609,7 @@ func TestSkillsListLeavesOutUnreadableBodies(t *testing.T) {
 	if len(bodies) != 2 || bodies["ok"] == nil || !strings.Contains(*bodies["ok"], "ok body") || bodies["big"] != nil {
 		t.Errorf("bodies: ok %v, big %v; want ok's, and none for big", bodies["ok"], bodies["big"])
 	}
-	if line := text(t, res.Content[0]); !strings.Contains(line, "The SKILL.md of 1 skill cannot be read, and its body is left out: big (") {
+	if line := text(t, res.Content[0]); !strings.Contains(line, "The body of 1 skill is left out: big (") {
 		t.Errorf("text: %s", line)
 	}
 }
