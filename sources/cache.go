@@ -128,7 +128,7 @@ func (c *Cache) Probe(path string, o LoadOptions, gen uint64) (sk *Skill, exists
 		}
 		c.mu.Unlock()
 	}
-	racy := now().UnixNano()-max(key.Mtime, key.Ctime) <= int64(racyWindow)
+	racy := changedLately(key, now().UnixNano())
 	if d, ok := Oversized(path, key.Size); ok {
 		err = d
 	} else if front, rerr := ReadFrontMatter(f); rerr != nil {

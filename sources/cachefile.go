@@ -42,6 +42,23 @@ const cacheMagic = "skillmux-cache 13\n"
 // entry not to be trusted.
 const racyWindow = 2 * time.Second
 
+// changedLately reports whether the file of key was changed within
+// racyWindow of the time at (Unix ns): it may change again within the same
+// tick of the file system's clock and keep its key. Its change time
+// tells, which a copy that keeps an old modification time sets (cp -p,
+// rsync -a) and which nothing sets back, or its modification time where
+// there is none; a time far from at either way (a clock that drifts, an
+// archive from another time zone) is not lately, lest the file be parsed
+// again at every look.
+func changedLately(key FileKey, at int64) bool {
+	t := key.Ctime
+	if t == 0 {
+		t = key.Mtime
+	}
+	d := at - t
+	return -int64(racyWindow) <= d && d <= int64(racyWindow)
+}
+
 // MaxCacheFile bounds the size of a saved cache that LoadFile reads.
 const MaxCacheFile = 512 << 20
 
@@ -60,7 +77,9 @@ func (c *Cache) SaveFile(path string) error {
 	c.mu.Lock()
 	entries := make([]saved, 0, len(c.m))
 	for p, e := range c.m {
-		entries = append(entries, saved{p, e})
+		if !e.racy { // parsed again by the next process, as by this one
+			entries = append(entries, saved{p, e})
+		}
 	}
 	folders := make([]savedFolder, 0, len(c.folders))
 	for p, f := range c.folders {
@@ -82,7 +101,7 @@ func (c *Cache) SaveFile(path string) error {
 	out.WriteString(cacheMagic)
 	sum := crc32.New(castagnoli)
 	w := &cacheWriter{w: bufio.NewWriterSize(io.MultiWriter(out, sum), 64<<10)}
-	w.uvarint(uint64(time.Now().UnixNano()))
+	w.uvarint(uint64(now().UnixNano()))
 	w.uvarint(uint64(len(entries)))
 	for _, s := range entries {
 		w.entry(s.path, s.e)
@@ -203,7 +222,7 @@ func (c *Cache) LoadFile(path string) error {
 	m := make(map[string]cached, min(n, 1<<20))
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		p, e := r.entry()
-		if r.err == nil && saved-max(e.key.Mtime, e.key.Ctime) > int64(racyWindow) {
+		if r.err == nil && !changedLately(e.key, saved) {
 			m[p] = e
 		}
 	}

@@ -249,7 +249,7 @@ func (d *Digests) Sum(fsys fs.FS, base string, f WalkedFile) (Digest, int64, err
 		}
 		// A file changed within racyWindow of now may change again
 		// and keep its key (see Cache): its digest is not kept.
-		if key.Ino != 0 && now().UnixNano()-max(key.Mtime, key.Ctime) > int64(racyWindow) {
+		if key.Ino != 0 && !changedLately(key, now().UnixNano()) {
 			d.mu.Lock()
 			if d.m == nil || len(d.m) >= maxDigests {
 				d.m = map[string]digestEntry{}

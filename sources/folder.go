@@ -71,7 +71,7 @@ func (c *Cache) Folder(path string, gen uint64) ([]DirEntry, bool) {
 // is not recorded, and the folder is read again next time. Neither is a
 // listing whose key does not identify the folder (no inode number).
 func (c *Cache) PutFolder(path string, key FileKey, entries []DirEntry, gen uint64) {
-	if c == nil || key.Ino == 0 || now().UnixNano()-max(key.Mtime, key.Ctime) <= int64(racyWindow) {
+	if c == nil || key.Ino == 0 || changedLately(key, now().UnixNano()) {
 		return
 	}
 	c.mu.Lock()

@@ -103,3 +103,44 @@ func TestDigestsOfRacyFilesAreNotKept(t *testing.T) {
 		t.Errorf("the digest of a file changed long ago was not kept (%v)", err)
 	}
 }
+
+// An entry still racy when the cache is saved is not saved: a later save
+// time would vouch for a parse the file may have changed after.
+func TestCacheFileLeavesRacyEntriesOut(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s", "SKILL.md")
+	writeOld(t, p, "---\nname: s\ndescription: Current.\n---\n")
+	var c Cache
+	c.Load(p, LoadOptions{})
+	LaterClock(t) // the save comes long after the change
+	file := filepath.Join(dir, "c")
+	if err := c.SaveFile(file); err != nil {
+		t.Fatal(err)
+	}
+	var loaded Cache
+	if err := loaded.LoadFile(file); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := loaded.m[p]; ok {
+		t.Error("an entry parsed just after its file's change was saved, and loaded back")
+	}
+}
+
+// A file whose modification time is in the future (an archive from
+// another time zone, touch -d) is trusted once its change is past: it is
+// not parsed again at every look.
+func TestCacheTrustsFilesOfFutureTimes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s", "SKILL.md")
+	writeOld(t, p, "---\nname: s\ndescription: Current.\n---\n")
+	future := time.Now().Add(24 * time.Hour)
+	if err := os.Chtimes(p, future, future); err != nil {
+		t.Fatal(err)
+	}
+	LaterClock(t) // an hour on: the change is past, the modification time still ahead
+	var c Cache
+	c.Load(p, LoadOptions{})
+	staleEntry(&c, p)
+	if sk, _ := c.Load(p, LoadOptions{}); sk.Description != "Stale." {
+		t.Errorf("a file of a future modification time was parsed again: %q", sk.Description)
+	}
+}
