@@ -475,3 +475,51 @@ func (s *Snapshot) Children(prefix string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TemplateValue is the encoded path of a URI as a value of a template's
+// {+var}: decoded, but for the characters that {+var} would pass as they
+// are and that would then mean something else in the URI ('%', '?', '#',
+// and '/' in a name), which stay encoded. RFC 6570 expansion
+// encodes the rest again (a space, a letter with an accent), and so does
+// a client whose expansion encodes every '%' it is given (the TypeScript
+// SDK's): "my skill" reaches skill://my%20skill through both, where
+// "my%20skill" reached skill://my%2520skill through the second.
+func TemplateValue(encoded string) string {
+	if !strings.Contains(encoded, "%") {
+		return encoded
+	}
+	var b strings.Builder
+	for i := 0; i < len(encoded); i++ {
+		c := encoded[i]
+		if c == '%' && i+2 < len(encoded) {
+			if isHex(encoded[i+1]) && isHex(encoded[i+2]) {
+				if v := unhex(encoded[i+1])<<4 | unhex(encoded[i+2]); !strings.ContainsRune("%?#/", rune(v)) {
+					b.WriteByte(v)
+					i += 2
+					continue
+				}
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// ExpandReserved is value as RFC 6570 expands {+var}: the characters a URI
+// allows as they are, percent-encoded triplets too, and the rest encoded.
+func ExpandReserved(value string) string {
+	const allowed = "-._~:/?#[]@!$&'()*+,;="
+	var b strings.Builder
+	for i := 0; i < len(value); i++ {
+		c := value[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte(allowed, c) >= 0:
+			b.WriteByte(c)
+		case c == '%' && i+2 < len(value) && isHex(value[i+1]) && isHex(value[i+2]):
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}

@@ -2,13 +2,12 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
 )
 
@@ -37,7 +36,7 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 	case "skill":
 		for _, a := range v.snap.Addresses() {
 			path := a.URI.Path()
-			value := templateValue(path)
+			value := resolver.TemplateValue(path)
 			if begins(value, typed) || begins(path, typed) || strings.HasPrefix(strings.ToLower(a.Match.Ref.Name), typed) ||
 				strings.HasPrefix(sources.WithoutMarks(strings.ToLower(value)), sources.WithoutMarks(typed)) {
 				values = append(values, value)
@@ -51,9 +50,16 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 		if skill == "" {
 			return res, nil
 		}
-		a, snap, err := s.resolve(v, "skill://"+expandReserved(skill))
+		a, snap, err := s.resolve(v, "skill://"+resolver.ExpandReserved(skill))
 		if err != nil {
 			a, snap, err = s.resolve(v, "skill://"+skill)
+		}
+		if err != nil {
+			// Spelled as lookups take names: in another Unicode form
+			// (as macOS types accents), in another case.
+			if near := nearURI(v.snap, "skill://"+resolver.ExpandReserved(skill)); near != "" {
+				a, snap, err = s.resolve(v, near)
+			}
 		}
 		if err != nil || a.Match.Skill == nil || a.Match.Skill.Files == nil {
 			return res, nil
@@ -72,15 +78,15 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 			enc := encoded(p)
 			if dir {
 				enc += "/"
-				value := templateValue(enc)
+				value := resolver.TemplateValue(enc)
 				return begins(value, typed) || begins(enc, typed) || begins(typed, strings.ToLower(value)) || begins(typed, strings.ToLower(enc))
 			}
-			return begins(templateValue(enc), typed) || begins(enc, typed)
+			return begins(resolver.TemplateValue(enc), typed) || begins(enc, typed)
 		}
 		var files []sources.WalkedFile
 		files, truncated, _ = sources.WalkFiles(fsys, &sources.WalkOptions{Allow: allow})
 		for _, f := range files {
-			values = append(values, templateValue(encoded(f.Path)))
+			values = append(values, resolver.TemplateValue(encoded(f.Path)))
 		}
 	default:
 		return res, nil
@@ -108,54 +114,4 @@ func isSkillTemplate(uri string) bool {
 // regard to case.
 func begins(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.ToLower(s[:len(prefix)]) == prefix
-}
-
-// templateValue is the encoded path of a URI as a value of a template's
-// {+var}: decoded, but for the characters that {+var} would pass as they
-// are and that would then mean something else in the URI ('%', '?', '#',
-// '[', ']', and '/' in a name), which stay encoded. RFC 6570 expansion
-// encodes the rest again (a space, a letter with an accent), and so does
-// a client whose expansion encodes every '%' it is given (the TypeScript
-// SDK's): "my skill" reaches skill://my%20skill through both, where
-// "my%20skill" reached skill://my%2520skill through the second.
-func templateValue(encoded string) string {
-	if !strings.Contains(encoded, "%") {
-		return encoded
-	}
-	var b strings.Builder
-	for i := 0; i < len(encoded); i++ {
-		c := encoded[i]
-		if c == '%' && i+2 < len(encoded) {
-			if v, err := strconv.ParseUint(encoded[i+1:i+3], 16, 8); err == nil && !strings.ContainsRune("%?#[]/", rune(v)) {
-				b.WriteByte(byte(v))
-				i += 2
-				continue
-			}
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// expandReserved is value as RFC 6570 expands {+var}: the characters a URI
-// allows as they are, percent-encoded triplets too, and the rest encoded.
-func expandReserved(value string) string {
-	const allowed = "-._~:/?#[]@!$&'()*+,;="
-	var b strings.Builder
-	for i := 0; i < len(value); i++ {
-		c := value[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte(allowed, c) >= 0:
-			b.WriteByte(c)
-		case c == '%' && i+2 < len(value) && isHex(value[i+1]) && isHex(value[i+2]):
-			b.WriteByte(c)
-		default:
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

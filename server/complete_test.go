@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -102,7 +103,7 @@ func TestPathCompletionOfManyFiles(t *testing.T) {
 func TestResourceCompletionValuesExpand(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{"été/SKILL.md": "---\nname: été\ndescription: Summer.\n---\nbody\n"}
-	names := []string{"a b.md", "refs/c d.md", "p%41.md", "q?.md", "x#y.md", "plain.md"}
+	names := []string{"a b.md", "refs/c d.md", "p%41.md", "q?.md", "x#y.md", "plain.md", "v[1].md"}
 	for _, n := range names {
 		files["été/"+n] = n
 	}
@@ -127,12 +128,15 @@ func TestResourceCompletionValuesExpand(t *testing.T) {
 		t.Errorf("skill %%C3%%A9t, as the URI holds it: %q", got)
 	}
 	paths := complete("path", "", map[string]string{"skill": "été"})
-	want := []string{"SKILL.md", "a b.md", "p%2541.md", "plain.md", "q%3F.md", "refs/c d.md", "x%23y.md"}
+	want := []string{"SKILL.md", "a b.md", "p%2541.md", "plain.md", "q%3F.md", "refs/c d.md", "v[1].md", "x%23y.md"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Fatalf("paths of été (-want +got):\n%s", diff)
 	}
 	if got := complete("path", "refs/c%20", map[string]string{"skill": "%C3%A9t%C3%A9"}); !slices.Equal(got, []string{"refs/c d.md"}) {
 		t.Errorf("path refs/c%%20 of %%C3%%A9t%%C3%%A9: %q", got)
+	}
+	if got := complete("path", "refs/", map[string]string{"skill": "e\u0301te\u0301"}); !slices.Equal(got, []string{"refs/c d.md"}) {
+		t.Errorf("path refs/ of the skill typed with combining accents: %q", got)
 	}
 	nameOf := map[string]string{"p%2541.md": "p%41.md", "q%3F.md": "q?.md", "x%23y.md": "x#y.md"}
 	for _, p := range paths {
@@ -203,4 +207,35 @@ func encodeURI(v string) string {
 		fmt.Fprintf(&b, "%%%02X", c)
 	}
 	return b.String()
+}
+
+// The URI meant is never one a read would refuse: whether an editor's
+// leftover, or a file outside resources.allow_dirs, exists is not told.
+func TestLiteralURIHintsOnlyWhatIsServed(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFiles(t, root, map[string]string{
+		"s/SKILL.md":           "---\nname: s\ndescription: Hidden files.\n---\nbody\n",
+		"s/#notes.md#":         "an autosave",
+		"s/private/a#b.md":     "outside allow_dirs",
+		"s/scripts/run#1.sh":   "served",
+		"trail /SKILL.md":      "---\nname: trail\ndescription: A folder that ends in a space.\n---\nbody\n",
+		"trail /assets/big.md": strings.Repeat("\x01", 2<<20),
+	})
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), &server.Options{AllowDirs: []string{"scripts", "assets"}}), "2025-11-25", nil)
+	for uri, want := range map[string]string{
+		"skill://s/#notes.md#":       "resource not found: skill://s/#notes.md#",
+		"skill://s/private/a#b.md":   "resource not found: skill://s/private/a#b.md",
+		"skill://s/scripts/run#1.sh": "did you mean skill://s/scripts/run%231.sh?",
+	} {
+		_, err := read(cs, uri)
+		if err == nil || !strings.HasSuffix(err.Error(), want) && !strings.Contains(err.Error(), want+" ") {
+			t.Errorf("%s: %v; want it to end %q", uri, err, want)
+		}
+	}
+	// The path on disk of a file too large for a message is given for a
+	// folder whose name ends in a space too.
+	_, err := read(cs, "skill://trail/assets/big.md")
+	if want := "; read it from " + filepath.Join(root, "trail ", "assets", "big.md"); err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("a file too large in %q: %v; want it to end %s", "trail ", err, want)
+	}
 }

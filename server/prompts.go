@@ -320,7 +320,8 @@ func (s *Server) skillNames(v *view, typed string) []string {
 	// A shadowed skill is a prompt by its alias (prompts/get takes it),
 	// offered once what is typed begins it ("team:").
 	for _, sh := range v.snap.Shadowed() {
-		if sh.Skill.UserInvocable && typed != "" && strings.HasPrefix(sh.Alias.Key(), typed) {
+		off := s.catalogOpts.Visibility.Of(sh.Alias) == resolver.ShownOff || s.catalogOpts.Visibility.Of(sh.Skill.Ref) == resolver.ShownOff
+		if sh.Skill.UserInvocable && !off && typed != "" && strings.HasPrefix(sh.Alias.Key(), typed) {
 			prefix = append(prefix, sh.Alias.String())
 		}
 	}

@@ -424,6 +424,14 @@ func TestCompletionOfShadowedSkills(t *testing.T) {
 	if got := complete("dep"); !slices.Equal(got, []string{"deploy"}) {
 		t.Errorf("dep: %q; want the skill served under the name only", got)
 	}
+	// Turned off by catalog.visibility, it is offered nowhere.
+	hidden := connect(t, server.New(newResolver(t, a, b), &server.Options{Catalog: visibility(t, map[string]string{"second:*": "off"})}), "", nil)
+	if res, err := hidden.Complete(context.Background(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "skill"},
+		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "second:"},
+	}); err != nil || len(res.Completion.Values) != 0 {
+		t.Errorf("second: with second:* off: %v %+v", err, res)
+	}
 	if _, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "skill", Arguments: map[string]string{"name": "second:deploy"}}); err != nil {
 		t.Errorf("the completed alias as a prompt: %v", err)
 	}

@@ -332,7 +332,7 @@ func (s *Server) readFile(ctx context.Context, a resolver.Address, uri string) (
 	}
 	c := contentsOf(uri, a.File, data)
 	if n := contentsLen(c); n > maxContents {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: its %d bytes make %s of JSON, more than %s%s", clipURI(uri), len(data), mib(n), overMessage(), onDisk(a.Match, a.File))}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served: its %d bytes make %s%s", clipURI(uri), len(data), tooLong(n), onDisk(a.Match, a.File))}
 	}
 	return c, nil
 }
@@ -340,11 +340,11 @@ func (s *Server) readFile(ctx context.Context, a resolver.Address, uri string) (
 // onDisk says where file of m's skill is on this machine, for a client
 // that can read it there, or nothing for a skill a source plugin serves.
 func onDisk(m resolver.Match, file string) string {
-	base := baseDirectory(m, false)
-	if !filepath.IsAbs(base) {
+	dir, ok := localDir(m)
+	if !ok {
 		return ""
 	}
-	return "; read it from " + filepath.Join(base, filepath.FromSlash(file))
+	return "; read it from " + sources.Shown(filepath.Join(dir, filepath.FromSlash(file)))
 }
 
 // contentsOf is a file's bytes as resource contents: text when they are
@@ -427,7 +427,7 @@ func (s *Server) readFiles(ctx context.Context, snap *resolver.Snapshot, a resol
 		}
 		c := contentsOf(a.URI.File(f.Path), f.Path, data)
 		if size += contentsLen(c); size > maxContents {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: its files make more JSON than %s; read them one by one (resources/directory/read lists them)", clipURI(uri), overMessage())}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: its files make more JSON than %s; read them one by one (resources/directory/read lists them)", clipURI(uri), messageLimit(mib(maxContents)))}
 		}
 		out = append(out, c)
 	}
@@ -475,7 +475,7 @@ func (s *Server) readEntries(ctx context.Context, snap *resolver.Snapshot, prefi
 		}
 		c := contentsOf(a.URI.Entry(), sources.SkillFile, data)
 		if size += contentsLen(c); size > maxContents {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: its SKILL.md files make more JSON than %s; list them with resources/list and read each", clipURI(uri), overMessage())}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not served whole: its SKILL.md files make more JSON than %s; list them with resources/list and read each", clipURI(uri), messageLimit(mib(maxContents)))}
 		}
 		out = append(out, c)
 	}
@@ -592,7 +592,7 @@ func (s *Server) notFoundNear(req mcp.Request, snap *resolver.Snapshot, uri stri
 	near := nearURI(snap, uri)
 	why := ""
 	if near == "" {
-		near, why = literalURI(snap, uri)
+		near, why = s.literalURI(snap, uri)
 	}
 	if near != "" {
 		return s.notFoundBecause(req, uri, fmt.Sprintf("resource not found: %s; did you mean %s?%s", clipURI(uri), clipURI(near), why))
@@ -605,8 +605,9 @@ func (s *Server) notFoundNear(req mcp.Request, snap *resolver.Snapshot, uri stri
 // whose template expansion encodes the values that completion gave (RFC
 // 6570's {+var} keeps them), or with the '?', '#' and '%' of a file's name
 // written as they are, as a model writes a path it was listed. It returns
-// "" when neither names one, and else says which it was.
-func literalURI(snap *resolver.Snapshot, uri string) (near, why string) {
+// "" when neither names a file the client may read, and else says which
+// it was.
+func (s *Server) literalURI(snap *resolver.Snapshot, uri string) (near, why string) {
 	rest, ok := strings.CutPrefix(uri, "skill://")
 	if !ok || len(rest) > maxNearURI {
 		return "", ""
@@ -614,7 +615,12 @@ func literalURI(snap *resolver.Snapshot, uri string) (near, why string) {
 	try := func(cand string) string {
 		a, err := snap.Resolve(cand)
 		sk := a.Match.Skill
-		if err != nil || sk == nil || sk.Files == nil || a.File == "" {
+		if err != nil || sk == nil || sk.Files == nil || sk.Scope == sources.ScopeSourcePlugin || a.File == "" {
+			return "" // a plugin's files are not looked for: each look is a call
+		}
+		// What a read would refuse is not hinted at: whether it exists
+		// is not told.
+		if hiddenFile(a.File) || !s.allowed(sk, a.File, false) || !addressable(snap, a, func(string, bool) bool { return true })(a.File, false) {
 			return ""
 		}
 		if _, err := fs.Stat(sk.Files, a.File); err != nil {

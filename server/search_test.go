@@ -442,7 +442,7 @@ func TestSkillsListBoundsBodies(t *testing.T) {
 	if len(got.Skills) != 5 || got.Skills[0].Body == nil || got.Skills[1].Body != nil || got.Skills[2].Body != nil {
 		t.Errorf("bodies of 4 MiB as JSON each: %d skills, the first with its body %v, then %v, %v", len(got.Skills), got.Skills[0].Body != nil, got.Skills[1].Body != nil, got.Skills[2].Body != nil)
 	}
-	if line := text(t, res.Content[0]); !strings.Contains(line, "The bodies of the last 3 skills are left out") || !strings.Contains(line, "The body of 1 skill is left out: a0 (its body makes 14.0 MiB of JSON") {
+	if line := text(t, res.Content[0]); !strings.Contains(line, "The bodies of the last 3 skills are left out") || !strings.Contains(line, "The body of 1 skill is left out: a0 (its body makes 14.00 MiB of JSON") {
 		t.Errorf("text: %s", line)
 	}
 }

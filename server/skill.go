@@ -102,7 +102,7 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		return errorResult(fmt.Sprintf("cannot load skill %s: %v", m.Ref, err), note), nil
 	}
 	if n := blocksLen(blocks); n > maxContents {
-		return errorResult(fmt.Sprintf("skill %s is not sent: its %s makes %s of JSON, more than %s%s", m.Ref, m.Skill.EntryFile(), mib(n), overMessage(), onDisk(m, m.Skill.EntryFile())), note), nil
+		return errorResult(fmt.Sprintf("skill %s is not sent: its %s makes %s%s", m.Ref, m.Skill.EntryFile(), tooLong(n), onDisk(m, m.Skill.EntryFile())), note), nil
 	}
 	if note != "" {
 		blocks = append(blocks, note)
@@ -130,12 +130,8 @@ func (s *Server) lookup(v *view, name string) (resolver.Match, error) {
 // machine, and the line says how to read its files instead: with the
 // skill_resource tool when resourceTool says it is served.
 func baseDirectory(m resolver.Match, resourceTool bool) string {
-	sk := m.Skill
-	if sk.Scope != sources.ScopeSourcePlugin {
-		return sources.Shown(sk.Dir)
-	}
-	if st, err := os.Stat(sk.Dir); err == nil && st.IsDir() {
-		return sources.Shown(sk.Dir)
+	if dir, ok := localDir(m); ok {
+		return sources.Shown(dir)
 	}
 	how := "as MCP resources"
 	if u, ok := resolver.URIOf(m); ok {
@@ -145,6 +141,17 @@ func baseDirectory(m resolver.Match, resourceTool bool) string {
 		how = "with the " + SkillResourceToolName + " tool"
 	}
 	return fmt.Sprintf("none on this machine: a source plugin serves this skill's files; read them %s", how)
+}
+
+// localDir is the folder of m's skill on this machine, and whether it has
+// one: a source plugin's skill has one once its copy is made.
+func localDir(m resolver.Match) (string, bool) {
+	sk := m.Skill
+	if sk.Scope != sources.ScopeSourcePlugin {
+		return sk.Dir, true
+	}
+	st, err := os.Stat(sk.Dir)
+	return sk.Dir, err == nil && st.IsDir()
 }
 
 // goneMessage is the answer of every method about a skill the catalog

@@ -152,7 +152,7 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	}
 	c := contentsOf(u.File(rel), rel, data)
 	if n := contentsLen(c); n > maxContents {
-		return errorResult(fmt.Sprintf("%s of skill %s is not served: its %d bytes make %s of JSON, more than %s%s", rel, m.Ref, len(data), mib(n), overMessage(), onDisk(m, rel))), nil
+		return errorResult(fmt.Sprintf("%s of skill %s is not served: its %d bytes make %s%s", rel, m.Ref, len(data), tooLong(n), onDisk(m, rel))), nil
 	}
 	if _, text := mimeOf(rel, data); text {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil

@@ -148,8 +148,8 @@ func (s *Server) listSkills(ctx context.Context, ss *mcp.ServerSession, p *listS
 			return nil, err
 		}
 		e, why := s.entry(v.snap, items[i])
-		if why != "" {
-			s.warnOnce(items[i].URI.Entry()+why, "skill left out of skills/list", "skill", items[i].Match.Ref.String(), "uri", items[i].URI.Entry(), "why", why)
+		if why != nil {
+			s.warnOnce(items[i].URI.Entry()+why.msg, "skill left out of skills/list", "skill", items[i].Match.Ref.String(), "uri", items[i].URI.Entry(), "why", why.msg)
 			continue
 		}
 		res.Skills = append(res.Skills, e)
@@ -175,8 +175,8 @@ func (s *Server) getSkill(ctx context.Context, ss *mcp.ServerSession, p *getSkil
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
 	}
 	e, why := s.entry(snap, resolver.Addressed{URI: a.URI, Match: a.Match})
-	if why != "" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("No skill is served at %s as the Skills extension defines one: %s (%s)", clipURI(p.URI), why, s.otherReaders(strings.Contains(why, unaddressed)))}
+	if why != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("No skill is served at %s as the Skills extension defines one: %s (%s)", clipURI(p.URI), why.msg, s.otherReaders(why.noURI))}
 	}
 	return &getSkillResult{ResultType: "complete", Skill: e, cacheFields: s.cacheFor(ss, readTTL)}, nil
 }
@@ -200,34 +200,34 @@ func notAString(v any) string {
 
 // entry builds the extension's entry for a skill of snap, or says why it
 // has none. Digests come from the cache for files that did not change.
-func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEntry, string) {
+func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEntry, *refusal) {
 	sk := a.Match.Skill
 	raw, fields, err := s.fronts.get(sk.FrontMatter)
 	if err != nil {
-		return nil, fmt.Sprintf("its front matter cannot be published as JSON as written: %v", err)
+		return nil, &refusal{fmt.Sprintf("its front matter cannot be published as JSON as written: %v", err), false}
 	}
 	name, _ := fields["name"].(string)
 	switch {
 	case name == "" && fields["name"] != nil:
-		return nil, "its name is " + notAString(fields["name"]) + " (the extension requires a string, equal to the last segment of its URI)"
+		return nil, &refusal{"its name is " + notAString(fields["name"]) + " (the extension requires a string, equal to the last segment of its URI)", false}
 	case name == "":
-		return nil, "its front matter has no name (the extension requires one, equal to the last segment of its URI)"
+		return nil, &refusal{"its front matter has no name (the extension requires one, equal to the last segment of its URI)", false}
 	case name != a.Match.Ref.Name:
-		return nil, fmt.Sprintf("its front matter names it %q, but it is served as %q", name, a.Match.Ref.Name)
+		return nil, &refusal{fmt.Sprintf("its front matter names it %q, but it is served as %q", name, a.Match.Ref.Name), false}
 	case !sources.ValidName(name):
-		return nil, fmt.Sprintf("%q is not an Agent Skills name (1-%d lowercase letters, digits and single hyphens)", name, sources.MaxNameLen)
+		return nil, &refusal{fmt.Sprintf("%q is not an Agent Skills name (1-%d lowercase letters, digits and single hyphens)", name, sources.MaxNameLen), false}
 	}
 	desc, _ := fields["description"].(string)
 	switch n := utf8.RuneCountInString(desc); {
 	case desc == "" && fields["description"] != nil:
-		return nil, "its description is " + notAString(fields["description"])
+		return nil, &refusal{"its description is " + notAString(fields["description"]), false}
 	case strings.TrimSpace(desc) == "":
-		return nil, "its front matter has no description"
+		return nil, &refusal{"its front matter has no description", false}
 	case n > sources.MaxDescriptionLen:
-		return nil, fmt.Sprintf("its description is %d characters, over the %d an Agent Skills description may have", n, sources.MaxDescriptionLen)
+		return nil, &refusal{fmt.Sprintf("its description is %d characters, over the %d an Agent Skills description may have", n, sources.MaxDescriptionLen), false}
 	}
 	if sk.Files == nil {
-		return nil, "its files cannot be read"
+		return nil, &refusal{"its files cannot be read", false}
 	}
 	fsys, done := sources.Pin(sk.Files)
 	defer done()
@@ -235,13 +235,13 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxSkillResources, Allow: s.walkAllow(sk, ""), Unreadable: closed.note})
 	switch {
 	case err != nil:
-		return nil, fmt.Sprintf("its files cannot be listed: %v", unwrapPathError(err))
+		return nil, &refusal{fmt.Sprintf("its files cannot be listed: %v", unwrapPathError(err)), false}
 	case closed.dir != "":
 		// A host copies the files an entry lists: it would get the skill
 		// without those.
-		return nil, closed.String()
+		return nil, &refusal{closed.String(), false}
 	case truncated:
-		return nil, fmt.Sprintf("it has more than %d files, the extension's limit for one skill", maxSkillResources)
+		return nil, &refusal{fmt.Sprintf("it has more than %d files, the extension's limit for one skill", maxSkillResources), false}
 	}
 	var total int64
 	hasEntry := false
@@ -250,28 +250,28 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 		hasEntry = hasEntry || f.Path == sk.EntryFile()
 		if f.Size > s.maxFileSize {
 			// A host must be able to read every file its entry lists.
-			return nil, fmt.Sprintf("its file %s is %d bytes, over the %d bytes resources/read serves (resources.max_file_size)", f.Path, f.Size, s.maxFileSize)
+			return nil, &refusal{fmt.Sprintf("its file %s is %d bytes, over the %d bytes resources/read serves (resources.max_file_size)", f.Path, f.Size, s.maxFileSize), false}
 		}
 	}
 	switch {
 	case total > maxSkillBytes:
-		return nil, fmt.Sprintf("its files hold %d bytes, over the extension's limit of %d for one skill", total, maxSkillBytes)
+		return nil, &refusal{fmt.Sprintf("its files hold %d bytes, over the extension's limit of %d for one skill", total, maxSkillBytes), false}
 	case !hasEntry:
-		return nil, "its SKILL.md cannot be read"
+		return nil, &refusal{"its SKILL.md cannot be read", false}
 	}
 	e := &skillEntry{URI: a.URI.Entry(), Frontmatter: raw, Resources: make([]skillResource, 0, len(files))}
 	for _, f := range files {
 		uri := a.URI.File(f.Path)
 		if back, err := snap.Resolve(uri); err != nil || back.Match.Ref != a.Match.Ref || back.File != f.Path {
-			return nil, fmt.Sprintf("its file %s%s%s belongs to %s", f.Path, unaddressed, uri, back.Match.Ref)
+			return nil, &refusal{fmt.Sprintf("its file %s cannot be addressed: %s belongs to %s", f.Path, uri, back.Match.Ref), true}
 		}
 		sum, size, err := s.digests.Sum(fsys, sk.Dir, f)
 		if err != nil {
-			return nil, fmt.Sprintf("its file %s cannot be read: %v", f.Path, unwrapPathError(err))
+			return nil, &refusal{fmt.Sprintf("its file %s cannot be read: %v", f.Path, unwrapPathError(err)), false}
 		}
 		e.Resources = append(e.Resources, skillResource{URI: uri, Digest: sum.String(), Size: size})
 	}
-	return e, ""
+	return e, nil
 }
 
 // frontCache remembers front matter rendered as JSON, by the front
@@ -497,28 +497,31 @@ func sortResources(rs []*mcp.Resource) {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].URI < rs[j].URI })
 }
 
-// unaddressed is what entry says of a file of the skill that no URI
-// reaches: resources/read cannot serve it either.
-const unaddressed = " cannot be addressed: "
+// refusal is why entry gives no entry of a skill.
+type refusal struct {
+	msg   string
+	noURI bool // a file of the skill has no URI: resources/read cannot serve it
+}
 
 // otherReaders says what may still serve the files of a skill that
 // skills/get refuses: resources/read, unless some file has no URI, and
 // the tools served that read a skill's files.
-func (s *Server) otherReaders(unaddressable bool) string {
+func (s *Server) otherReaders(noURI bool) string {
 	var ways []string
-	if !unaddressable {
+	if !noURI {
 		ways = append(ways, "resources/read")
 	}
-	for _, t := range []string{SkillToolName, SkillResourceToolName} {
-		if s.tools.has(t) {
-			ways = append(ways, "the "+t+" tool")
-		}
+	if s.tools.has(SkillResourceToolName) {
+		ways = append(ways, "the "+SkillResourceToolName+" tool")
 	}
-	switch len(ways) {
-	case 0:
+	files := "its files may still be read with " + strings.Join(ways, " or ") + ", within their own size limits"
+	switch {
+	case len(ways) == 0 && s.tools.has(SkillToolName):
+		return "the " + SkillToolName + " tool still loads its SKILL.md"
+	case len(ways) == 0:
 		return "nothing this server serves reads its files"
-	case 1:
-		return ways[0] + " may still serve its files, within its own size limits"
+	case s.tools.has(SkillToolName):
+		return files + "; the " + SkillToolName + " tool loads its SKILL.md"
 	}
-	return strings.Join(ways[:len(ways)-1], ", ") + " and " + ways[len(ways)-1] + " may still serve its files, within their own size limits"
+	return files
 }

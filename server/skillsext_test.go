@@ -503,7 +503,7 @@ func TestFilesWhoseURIsAreAnotherSkills(t *testing.T) {
 	}
 	// skills/get says why team has no entry.
 	// The file no URI reaches is read by the tools, not by resources/read.
-	if _, err := getSkill(cs, "skill://team/SKILL.md"); err == nil || !strings.Contains(err.Error(), "cannot be addressed: skill://team/deploy/checklist.md belongs to team:deploy (the skill tool and the skill_resource tool may still serve its files") {
+	if _, err := getSkill(cs, "skill://team/SKILL.md"); err == nil || !strings.Contains(err.Error(), "cannot be addressed: skill://team/deploy/checklist.md belongs to team:deploy (its files may still be read with the skill_resource tool, within their own size limits; the skill tool loads its SKILL.md)") {
 		t.Errorf("skills/get of team: %v", err)
 	}
 	// The other skill is read by its URI as before.

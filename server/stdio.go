@@ -1019,7 +1019,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // tooLongAnswer answers the request id, of the given method, in place of
 // an answer of n bytes, too long to send.
 func tooLongAnswer(id jsonrpc.ID, method string, n int) *jsonrpc.Response {
-	msg := fmt.Sprintf("the answer to this %s is not sent: it makes %s of JSON, more than %s", method, mib(n), overMessage())
+	msg := fmt.Sprintf("the answer to this %s is not sent: it makes %s", method, tooLong(n))
 	if method == "tools/call" {
 		res, err := json.Marshal(errorResult(msg))
 		if err == nil {

@@ -80,13 +80,23 @@ func blocksLen(blocks []string) int {
 	return n
 }
 
-// overMessage is the limit an answer too long for one message is over.
-func overMessage() string {
-	return fmt.Sprintf("the %s one message may hold (clients of the TypeScript SDK close the connection past 10 MiB)", mib(maxMessage))
+// tooLong says that n bytes of JSON are more than one message holds:
+// "9.90 MiB of JSON, more than the 9.87 MiB one message may hold (...)",
+// in bytes when MiB would not tell the two apart.
+func tooLong(n int) string {
+	size, limit := mib(n), mib(maxContents)
+	if size == limit {
+		size, limit = fmt.Sprintf("%d bytes", n), fmt.Sprintf("%d bytes", maxContents)
+	}
+	return fmt.Sprintf("%s of JSON, more than %s", size, messageLimit(limit))
 }
 
-// mib writes a size in MiB with one decimal, exact enough to compare
-// with the limits said next to it.
+// messageLimit is the limit an answer too long for one message is over.
+func messageLimit(limit string) string {
+	return fmt.Sprintf("the %s one message may hold (clients of the TypeScript SDK close the connection past 10 MiB)", limit)
+}
+
+// mib writes a size in MiB with two decimals.
 func mib(n int) string {
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
 }
