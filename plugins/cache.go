@@ -98,9 +98,14 @@ func (c *copyCache) ensure(key, folder string, files []fileMeta, fetch func(file
 		return f.err
 	}
 	if isDir(dest) {
-		c.mu.Unlock()
-		c.used(keyDir, "", 0)
-		return nil
+		if intact(dest, files) {
+			c.mu.Unlock()
+			c.used(keyDir, "", 0)
+			return nil
+		}
+		// Changed in place (an agent's edit, a removal cut short): made
+		// again, as its content is named by its key.
+		removeAll(dest)
 	}
 	f := &flight{done: make(chan struct{})}
 	c.inflight[dest] = f
@@ -281,6 +286,20 @@ func (c *copyCache) scan() {
 		})
 		c.keys[p] = k
 	}
+}
+
+// intact reports whether the copy in dir still holds files as they were
+// written: each one a regular file of its size, still read-only (an
+// editor's save, sed -i, makes a new file, writable). A file added is not
+// looked for.
+func intact(dir string, files []fileMeta) bool {
+	for _, m := range files {
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(m.path)))
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != m.size || fi.Mode().Perm()&0o222 != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // removeAll removes a copy, whose folders an earlier version made

@@ -152,6 +152,26 @@ func TestLocalCopy(t *testing.T) {
 			t.Errorf("the copy's folder %s cannot be written to by its owner, so not emptied: %v %v", d, st.Mode(), err)
 		}
 	}
+	// A copy changed in place (an agent's edit of a file) is made again
+	// by the next process that loads the skill: its folder is named by
+	// its content.
+	fill := filepath.Join(pdf.Dir, "scripts", "fill.py")
+	if err := os.Chmod(fill, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fill, []byte("tampered\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	next, err := connect(t, "zipped", newServer(fakeSource(), "test"), cache).List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sources.ReadEntry(next.Skills[0], 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(fill); err != nil || string(got) != "print('fill')\n" {
+		t.Errorf("a copy edited in place was kept: %q, %v", got, err)
+	}
 	// The same content listed again is the same folder.
 	l2, _ := src.List(t.Context())
 	if l2.Skills[0].Dir != pdf.Dir {
