@@ -165,9 +165,55 @@ func (w *Watcher) watchDir(path string, id fileID) error {
 		}
 		return err
 	}
+	if old := w.dirs[path]; old != nil {
+		// Another folder at the path (replaced between two events):
+		// the folders below, and the one above, are those of the path.
+		if w.ids[old.id] == path {
+			delete(w.ids, old.id)
+		}
+		old.id = id
+		w.ids[id] = path
+		return nil
+	}
 	w.dirs[path] = &dir{id: id}
 	w.ids[id] = path
+	if parent := filepath.Dir(path); parent != path && w.dirs[parent] != nil {
+		w.dirs[parent].kids++
+	} else {
+		w.detached[path] = true
+	}
 	return nil
+}
+
+// unwatchDir forgets the watched folder at path, d, and removes its
+// watch.
+func (w *Watcher) unwatchDir(path string, d *dir) {
+	delete(w.dirs, path)
+	if w.ids[d.id] == path {
+		delete(w.ids, d.id)
+	}
+	if w.detached[path] {
+		delete(w.detached, path)
+	} else if parent := w.dirs[filepath.Dir(path)]; parent != nil {
+		parent.kids--
+	}
+	// ErrNonExistentWatch when the system has dropped it already (a
+	// removed folder, or a root moved away): nothing to undo.
+	_ = w.rmWatch(path)
+}
+
+// alone reports whether no folder below path is watched: none counted in
+// its kids, and none detached below it.
+func (w *Watcher) alone(path string, d *dir) bool {
+	if d.kids != 0 {
+		return false
+	}
+	for p := range w.detached {
+		if p != path && fspath.Within(p, path) {
+			return false
+		}
+	}
+	return true
 }
 
 // rearm watches the roots that exist again; drops and watches anew a
@@ -476,12 +522,17 @@ func (w *Watcher) drop(path string, keepRoots bool) (orphans []string) {
 	if target, ok := w.aliases[path]; ok {
 		w.removeAlias(path, target)
 	}
-	if d := w.dirs[path]; d == nil {
+	d := w.dirs[path]
+	if d == nil {
 		return nil
 	}
-	// The subtree is found by path, a scan of the watched folders: drops
-	// are rare, and a tree of sub-folder sets would cost memory on every
-	// folder of a large catalog.
+	if w.alone(path, d) {
+		w.unwatchDir(path, d)
+		return w.dropAliases(path, keepRoots, nil)
+	}
+	// The subtree is found by path, a scan of the watched folders: a
+	// tree of sub-folder sets would cost memory on every folder of a
+	// large catalog.
 	var kept []string // roots below path that keep their watches
 	if keepRoots {
 		for r := range w.roots {
@@ -494,14 +545,21 @@ func (w *Watcher) drop(path string, keepRoots bool) (orphans []string) {
 		if p != path && !fspath.Within(p, path) || slices.ContainsFunc(kept, func(r string) bool { return p == r || fspath.Within(p, r) }) {
 			continue
 		}
-		delete(w.dirs, p)
-		if w.ids[d.id] == p {
-			delete(w.ids, d.id)
-		}
-		// ErrNonExistentWatch when the system has dropped it already
-		// (a removed folder, or a root moved away): nothing to undo.
-		_ = w.rmWatch(p)
+		w.unwatchDir(p, d)
 	}
+	for _, r := range kept {
+		// Its parent is gone: nothing counts it in its kids.
+		if _, ok := w.dirs[r]; ok && w.dirs[filepath.Dir(r)] == nil {
+			w.detached[r] = true
+		}
+	}
+	return w.dropAliases(path, keepRoots, orphans)
+}
+
+// dropAliases is the end of drop: it forgets the other paths reaching
+// into path, and returns, added to orphans, those whose folder is no
+// longer watched.
+func (w *Watcher) dropAliases(path string, keepRoots bool, orphans []string) []string {
 	for link, target := range w.aliases {
 		switch {
 		case fspath.Within(link, path) && !(keepRoots && w.covered(link)):

@@ -147,13 +147,24 @@ type Watcher struct {
 	// to a root in them: the folder above each root, and the nearest
 	// existing folder above each missing root (see rearm).
 	sentinels map[string]bool
-	warned    bool // the limit warning was logged: it is logged once
-	failed    bool // a failure other than a limit was logged at Warn: later ones go to Debug
+	// detached holds the watched folders whose parent folder was not
+	// watched when they were (roots, links' targets, folders below one
+	// skipped), and so is not counting them in its kids; it may hold
+	// some whose parent is watched since.
+	detached map[string]bool
+	warned   bool // the limit warning was logged: it is logged once
+	failed   bool // a failure other than a limit was logged at Warn: later ones go to Debug
 }
 
 // dir is a watched folder.
 type dir struct {
 	id fileID
+	// kids counts the watched folders directly below it that were
+	// watched after it: a folder watched while the one above it was not
+	// is in Watcher.detached instead. With none of either below it, a
+	// folder is dropped alone, without a scan of the watch set: rm -rf
+	// of a large tree drops its folders one by one, deepest first.
+	kids int32
 }
 
 // New returns a Watcher with no roots. Every Watcher of the process shares
@@ -206,6 +217,7 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 		leadsTo:  map[string]string{},
 
 		sentinels: map[string]bool{},
+		detached:  map[string]bool{},
 	}
 	var h *hub
 	var err error
