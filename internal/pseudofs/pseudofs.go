@@ -14,16 +14,28 @@ import (
 // every process, and links back to every folder).
 var pseudoRoots = []string{"/proc", "/sys", "/dev"}
 
+// shm is the one folder of /dev that holds files people write: shared
+// memory, a tmpfs, where a scratch copy of skills may live.
+const shm = "/dev/shm"
+
 // Reason says why the folder at the real path real must not be walked, or
 // returns "" when it is an ordinary folder. A path under /proc, /sys or
 // /dev is refused at no cost; others are also asked of the system (a
 // statfs on Linux), since a pseudo file system can be mounted anywhere:
 // call it for roots and symlink targets, not for every folder of a walk.
 func Reason(real string) string {
+	if within(real, shm) {
+		return pseudoMount(real) // memory the user writes to, as any tmpfs
+	}
 	for _, p := range pseudoRoots {
-		if real == p || strings.HasPrefix(real, p+string(filepath.Separator)) {
+		if within(real, p) {
 			return "a pseudo file system (" + p + ")"
 		}
 	}
 	return pseudoMount(real)
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
 }
