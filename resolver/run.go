@@ -66,11 +66,27 @@ func (r *Resolver) Run(ctx context.Context, opts *RunOptions) error {
 		case <-ctx.Done():
 			return nil
 		case <-r.changed:
+			// Changes that come together make one snapshot: a folder
+			// moved from one root to another is reported by each root's
+			// watcher after its own debounce, a millisecond or so apart,
+			// and two refreshes would tell clients of a catalog without
+			// the skill in between.
+			gather := time.NewTimer(GatherChanges)
+			select {
+			case <-ctx.Done():
+				gather.Stop()
+				return nil
+			case <-gather.C:
+			}
 		case <-tick:
 			r.MarkChanged(r.Sources()...)
 		}
 	}
 }
+
+// GatherChanges is how long Run waits, once a source reports a change,
+// for others to report theirs before it refreshes.
+const GatherChanges = 10 * time.Millisecond
 
 // Settled returns a channel that is closed once the watching Run started
 // is set up: every source watched from the start has reported its first

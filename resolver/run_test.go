@@ -363,3 +363,39 @@ func TestSettled(t *testing.T) {
 		})
 	})
 }
+
+// A skill moved from one source to another, each reporting its change a
+// few milliseconds after the other (each root's watcher debounces on its
+// own), is in every snapshot: clients are not told of a catalog without
+// it in between.
+func TestChangesThatComeTogetherMakeOneSnapshot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := newWatched("a", "one", "moved"), newWatched("b", "two")
+		r := resolver.New([]sources.Source{a, b}, nil)
+		if _, err := r.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var lacking, swaps atomic.Int32
+		r.OnSwap(func(_, s *resolver.Snapshot) {
+			swaps.Add(1)
+			if _, ok := s.Find("moved"); !ok {
+				lacking.Add(1)
+			}
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go r.Run(ctx, nil)
+		synctest.Wait()
+		a.set(func(f *sourcetest.Fake) { f.Skills = f.Skills[:1] })
+		b.set(func(f *sourcetest.Fake) {
+			f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: "moved", Description: "Moved."})
+		})
+		a.kick <- struct{}{}
+		time.Sleep(2 * time.Millisecond)
+		b.kick <- struct{}{}
+		until(t, func() bool { s, ok := r.Snapshot().Find("moved"); return ok && s.Skill.Source == "b" })
+		if lacking.Load() != 0 || swaps.Load() != 1 {
+			t.Errorf("%d snapshots swapped in, %d without the moved skill; want one, with it", swaps.Load(), lacking.Load())
+		}
+	})
+}
