@@ -156,6 +156,8 @@ func TestResourceCompletionValuesExpand(t *testing.T) {
 	}
 	for uri, near := range map[string]string{
 		"skill://%25C3%25A9t%25C3%25A9/a%2520b.md": "skill://%C3%A9t%C3%A9/a%20b.md",
+		"skill://%25C3%25A9t%25C3%25A9":            "skill://%C3%A9t%C3%A9",
+		"skill://%25C3%25A9t%25C3%25A9/":           "skill://%C3%A9t%C3%A9/",
 		"skill://%C3%A9t%C3%A9/q?.md":              "skill://%C3%A9t%C3%A9/q%3F.md",
 		"skill://%C3%A9t%C3%A9/x#y.md":             "skill://%C3%A9t%C3%A9/x%23y.md",
 		"skill://%C3%A9t%C3%A9/p%41.md":            "skill://%C3%A9t%C3%A9/p%2541.md",

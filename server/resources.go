@@ -615,6 +615,17 @@ func (s *Server) literalURI(snap *resolver.Snapshot, uri string) (near, why stri
 	try := func(cand string) string {
 		a, err := snap.Resolve(cand)
 		sk := a.Match.Skill
+		if err == nil && sk != nil && a.File == "" {
+			// A skill's root, or its collection.
+			u := a.URI.Root()
+			if a.Slash {
+				u += "/"
+			}
+			if u == uri {
+				return ""
+			}
+			return u
+		}
 		if err != nil || sk == nil || sk.Files == nil || sk.Scope == sources.ScopeSourcePlugin || a.File == "" {
 			return "" // a plugin's files are not looked for: each look is a call
 		}
@@ -634,7 +645,7 @@ func (s *Server) literalURI(snap *resolver.Snapshot, uri string) (near, why stri
 	if strings.Contains(rest, "%25") {
 		if once, err := url.PathUnescape(rest); err == nil {
 			if near := try("skill://" + once); near != "" {
-				return near, " (its '%' was encoded twice, as %25: decode the values completion/complete gives before a template expansion encodes them)"
+				return near, " (its '%' was encoded twice, as %25)"
 			}
 		}
 	}
