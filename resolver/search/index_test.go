@@ -3,6 +3,7 @@ package search_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -369,6 +370,35 @@ func TestSearchNameAnyUnicodeForm(t *testing.T) {
 		hits := ix.Search(q, 10, nil)
 		if len(hits) == 0 || hits[0].Skill.Ref.Name != "r\u00e9sum\u00e9" || !hits[0].Exact {
 			t.Errorf("%+q: %v, first exact %v", q, names(hits), len(hits) > 0 && hits[0].Exact)
+		}
+	}
+}
+
+// An index updated after a few skills changed (dead documents left until
+// a compaction) scores as one built afresh on the same skills: a term's
+// weight counts the live documents that hold it.
+func TestUpdatedIndexScoresAsAFreshOne(t *testing.T) {
+	f := &sourcetest.Fake{SourceName: "s"}
+	for i := range 40 {
+		f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: fmt.Sprintf("skill-%02d", i), Description: "Does things.", Body: "Plain words."})
+	}
+	ix := search.NewIndex()
+	update(t, ix, list(t, f))
+	for i := range 4 { // fewer than a compaction waits for
+		f.Skills[i].Description = "Does new things."
+	}
+	update(t, ix, list(t, f))
+	fresh := search.NewIndex()
+	update(t, fresh, list(t, f))
+	for _, q := range []string{"does new things", "things", "plain"} {
+		got, want := ix.Search(q, 10, nil), fresh.Search(q, 10, nil)
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d hits, %d in a fresh index", q, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].Skill.Ref != want[i].Skill.Ref || math.Abs(got[i].Score-want[i].Score) > 1e-6 {
+				t.Errorf("%q, hit %d: %s %.4f; a fresh index: %s %.4f", q, i, got[i].Skill.Ref, got[i].Score, want[i].Skill.Ref, want[i].Score)
+			}
 		}
 	}
 }

@@ -115,9 +115,16 @@ func (ix *Index) Search(query string, limit int, accept func(*sources.Skill) boo
 		capIDF := float32(math.MaxFloat32)
 		for _, v := range variants {
 			list := &ix.lists[v.tid]
-			// Document frequency counts dead documents until they are
-			// compacted away, as Lucene's does: one pass over the list.
+			// Document frequency counts the live documents only: dead
+			// ones, left until a compaction, would lower every term's
+			// weight they held (a checkout that replaced a few skills
+			// ranked a small catalog otherwise than a fresh index).
+			// Counting them takes a pass over the list, made only when
+			// there are dead documents.
 			df := float64(list.count)
+			if ix.dead > 0 {
+				df = float64(ix.liveIn(list))
+			}
 			idf := float32(math.Log(1 + max(n-df, 0)/(df+0.5) + 0.5/(df+0.5)))
 			if v.weight == 1 {
 				capIDF = idf
@@ -336,4 +343,15 @@ func (ix *Index) variants(term string) []variant {
 		}
 	}
 	return out
+}
+
+// liveIn counts the live documents in list. ix.mu must be held.
+func (ix *Index) liveIn(list *postings) int {
+	n := 0
+	list.each(func(id uint32, _ [numFields]uint32) {
+		if ix.docs[id].skill != nil {
+			n++
+		}
+	})
+	return n
 }
