@@ -45,9 +45,9 @@ const maxTermsPerDoc = 1 << 16
 // documents are more than an eighth of the live ones (and more than a
 // few), when the postings are compacted in one pass over the index (no
 // file is read again). So an edit costs the reading and tokenizing of one
-// file, and the dead documents, which still count in the document
-// frequencies, never skew the ranking much: a skill edited a hundred
-// times is found by its words as well as one never edited.
+// file; the dead documents do not count in the document frequencies (a
+// search counts the live entries of a list while some are dead), so an
+// updated index ranks as one built afresh.
 //
 // Search may be called concurrently with everything; Update calls are
 // serialized.
