@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -137,6 +138,7 @@ func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fil
 	}
 	defer removeAll(tmp) // empty once renamed
 	base := filepath.Join(tmp, folder)
+	made := time.Now().Truncate(time.Second) // every file's time: see intact
 	for _, m := range files {
 		data, err := fetch(m)
 		if err != nil {
@@ -152,8 +154,14 @@ func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fil
 		if err := os.WriteFile(p, data, 0o444); err != nil {
 			return err
 		}
+		if err := os.Chtimes(p, made, made); err != nil {
+			return err
+		}
 	}
 	if err := os.MkdirAll(base, 0o755); err != nil { // a skill of one empty listing
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(base, stampName), strconv.AppendInt(nil, made.Unix(), 10), 0o444); err != nil {
 		return err
 	}
 	// The files are read-only; the folders are not, so that the user
@@ -275,7 +283,7 @@ func (c *copyCache) scan() {
 		}
 		k := &keyUse{copies: map[string]int64{}, used: info.ModTime()}
 		filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
+			if err == nil && !d.IsDir() && d.Name() != stampName { // the skill's files, as counted when copied
 				if fi, err := d.Info(); err == nil {
 					rel, _ := filepath.Rel(p, q)
 					folder, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
@@ -288,14 +296,27 @@ func (c *copyCache) scan() {
 	}
 }
 
+// stampName is the file of a copy that holds the time its files were
+// given when it was made, in Unix seconds.
+const stampName = ".skillmux-copied"
+
 // intact reports whether the copy in dir still holds files as they were
-// written: each one a regular file of its size, still read-only (an
-// editor's save, sed -i, makes a new file, writable). A file added is not
-// looked for.
+// written: each one a regular file of its size, still read-only, with the
+// time the copy gave it (an editor's save, sed -i, makes a new file, which
+// keeps the mode but not the time). A file added is not looked for; a copy
+// without its stamp (of an earlier version) is made again.
 func intact(dir string, files []fileMeta) bool {
+	stamp, err := os.ReadFile(filepath.Join(dir, stampName))
+	if err != nil {
+		return false
+	}
+	made, err := strconv.ParseInt(string(stamp), 10, 64)
+	if err != nil {
+		return false
+	}
 	for _, m := range files {
 		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(m.path)))
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() != m.size || fi.Mode().Perm()&0o222 != 0 {
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != m.size || fi.Mode().Perm()&0o222 != 0 || fi.ModTime().Unix() != made {
 			return false
 		}
 	}

@@ -155,11 +155,18 @@ func TestLocalCopy(t *testing.T) {
 	// A copy changed in place (an agent's edit of a file) is made again
 	// by the next process that loads the skill: its folder is named by
 	// its content.
+	// As sed -i edits: a new file of the same mode renamed over it, here
+	// of the same size too.
 	fill := filepath.Join(pdf.Dir, "scripts", "fill.py")
-	if err := os.Chmod(fill, 0o644); err != nil {
+	edited := filepath.Join(pdf.Dir, "scripts", ".sedXYZ")
+	if err := os.WriteFile(edited, []byte("print('FILL')\n"), 0o444); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(fill, []byte("tampered\n"), 0o644); err != nil {
+	later := time.Now().Add(time.Minute) // the copy was made in this second
+	if err := os.Chtimes(edited, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(edited, fill); err != nil {
 		t.Fatal(err)
 	}
 	next, err := connect(t, "zipped", newServer(fakeSource(), "test"), cache).List(t.Context())
