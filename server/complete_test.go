@@ -103,7 +103,7 @@ func TestPathCompletionOfManyFiles(t *testing.T) {
 func TestResourceCompletionValuesExpand(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{"été/SKILL.md": "---\nname: été\ndescription: Summer.\n---\nbody\n"}
-	names := []string{"a b.md", "refs/c d.md", "p%41.md", "q?.md", "x#y.md", "plain.md", "v[1].md"}
+	names := []string{"a b.md", "refs/c d.md", "p%41.md", "q?.md", "x#y.md", "plain.md", "v[1].md", "s%2Ft.md"}
 	for _, n := range names {
 		files["été/"+n] = n
 	}
@@ -128,7 +128,7 @@ func TestResourceCompletionValuesExpand(t *testing.T) {
 		t.Errorf("skill %%C3%%A9t, as the URI holds it: %q", got)
 	}
 	paths := complete("path", "", map[string]string{"skill": "été"})
-	want := []string{"SKILL.md", "a b.md", "p%2541.md", "plain.md", "q%3F.md", "refs/c d.md", "v[1].md", "x%23y.md"}
+	want := []string{"SKILL.md", "a b.md", "p%2541.md", "plain.md", "q%3F.md", "refs/c d.md", "s%252Ft.md", "v[1].md", "x%23y.md"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Fatalf("paths of été (-want +got):\n%s", diff)
 	}
@@ -138,7 +138,7 @@ func TestResourceCompletionValuesExpand(t *testing.T) {
 	if got := complete("path", "refs/", map[string]string{"skill": "e\u0301te\u0301"}); !slices.Equal(got, []string{"refs/c d.md"}) {
 		t.Errorf("path refs/ of the skill typed with combining accents: %q", got)
 	}
-	nameOf := map[string]string{"p%2541.md": "p%41.md", "q%3F.md": "q?.md", "x%23y.md": "x#y.md"}
+	nameOf := map[string]string{"p%2541.md": "p%41.md", "q%3F.md": "q?.md", "x%23y.md": "x#y.md", "s%252Ft.md": "s%2Ft.md"}
 	for _, p := range paths {
 		name := p
 		if n, ok := nameOf[p]; ok {
@@ -161,6 +161,7 @@ func TestResourceCompletionValuesExpand(t *testing.T) {
 		"skill://%C3%A9t%C3%A9/q?.md":              "skill://%C3%A9t%C3%A9/q%3F.md",
 		"skill://%C3%A9t%C3%A9/x#y.md":             "skill://%C3%A9t%C3%A9/x%23y.md",
 		"skill://%C3%A9t%C3%A9/p%41.md":            "skill://%C3%A9t%C3%A9/p%2541.md",
+		"skill://%C3%A9t%C3%A9/s%2Ft.md":           "skill://%C3%A9t%C3%A9/s%252Ft.md",
 	} {
 		_, err := read(cs, uri)
 		if err == nil || !strings.Contains(err.Error(), "did you mean "+near+"?") {

@@ -581,7 +581,14 @@ func within(p, dir string) bool {
 func (s *Server) uriError(req mcp.Request, snap *resolver.Snapshot, uri string, err error) error {
 	var pe *sources.PathError
 	if errors.As(err, &pe) {
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: pathMessage(uri, pe)}
+		msg := pathMessage(uri, pe)
+		if pe.Rule == sources.RuleEncoded {
+			// A name's own "%2F" (x%2Fy.md), written as it is.
+			if near, why := s.literalURI(snap, uri); near != "" {
+				msg += fmt.Sprintf("; did you mean %s?%s", clipURI(near), why)
+			}
+		}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
 	}
 	return s.notFoundNear(req, snap, uri)
 }
