@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -161,7 +160,7 @@ func (c *copyCache) fill(keyDir, folder string, files []fileMeta, fetch func(fil
 	if err := os.MkdirAll(base, 0o755); err != nil { // a skill of one empty listing
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(base, stampName), strconv.AppendInt(nil, made.Unix(), 10), 0o444); err != nil {
+	if err := writeStamp(base, files); err != nil {
 		return err
 	}
 	// The files are read-only; the folders are not, so that the user
@@ -283,11 +282,13 @@ func (c *copyCache) scan() {
 		}
 		k := &keyUse{copies: map[string]int64{}, used: info.ModTime()}
 		filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && d.Name() != stampName { // the skill's files, as counted when copied
+			if err == nil && !d.IsDir() {
 				if fi, err := d.Info(); err == nil {
 					rel, _ := filepath.Rel(p, q)
-					folder, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-					k.copies[folder] += fi.Size()
+					folder, file, _ := strings.Cut(filepath.ToSlash(rel), "/")
+					if file != stampName { // the skill's files, as counted when copied
+						k.copies[folder] += fi.Size()
+					}
 				}
 			}
 			return nil
@@ -296,27 +297,53 @@ func (c *copyCache) scan() {
 	}
 }
 
-// stampName is the file of a copy that holds the time its files were
-// given when it was made, in Unix seconds.
+// stampName is the file of a copy that says how its files read back
+// once written (see writeStamp). A skill whose own files include one of
+// that name has no stamp, and its copy is checked by sizes only.
 const stampName = ".skillmux-copied"
 
-// intact reports whether the copy in dir still holds files as they were
-// written: each one a regular file of its size, still read-only, with the
-// time the copy gave it (an editor's save, sed -i, makes a new file, which
-// keeps the mode but not the time). A file added is not looked for; a copy
-// without its stamp (of an earlier version) is made again.
-func intact(dir string, files []fileMeta) bool {
-	stamp, err := os.ReadFile(filepath.Join(dir, stampName))
-	if err != nil {
-		return false
+// writeStamp writes the stamp of the copy in dir: the time and the mode
+// its files read back with, as the file system stored them (FAT keeps
+// times to 2 s; some mounts keep no mode).
+func writeStamp(dir string, files []fileMeta) error {
+	if len(files) == 0 || hasStampFile(files) {
+		return nil
 	}
-	made, err := strconv.ParseInt(string(stamp), 10, 64)
+	fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(files[0].path)))
 	if err != nil {
-		return false
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, stampName), fmt.Appendf(nil, "%d %o", fi.ModTime().Unix(), fi.Mode().Perm()), 0o444)
+}
+
+func hasStampFile(files []fileMeta) bool {
+	return slices.ContainsFunc(files, func(m fileMeta) bool { return m.path == stampName })
+}
+
+// intact reports whether the copy in dir still holds files as they were
+// written: each one a regular file of its size, with the time and mode
+// the stamp gives (an editor's save, sed -i, makes a new file, which may
+// keep the size and the mode, not the time). A file added is not looked
+// for; a copy without its stamp (of an earlier version) is made again.
+func intact(dir string, files []fileMeta) bool {
+	var made int64
+	var perm fs.FileMode
+	stamped := !hasStampFile(files)
+	if stamped {
+		stamp, err := os.ReadFile(filepath.Join(dir, stampName))
+		if err != nil {
+			return false
+		}
+		if _, err := fmt.Sscanf(string(stamp), "%d %o", &made, &perm); err != nil {
+			return false
+		}
 	}
 	for _, m := range files {
 		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(m.path)))
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() != m.size || fi.Mode().Perm()&0o222 != 0 || fi.ModTime().Unix() != made {
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != m.size {
+			return false
+		}
+		if stamped && (fi.ModTime().Unix() != made || fi.Mode().Perm() != perm) {
 			return false
 		}
 	}

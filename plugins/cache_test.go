@@ -3,6 +3,7 @@ package plugins
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -532,5 +533,25 @@ func TestCopyWaitingItsTurnIsNotSlow(t *testing.T) {
 	}
 	if !isDir(sk.Dir) {
 		t.Errorf("no local copy at %s: the wait for a turn was taken for slowness", sk.Dir)
+	}
+}
+
+// A skill whose own files include one named as the stamp is copied, its
+// file kept, and its copy used by the next process, not made again.
+func TestCopyOfAFileNamedAsTheStamp(t *testing.T) {
+	root := t.TempDir()
+	t.Cleanup(func() { removeAll(root) })
+	data := []byte("the plugin's own file")
+	sum := sha256.Sum256(data)
+	files := []fileMeta{{path: stampName, size: int64(len(data)), sha256: sum[:]}}
+	fetches := 0
+	fetch := func(fileMeta) ([]byte, error) { fetches++; return data, nil }
+	for range 2 { // a process each
+		if err := newCopyCache(root, DefaultCacheBytes).ensure("k", "s", files, fetch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(root, "k", "s", stampName)); err != nil || string(got) != string(data) || fetches != 1 {
+		t.Errorf("the copy holds %q (%v), after %d fetches; want the plugin's file, fetched once", got, err, fetches)
 	}
 }
