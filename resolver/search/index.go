@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skillmux/skillmux/sources"
@@ -68,6 +69,11 @@ type Index struct {
 	live    int
 	dead    int
 	sumLen  [numFields]float64 // total length of each field over live documents
+
+	// liveDF holds, while there are dead documents, the live documents
+	// of each term's list (by term number) that searches counted; every
+	// change of the documents drops it.
+	liveDF atomic.Pointer[sync.Map]
 
 	// sortMu guards sorted, which searches (holding mu for reading) make
 	// when the terms have changed since it was last made.
@@ -478,6 +484,7 @@ func (ix *Index) add(p *prepared) uint32 {
 	for f := range numFields {
 		ix.sumLen[f] += float64(p.lens[f])
 	}
+	ix.liveDF.Store(nil)
 	return id
 }
 
@@ -487,6 +494,7 @@ func (ix *Index) kill(id uint32) {
 	ix.unbind(id)
 	ix.live--
 	ix.dead++
+	ix.liveDF.Store(nil)
 	for f := range numFields {
 		ix.sumLen[f] -= float64(d.lens[f])
 	}
@@ -523,6 +531,7 @@ func (ix *Index) compact() {
 		lists = append(lists, out)
 	}
 	ix.docs, ix.terms, ix.lists, ix.dead, ix.sorted = docs, terms, lists, 0, nil
+	ix.liveDF.Store(nil) // the terms are numbered again
 	clear(ix.bySkill)
 	clear(ix.byPlace)
 	clear(ix.names)

@@ -123,7 +123,7 @@ func (ix *Index) Search(query string, limit int, accept func(*sources.Skill) boo
 			// there are dead documents.
 			df := float64(list.count)
 			if ix.dead > 0 {
-				df = float64(ix.liveIn(list))
+				df = float64(ix.liveIn(v.tid))
 			}
 			idf := float32(math.Log(1 + max(n-df, 0)/(df+0.5) + 0.5/(df+0.5)))
 			if v.weight == 1 {
@@ -345,13 +345,23 @@ func (ix *Index) variants(term string) []variant {
 	return out
 }
 
-// liveIn counts the live documents in list. ix.mu must be held.
-func (ix *Index) liveIn(list *postings) int {
+// liveIn counts the live documents in the list of term tid, once after
+// each change of the documents. ix.mu must be held for reading.
+func (ix *Index) liveIn(tid uint32) int {
+	counts := ix.liveDF.Load()
+	if counts == nil {
+		ix.liveDF.CompareAndSwap(nil, new(sync.Map))
+		counts = ix.liveDF.Load()
+	}
+	if n, ok := counts.Load(tid); ok {
+		return n.(int)
+	}
 	n := 0
-	list.each(func(id uint32, _ [numFields]uint32) {
+	ix.lists[tid].each(func(id uint32, _ [numFields]uint32) {
 		if ix.docs[id].skill != nil {
 			n++
 		}
 	})
+	counts.Store(tid, n)
 	return n
 }
