@@ -27,15 +27,7 @@ func TestResourceCompletion(t *testing.T) {
 	cs := connect(t, server.New(newResolver(t, dirtree.New(rt.root, nil), plugins, shadow), nil), "2025-11-25", nil)
 	complete := func(template, arg, value string, ctx map[string]string) []string {
 		t.Helper()
-		p := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: template}, Argument: mcp.CompleteParamsArgument{Name: arg, Value: value}}
-		if ctx != nil {
-			p.Context = &mcp.CompleteContext{Arguments: ctx}
-		}
-		res, err := cs.Complete(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Completion.Values
+		return completeResource(t, cs, template, arg, value, ctx)
 	}
 	for _, tt := range []struct {
 		template, arg, value string
@@ -56,6 +48,21 @@ func TestResourceCompletion(t *testing.T) {
 			t.Errorf("%s %s=%q (-want +got):\n%s", tt.template, tt.arg, tt.value, diff)
 		}
 	}
+}
+
+// completeResource completes the argument arg of a resource template,
+// with the other arguments ctx, and returns the values.
+func completeResource(t *testing.T, cs *mcp.ClientSession, template, arg, value string, ctx map[string]string) []string {
+	t.Helper()
+	p := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: template}, Argument: mcp.CompleteParamsArgument{Name: arg, Value: value}}
+	if ctx != nil {
+		p.Context = &mcp.CompleteContext{Arguments: ctx}
+	}
+	res, err := cs.Complete(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Completion.Values
 }
 
 // A skill of more files than a walk lists completes its paths with as
@@ -111,15 +118,7 @@ func TestResourceCompletionValuesExpand(t *testing.T) {
 	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil)), nil), "2025-11-25", nil)
 	complete := func(arg, value string, ctx map[string]string) []string {
 		t.Helper()
-		p := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "skill://{+skill}/{+path}"}, Argument: mcp.CompleteParamsArgument{Name: arg, Value: value}}
-		if ctx != nil {
-			p.Context = &mcp.CompleteContext{Arguments: ctx}
-		}
-		res, err := cs.Complete(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Completion.Values
+		return completeResource(t, cs, "skill://{+skill}/{+path}", arg, value, ctx)
 	}
 	if got := complete("skill", "ét", nil); !slices.Equal(got, []string{"été"}) {
 		t.Fatalf("skill ét: %q", got)

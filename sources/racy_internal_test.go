@@ -71,7 +71,15 @@ func TestCacheFileDropsEntriesChangedBeforeTheSave(t *testing.T) {
 	writeOld(t, p, "---\nname: s\ndescription: Copied with its times.\n---\n")
 	var c Cache
 	c.Load(p, LoadOptions{})
-	file := filepath.Join(dir, "c")
+	if _, ok := saveAndLoad(t, &c, filepath.Join(dir, "c")).m[p]; ok {
+		t.Error("the entry of a file changed just before the save was loaded back")
+	}
+}
+
+// saveAndLoad saves c to file and loads it back into another Cache, as
+// the next process does.
+func saveAndLoad(t *testing.T, c *Cache, file string) *Cache {
+	t.Helper()
 	if err := c.SaveFile(file); err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +87,7 @@ func TestCacheFileDropsEntriesChangedBeforeTheSave(t *testing.T) {
 	if err := loaded.LoadFile(file); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := loaded.m[p]; ok {
-		t.Error("the entry of a file changed just before the save was loaded back")
-	}
+	return &loaded
 }
 
 // A digest of a file changed within racyWindow of now is not kept.
@@ -113,15 +119,7 @@ func TestCacheFileLeavesRacyEntriesOut(t *testing.T) {
 	var c Cache
 	c.Load(p, LoadOptions{})
 	LaterClock(t) // the save comes long after the change
-	file := filepath.Join(dir, "c")
-	if err := c.SaveFile(file); err != nil {
-		t.Fatal(err)
-	}
-	var loaded Cache
-	if err := loaded.LoadFile(file); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := loaded.m[p]; ok {
+	if _, ok := saveAndLoad(t, &c, filepath.Join(dir, "c")).m[p]; ok {
 		t.Error("an entry parsed just after its file's change was saved, and loaded back")
 	}
 }
