@@ -37,8 +37,10 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 		for _, a := range v.snap.Addresses() {
 			path := a.URI.Path()
 			value := resolver.TemplateValue(path)
-			if begins(value, typed) || begins(path, typed) || strings.HasPrefix(strings.ToLower(a.Match.Ref.Name), typed) ||
-				strings.HasPrefix(sources.WithoutMarks(strings.ToLower(value)), sources.WithoutMarks(typed)) {
+			// As written in the URI, or as a value, with or without
+			// accents, or by the skill's name.
+			if begins(path, typed) || strings.HasPrefix(sources.WithoutMarks(strings.ToLower(value)), sources.WithoutMarks(typed)) ||
+				strings.HasPrefix(strings.ToLower(a.Match.Ref.Name), typed) {
 				values = append(values, value)
 			}
 		}
@@ -51,9 +53,6 @@ func (s *Server) completeResource(ctx context.Context, req *mcp.CompleteRequest)
 			return res, nil
 		}
 		a, snap, err := s.resolve(v, "skill://"+resolver.ExpandReserved(skill))
-		if err != nil {
-			a, snap, err = s.resolve(v, "skill://"+skill)
-		}
 		if err != nil {
 			// Spelled as lookups take names: in another Unicode form
 			// (as macOS types accents), in another case.

@@ -638,7 +638,7 @@ func (s *Server) literalURI(snap *resolver.Snapshot, uri string) (near, why stri
 		}
 		// What a read would refuse is not hinted at: whether it exists
 		// is not told.
-		if hiddenFile(a.File) || !s.allowed(sk, a.File, false) || !addressable(snap, a, func(string, bool) bool { return true })(a.File, false) {
+		if hiddenFile(a.File) || !s.allowed(sk, a.File, false) {
 			return ""
 		}
 		if _, err := fs.Stat(sk.Files, a.File); err != nil {

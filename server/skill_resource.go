@@ -154,7 +154,11 @@ func (s *Server) callSkillResource(ctx context.Context, req *mcp.CallToolRequest
 	if n := contentsLen(c); n > maxContents {
 		return errorResult(fmt.Sprintf("%s of skill %s is not served: its %d bytes make %s%s", rel, m.Ref, len(data), tooLong(n), onDisk(m, rel))), nil
 	}
-	if _, text := mimeOf(rel, data); text {
+	text := c.Blob == nil
+	if len(data) == 0 {
+		_, text = mimeOf(rel, data) // an empty text file is sent as text
+	}
+	if text {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{

@@ -204,30 +204,30 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 	sk := a.Match.Skill
 	raw, fields, err := s.fronts.get(sk.FrontMatter)
 	if err != nil {
-		return nil, &refusal{fmt.Sprintf("its front matter cannot be published as JSON as written: %v", err), false}
+		return nil, refused(fmt.Sprintf("its front matter cannot be published as JSON as written: %v", err))
 	}
 	name, _ := fields["name"].(string)
 	switch {
 	case name == "" && fields["name"] != nil:
-		return nil, &refusal{"its name is " + notAString(fields["name"]) + " (the extension requires a string, equal to the last segment of its URI)", false}
+		return nil, refused("its name is " + notAString(fields["name"]) + " (the extension requires a string, equal to the last segment of its URI)")
 	case name == "":
-		return nil, &refusal{"its front matter has no name (the extension requires one, equal to the last segment of its URI)", false}
+		return nil, refused("its front matter has no name (the extension requires one, equal to the last segment of its URI)")
 	case name != a.Match.Ref.Name:
-		return nil, &refusal{fmt.Sprintf("its front matter names it %q, but it is served as %q", name, a.Match.Ref.Name), false}
+		return nil, refused(fmt.Sprintf("its front matter names it %q, but it is served as %q", name, a.Match.Ref.Name))
 	case !sources.ValidName(name):
-		return nil, &refusal{fmt.Sprintf("%q is not an Agent Skills name (1-%d lowercase letters, digits and single hyphens)", name, sources.MaxNameLen), false}
+		return nil, refused(fmt.Sprintf("%q is not an Agent Skills name (1-%d lowercase letters, digits and single hyphens)", name, sources.MaxNameLen))
 	}
 	desc, _ := fields["description"].(string)
 	switch n := utf8.RuneCountInString(desc); {
 	case desc == "" && fields["description"] != nil:
-		return nil, &refusal{"its description is " + notAString(fields["description"]), false}
+		return nil, refused("its description is " + notAString(fields["description"]))
 	case strings.TrimSpace(desc) == "":
-		return nil, &refusal{"its front matter has no description", false}
+		return nil, refused("its front matter has no description")
 	case n > sources.MaxDescriptionLen:
-		return nil, &refusal{fmt.Sprintf("its description is %d characters, over the %d an Agent Skills description may have", n, sources.MaxDescriptionLen), false}
+		return nil, refused(fmt.Sprintf("its description is %d characters, over the %d an Agent Skills description may have", n, sources.MaxDescriptionLen))
 	}
 	if sk.Files == nil {
-		return nil, &refusal{"its files cannot be read", false}
+		return nil, refused("its files cannot be read")
 	}
 	fsys, done := sources.Pin(sk.Files)
 	defer done()
@@ -235,13 +235,13 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 	files, truncated, err := sources.WalkFiles(fsys, &sources.WalkOptions{MaxFiles: maxSkillResources, Allow: s.walkAllow(sk, ""), Unreadable: closed.note})
 	switch {
 	case err != nil:
-		return nil, &refusal{fmt.Sprintf("its files cannot be listed: %v", unwrapPathError(err)), false}
+		return nil, refused(fmt.Sprintf("its files cannot be listed: %v", unwrapPathError(err)))
 	case closed.dir != "":
 		// A host copies the files an entry lists: it would get the skill
 		// without those.
-		return nil, &refusal{closed.String(), false}
+		return nil, refused(closed.String())
 	case truncated:
-		return nil, &refusal{fmt.Sprintf("it has more than %d files, the extension's limit for one skill", maxSkillResources), false}
+		return nil, refused(fmt.Sprintf("it has more than %d files, the extension's limit for one skill", maxSkillResources))
 	}
 	var total int64
 	hasEntry := false
@@ -250,14 +250,14 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 		hasEntry = hasEntry || f.Path == sk.EntryFile()
 		if f.Size > s.maxFileSize {
 			// A host must be able to read every file its entry lists.
-			return nil, &refusal{fmt.Sprintf("its file %s is %d bytes, over the %d bytes resources/read serves (resources.max_file_size)", f.Path, f.Size, s.maxFileSize), false}
+			return nil, refused(fmt.Sprintf("its file %s is %d bytes, over the %d bytes resources/read serves (resources.max_file_size)", f.Path, f.Size, s.maxFileSize))
 		}
 	}
 	switch {
 	case total > maxSkillBytes:
-		return nil, &refusal{fmt.Sprintf("its files hold %d bytes, over the extension's limit of %d for one skill", total, maxSkillBytes), false}
+		return nil, refused(fmt.Sprintf("its files hold %d bytes, over the extension's limit of %d for one skill", total, maxSkillBytes))
 	case !hasEntry:
-		return nil, &refusal{"its SKILL.md cannot be read", false}
+		return nil, refused("its SKILL.md cannot be read")
 	}
 	e := &skillEntry{URI: a.URI.Entry(), Frontmatter: raw, Resources: make([]skillResource, 0, len(files))}
 	for _, f := range files {
@@ -267,7 +267,7 @@ func (s *Server) entry(snap *resolver.Snapshot, a resolver.Addressed) (*skillEnt
 		}
 		sum, size, err := s.digests.Sum(fsys, sk.Dir, f)
 		if err != nil {
-			return nil, &refusal{fmt.Sprintf("its file %s cannot be read: %v", f.Path, unwrapPathError(err)), false}
+			return nil, refused(fmt.Sprintf("its file %s cannot be read: %v", f.Path, unwrapPathError(err)))
 		}
 		e.Resources = append(e.Resources, skillResource{URI: uri, Digest: sum.String(), Size: size})
 	}
@@ -502,6 +502,8 @@ type refusal struct {
 	msg   string
 	noURI bool // a file of the skill has no URI: resources/read cannot serve it
 }
+
+func refused(msg string) *refusal { return &refusal{msg: msg} }
 
 // otherReaders says what may still serve the files of a skill that
 // skills/get refuses: resources/read, unless some file has no URI, and

@@ -1178,30 +1178,13 @@ func (w *lineWriter) cut() []byte {
 	return nil
 }
 
-// lineID is the id of the message line, as it holds it, or nil.
+// lineID is the id of the message line, or nil.
 func lineID(line []byte) any {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var v any
-		if key == "id" {
-			dec.UseNumber()
-			if dec.Decode(&v) != nil {
-				return nil
-			}
-			return v
-		}
-		if dec.Decode(&v) != nil {
-			return nil
-		}
-	}
-	return nil
+	var id any
+	dec := json.NewDecoder(bytes.NewReader(members(line)["id"]))
+	dec.UseNumber()
+	dec.Decode(&id)
+	return id
 }
 
 // failed returns the first error out gave, or nil.

@@ -4,10 +4,7 @@
 // every folder of the machine.
 package pseudofs
 
-import (
-	"path/filepath"
-	"strings"
-)
+import "github.com/skillmux/skillmux/internal/fspath"
 
 // pseudoRoots are where Unix systems mount file systems made up by the
 // kernel: walking them finds no skills and can take minutes (/proc lists
@@ -24,18 +21,13 @@ const shm = "/dev/shm"
 // statfs on Linux), since a pseudo file system can be mounted anywhere:
 // call it for roots and symlink targets, not for every folder of a walk.
 func Reason(real string) string {
-	if within(real, shm) {
+	if fspath.Within(real, shm) {
 		return pseudoMount(real) // memory the user writes to, as any tmpfs
 	}
 	for _, p := range pseudoRoots {
-		if within(real, p) {
+		if fspath.Within(real, p) {
 			return "a pseudo file system (" + p + ")"
 		}
 	}
 	return pseudoMount(real)
-}
-
-// within reports whether path is dir or below it.
-func within(path, dir string) bool {
-	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
 }

@@ -518,7 +518,7 @@ func onceWarn(h *hub) slog.Level {
 // roots below path and what they cover. It returns the other paths whose
 // folder it dropped: one of them may still reach an existing folder, which
 // must then be watched through it (see adopt).
-func (w *Watcher) drop(path string, keepRoots bool) (orphans []string) {
+func (w *Watcher) drop(path string, keepRoots bool) []string {
 	if target, ok := w.aliases[path]; ok {
 		w.removeAlias(path, target)
 	}
@@ -528,7 +528,7 @@ func (w *Watcher) drop(path string, keepRoots bool) (orphans []string) {
 	}
 	if w.alone(path, d) {
 		w.unwatchDir(path, d)
-		return w.dropAliases(path, keepRoots, nil)
+		return w.dropAliases(path, keepRoots)
 	}
 	// The subtree is found by path, a scan of the watched folders: a
 	// tree of sub-folder sets would cost memory on every folder of a
@@ -553,13 +553,12 @@ func (w *Watcher) drop(path string, keepRoots bool) (orphans []string) {
 			w.detached[r] = true
 		}
 	}
-	return w.dropAliases(path, keepRoots, orphans)
+	return w.dropAliases(path, keepRoots)
 }
 
 // dropAliases is the end of drop: it forgets the other paths reaching
-// into path, and returns, added to orphans, those whose folder is no
-// longer watched.
-func (w *Watcher) dropAliases(path string, keepRoots bool, orphans []string) []string {
+// into path, and returns those whose folder is no longer watched.
+func (w *Watcher) dropAliases(path string, keepRoots bool) (orphans []string) {
 	for link, target := range w.aliases {
 		switch {
 		case fspath.Within(link, path) && !(keepRoots && w.covered(link)):
