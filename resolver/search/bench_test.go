@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/skillmux/skillmux/internal/corpus"
@@ -73,11 +74,25 @@ var queries = []string{
 	"pdf",
 }
 
-func benchmarkSearch(b *testing.B, n int) {
+// benchmarkSearch searches n skills, edited of which have been edited
+// since the index was built: their old documents are dead, as after a
+// session's edits, which leave them until a compaction.
+func benchmarkSearch(b *testing.B, n, edited int) {
 	_, skills := replicas(b, n)
 	ix := search.NewIndex()
 	if _, err := ix.Update(context.Background(), skills, nil); err != nil {
 		b.Fatal(err)
+	}
+	if edited > 0 {
+		skills = slices.Clone(skills)
+		for i := range edited {
+			sk := *skills[i]
+			sk.Description += " Edited."
+			skills[i] = &sk
+		}
+		if st, err := ix.Update(context.Background(), skills, nil); err != nil || st.Removed != edited {
+			b.Fatalf("%+v, %v; want %d dead documents", st, err, edited)
+		}
 	}
 	i := 0
 	for b.Loop() {
@@ -88,9 +103,14 @@ func benchmarkSearch(b *testing.B, n int) {
 	}
 }
 
-func BenchmarkSearch1k(b *testing.B)   { benchmarkSearch(b, 1_000) }
-func BenchmarkSearch10k(b *testing.B)  { benchmarkSearch(b, 10_000) }
-func BenchmarkSearch100k(b *testing.B) { benchmarkSearch(b, 100_000) }
+func BenchmarkSearch1k(b *testing.B)   { benchmarkSearch(b, 1_000, 0) }
+func BenchmarkSearch10k(b *testing.B)  { benchmarkSearch(b, 10_000, 0) }
+func BenchmarkSearch100k(b *testing.B) { benchmarkSearch(b, 100_000, 0) }
+
+// BenchmarkSearchEdited10k is BenchmarkSearch10k after one edit: a term's
+// weight counts the live documents that hold it, which one dead document
+// makes a search count (once after each change).
+func BenchmarkSearchEdited10k(b *testing.B) { benchmarkSearch(b, 10_000, 1) }
 
 // benchmarkEdit measures what one edited SKILL.md costs the index: the
 // source lists again (only that skill is new), and Update compares the
