@@ -1,16 +1,15 @@
 package server_test
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/skillmux/skillmux/server"
 	"github.com/skillmux/skillmux/sources/dirtree"
+	"github.com/skillmux/skillmux/sources/sourcetest"
 )
 
 // tsMaxLine is what a client of the TypeScript SDK takes before a line's
@@ -22,29 +21,22 @@ const tsMaxLine = 10 << 20
 // the session goes on, and no line written is longer than a client takes.
 func TestAnswersFitOneMessage(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel string, data []byte) {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	binary := func(n int) []byte {
+	binary := func(n int) string {
 		b := make([]byte, n)
 		for i := range b {
 			b[i] = byte(i * 7)
 		}
-		return b
+		return string(b)
 	}
-	write("big/SKILL.md", []byte("---\nname: big\ndescription: Large files.\n---\nbody\n"))
-	write("big/assets/large.bin", binary(7_900_000))                         // 10.5 MB as base64
-	write("big/notes/lines.txt", bytes.Repeat([]byte("\n"), 5_500_000))      // 11 MB as JSON
-	write("big/notes/controls.txt", bytes.Repeat([]byte("\x01"), 2_000_000)) // 12 MB as JSON
-	write("fits/SKILL.md", []byte("---\nname: fits\ndescription: A large file that fits.\n---\nbody\n"))
-	write("fits/assets/ok.bin", binary(7_300_000)) // 9.7 MB as base64
-	write("blank/SKILL.md", []byte("---\nname: blank\ndescription: A SKILL.md of line breaks.\n---\n"+strings.Repeat("\n", 6_000_000)))
+	sourcetest.WriteFiles(t, root, map[string]string{
+		"big/SKILL.md":           "---\nname: big\ndescription: Large files.\n---\nbody\n",
+		"big/assets/large.bin":   binary(7_900_000),                 // 10.5 MB as base64
+		"big/notes/lines.txt":    strings.Repeat("\n", 5_500_000),   // 11 MB as JSON
+		"big/notes/controls.txt": strings.Repeat("\x01", 2_000_000), // 12 MB as JSON
+		"fits/SKILL.md":          "---\nname: fits\ndescription: A large file that fits.\n---\nbody\n",
+		"fits/assets/ok.bin":     binary(7_300_000), // 9.7 MB as base64
+		"blank/SKILL.md":         "---\nname: blank\ndescription: A SKILL.md of line breaks.\n---\n" + strings.Repeat("\n", 6_000_000),
+	})
 
 	w := serve(t, t.Context(), server.New(newResolver(t, dirtree.New(root, nil)), nil))
 	w.handshake()
