@@ -70,13 +70,18 @@ func (r *Resolver) Run(ctx context.Context, opts *RunOptions) error {
 			// moved from one root to another is reported by each root's
 			// watcher after its own debounce, a millisecond or so apart,
 			// and two refreshes would tell clients of a catalog without
-			// the skill in between.
-			gather := time.NewTimer(GatherChanges)
-			select {
-			case <-ctx.Done():
+			// the skill in between. So the refresh waits for the sources
+			// that hold changes they have not reported yet, if any.
+			if idle := w.busy.idle(); idle != nil {
+				gather := time.NewTimer(GatherChanges)
+				select {
+				case <-ctx.Done():
+					gather.Stop()
+					return nil
+				case <-idle:
+				case <-gather.C:
+				}
 				gather.Stop()
-				return nil
-			case <-gather.C:
 			}
 		case <-tick:
 			r.MarkChanged(r.Sources()...)
@@ -84,9 +89,46 @@ func (r *Resolver) Run(ctx context.Context, opts *RunOptions) error {
 	}
 }
 
-// GatherChanges is how long Run waits, once a source reports a change,
-// for others to report theirs before it refreshes.
-const GatherChanges = 10 * time.Millisecond
+// GatherChanges bounds how long Run waits, once a source reports a
+// change, for the sources that hold changes they have not reported yet
+// (sources.WithBusy) to report theirs before it refreshes. When none
+// holds any, it refreshes at once.
+const GatherChanges = 100 * time.Millisecond
+
+// busyCount counts the parts of watched sources that hold changes they
+// have not reported yet.
+type busyCount struct {
+	mu     sync.Mutex
+	n      int
+	idleCh chan struct{} // closed when n falls to 0; nil while n is 0
+}
+
+// set counts one part becoming busy, or no longer busy.
+func (b *busyCount) set(busy bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case busy:
+		if b.n == 0 {
+			b.idleCh = make(chan struct{})
+		}
+		b.n++
+	case b.n > 0:
+		b.n--
+		if b.n == 0 {
+			close(b.idleCh)
+			b.idleCh = nil
+		}
+	}
+}
+
+// idle returns a channel closed once no part is busy, or nil when none is
+// now.
+func (b *busyCount) idle() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.idleCh
+}
 
 // Settled returns a channel that is closed once the watching Run started
 // is set up: every source watched from the start has reported its first
@@ -106,6 +148,7 @@ type watchers struct {
 	r       *Resolver
 	wg      sync.WaitGroup
 	running map[sources.Source]context.CancelFunc // only Run's goroutine touches it
+	busy    busyCount
 
 	started bool // the first reconcile is done: sources added later do not hold Settled back
 
@@ -147,7 +190,7 @@ func (w *watchers) reconcile(ctx context.Context) {
 		}
 		w.wg.Go(func() {
 			defer settled()
-			sctx, onChange := sources.WithSettle(wctx, settled)
+			sctx, onChange := sources.WithSettle(sources.WithBusy(wctx, w.busy.set), settled)
 			err := wt.Watch(sctx, func() { w.r.MarkChanged(src); onChange() })
 			switch {
 			case errors.Is(err, sources.ErrNotWatched):

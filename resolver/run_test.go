@@ -3,6 +3,9 @@ package resolver_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/skillmux/skillmux/resolver"
 	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/dirtree"
 	"github.com/skillmux/skillmux/sources/sourcetest"
 )
 
@@ -22,14 +26,15 @@ type watched struct {
 	lists    atomic.Int32
 	closed   atomic.Bool
 	watching atomic.Bool
-	kick     chan struct{}
+	kick     chan struct{} // reports a change, and that the watch holds none
+	hold     chan struct{} // says the watch holds a change it will report (sources.Busy)
 	// ready, when not nil, makes the watch defer its settling until it is
 	// closed (sources.DeferSettle), as a tree with a deferred scan does.
 	ready chan struct{}
 }
 
 func newWatched(name string, skills ...string) *watched {
-	w := &watched{Fake: fake(name, "", skills...), kick: make(chan struct{}, 1)}
+	w := &watched{Fake: fake(name, "", skills...), kick: make(chan struct{}, 1), hold: make(chan struct{}, 1)}
 	return w
 }
 
@@ -54,12 +59,17 @@ func (w *watched) Watch(ctx context.Context, changed func()) error {
 	if ready != nil {
 		settled = sources.DeferSettle(ctx)
 	}
+	busy, notBusy := sources.Busy(ctx)
+	defer notBusy()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-w.hold:
+			busy(true)
 		case <-w.kick:
 			changed()
+			busy(false)
 		case <-ready:
 			ready = nil
 			changed()
@@ -364,38 +374,155 @@ func TestSettled(t *testing.T) {
 	})
 }
 
-// A skill moved from one source to another, each reporting its change a
-// few milliseconds after the other (each root's watcher debounces on its
+// A skill moved from one source to another, each reporting its change
+// some milliseconds after the other (each root's watcher debounces on its
 // own), is in every snapshot: clients are not told of a catalog without
-// it in between.
+// it in between. The refresh waits for the source that holds a change it
+// has not reported yet; when none does, it does not wait at all; and a
+// source busy for longer than GatherChanges holds it back no longer.
 func TestChangesThatComeTogetherMakeOneSnapshot(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		a, b := newWatched("a", "one", "moved"), newWatched("b", "two")
-		r := resolver.New([]sources.Source{a, b}, nil)
-		if _, err := r.Reload(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		var lacking, swaps atomic.Int32
-		r.OnSwap(func(_, s *resolver.Snapshot) {
-			swaps.Add(1)
-			if _, ok := s.Find("moved"); !ok {
-				lacking.Add(1)
-			}
+	tests := []struct {
+		name string
+		// holdB makes b say it holds a change when a reports one; b
+		// reports it after reportB (never when negative).
+		holdB   bool
+		reportB time.Duration
+		// swapAt is when the first new snapshot is swapped in, after a
+		// reports; together says it is the one with the moved skill.
+		swapAt   time.Duration
+		together bool
+	}{
+		{"b reports 2 ms later", true, 2 * time.Millisecond, 2 * time.Millisecond, true},
+		{"b reports 60 ms later", true, 60 * time.Millisecond, 60 * time.Millisecond, true},
+		{"nothing else is busy", false, -1, 0, false},
+		{"b is busy for longer than GatherChanges", true, -1, resolver.GatherChanges, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, b := newWatched("a", "one", "moved"), newWatched("b", "two")
+				r := resolver.New([]sources.Source{a, b}, nil)
+				if _, err := r.Reload(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				var kicked time.Time
+				var swaps, lacking atomic.Int32
+				var firstAt atomic.Int64
+				r.OnSwap(func(_, s *resolver.Snapshot) {
+					if swaps.Add(1) == 1 {
+						firstAt.Store(int64(time.Since(kicked)))
+					}
+					if _, ok := s.Find("moved"); !ok {
+						lacking.Add(1)
+					}
+				})
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				go r.Run(ctx, nil)
+				synctest.Wait()
+				a.set(func(f *sourcetest.Fake) { f.Skills = f.Skills[:1] })
+				if tt.holdB {
+					b.hold <- struct{}{}
+					synctest.Wait()
+				}
+				kicked = time.Now()
+				a.kick <- struct{}{}
+				if tt.reportB >= 0 {
+					time.Sleep(tt.reportB)
+					b.set(func(f *sourcetest.Fake) {
+						f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: "moved", Description: "Moved."})
+					})
+					b.kick <- struct{}{}
+				}
+				until(t, func() bool { return swaps.Load() > 0 })
+				synctest.Wait()
+				if got := time.Duration(firstAt.Load()); got != tt.swapAt {
+					t.Errorf("first snapshot swapped in %v after a's report; want %v", got, tt.swapAt)
+				}
+				if tt.together && (lacking.Load() != 0 || swaps.Load() != 1) {
+					t.Errorf("%d snapshots swapped in, %d without the moved skill; want one, with it", swaps.Load(), lacking.Load())
+				}
+			})
 		})
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go r.Run(ctx, nil)
-		synctest.Wait()
-		a.set(func(f *sourcetest.Fake) { f.Skills = f.Skills[:1] })
-		b.set(func(f *sourcetest.Fake) {
-			f.Skills = append(f.Skills, sourcetest.FakeSkill{Name: "moved", Description: "Moved."})
-		})
-		a.kick <- struct{}{}
-		time.Sleep(2 * time.Millisecond)
-		b.kick <- struct{}{}
-		until(t, func() bool { s, ok := r.Snapshot().Find("moved"); return ok && s.Skill.Source == "b" })
-		if lacking.Load() != 0 || swaps.Load() != 1 {
-			t.Errorf("%d snapshots swapped in, %d without the moved skill; want one, with it", swaps.Load(), lacking.Load())
+	}
+}
+
+// On real folders: a skill moved from one root to another, back and
+// forth, is in every snapshot the moves make; each root's watcher reports
+// its side of a move on its own.
+func TestSkillMovedBetweenRootsIsNeverMissing(t *testing.T) {
+	rootA, rootB := t.TempDir(), t.TempDir()
+	sourcetest.WriteFiles(t, rootA, map[string]string{
+		"moved/SKILL.md": "---\nname: moved\ndescription: Moves between roots.\n---\nBody.\n",
+		"stays/SKILL.md": "---\nname: stays\ndescription: Stays.\n---\nBody.\n",
+	})
+	// The default debounce: with a much shorter one, a machine busy enough
+	// to hold the process's goroutines back for as long could make the
+	// first root's report due before the second has seen its event.
+	r := resolver.New([]sources.Source{dirtree.New(rootA, nil), dirtree.New(rootB, nil)}, nil)
+	if _, err := r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var lacking []string
+	var swaps atomic.Int32
+	r.OnSwap(func(_, s *resolver.Snapshot) {
+		swaps.Add(1)
+		if _, ok := s.Find("moved"); !ok {
+			mu.Lock()
+			lacking = append(lacking, s.Keys()...)
+			mu.Unlock()
 		}
 	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx, nil) }()
+	defer func() { cancel(); <-done }()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second) // a hang, not a timing
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: never", what)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	select {
+	case <-r.Settled():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the roots' watches were never set up")
+	}
+	// A refresh under way when a skill is moved (one that follows the
+	// start, or the last move) may list one root before the move and the
+	// other after it: that race is not this test's. Each move waits for
+	// 100 ms without a new snapshot.
+	quiet := func() {
+		for {
+			n := swaps.Load()
+			time.Sleep(100 * time.Millisecond)
+			if swaps.Load() == n {
+				return
+			}
+		}
+	}
+	from, to := rootA, rootB
+	for i := range 4 {
+		quiet()
+		if err := os.Rename(filepath.Join(from, "moved"), filepath.Join(to, "moved")); err != nil {
+			t.Fatal(err)
+		}
+		want := filepath.Join(to, "moved")
+		waitFor(fmt.Sprintf("move %d", i+1), func() bool {
+			m, ok := r.Snapshot().Find("moved")
+			return ok && m.Skill.Dir == want
+		})
+		from, to = to, from
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lacking) > 0 {
+		t.Errorf("snapshots without the moved skill were swapped in (holding %v)", lacking)
+	}
 }

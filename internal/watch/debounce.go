@@ -19,17 +19,62 @@ const maxPending = 50_000
 type debouncer struct {
 	quiet, max time.Duration
 	wake       chan struct{} // one-slot: something was added since next last looked
+	busy       func(bool)    // Options.Busy, or nil
 
-	// mu guards the pending batch below.
-	mu     sync.Mutex
-	paths  map[string]struct{}
-	rescan bool
-	first  time.Time // when the pending batch's first change arrived
-	last   time.Time // when its latest change arrived
+	// mu guards the pending batch below, and the state told to busy.
+	mu       sync.Mutex
+	paths    map[string]struct{}
+	rescan   bool
+	first    time.Time // when the pending batch's first change arrived
+	last     time.Time // when its latest change arrived
+	handling bool      // the consumer has a batch it has not handled yet
+	// arrivedSeq and appliedSeq number the events the system reported
+	// for this Watcher, the last that arrived and the last applied (which
+	// then called add if it changed anything): events not yet applied
+	// make the debouncer busy already, so that a Watcher whose events
+	// came with another's is busy before the other's batch is due.
+	arrivedSeq, appliedSeq uint64
+	told                   bool // what busy was last told
 }
 
-func newDebouncer(quiet, max time.Duration) *debouncer {
-	return &debouncer{quiet: quiet, max: max, wake: make(chan struct{}, 1), paths: map[string]struct{}{}}
+func newDebouncer(quiet, max time.Duration, busy func(bool)) *debouncer {
+	return &debouncer{quiet: quiet, max: max, wake: make(chan struct{}, 1), paths: map[string]struct{}{}, busy: busy}
+}
+
+// arrived says event number seq arrived, to be applied.
+func (d *debouncer) arrived(seq uint64) {
+	d.mu.Lock()
+	d.arrivedSeq = max(d.arrivedSeq, seq)
+	d.tell()
+	d.mu.Unlock()
+}
+
+// applied says every event up to number seq was applied (and added).
+func (d *debouncer) applied(seq uint64) {
+	d.mu.Lock()
+	d.appliedSeq = max(d.appliedSeq, seq)
+	d.tell()
+	d.mu.Unlock()
+}
+
+// tell tells busy whether a change is arriving, pending or being handled,
+// when that differs from what it was told last. d.mu is held.
+func (d *debouncer) tell() {
+	now := d.handling || d.rescan || len(d.paths) > 0 || d.arrivedSeq > d.appliedSeq
+	if now != d.told {
+		d.told = now
+		if d.busy != nil {
+			d.busy(now)
+		}
+	}
+}
+
+// handled says the consumer is done with the batch next gave it.
+func (d *debouncer) handled() {
+	d.mu.Lock()
+	d.handling = false
+	d.tell()
+	d.mu.Unlock()
 }
 
 // add records changed paths, and a possible loss of events (rescan).
@@ -56,6 +101,7 @@ func (d *debouncer) add(rescan bool, paths ...string) {
 		}
 		d.paths[p] = struct{}{}
 	}
+	d.tell()
 	d.mu.Unlock()
 	select {
 	case d.wake <- struct{}{}:
@@ -89,6 +135,7 @@ func (d *debouncer) next(ctx context.Context, stop <-chan struct{}) (Batch, bool
 			}
 			if wait = time.Until(due); wait <= 0 {
 				b := d.take()
+				d.handling = true
 				d.mu.Unlock()
 				return b, true
 			}

@@ -89,7 +89,7 @@ func TestDebounce(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				d := newDebouncer(quiet, max)
+				d := newDebouncer(quiet, max, nil)
 				got := consume(t, d, func() {
 					var now time.Duration
 					for _, c := range tt.changes {
@@ -134,7 +134,7 @@ func consume(t *testing.T, d *debouncer, produce func()) []delivered {
 // once, and next stops on ctx or stop.
 func TestDebounceLateConsumerAndStop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := newDebouncer(200*time.Millisecond, 2*time.Second)
+		d := newDebouncer(200*time.Millisecond, 2*time.Second, nil)
 		d.add(false, "/r/a")
 		time.Sleep(3 * time.Second)
 		start := time.Now()
@@ -167,7 +167,7 @@ func TestDebounceLateConsumerAndStop(t *testing.T) {
 // Past maxPending paths a batch turns into a rescan rather than grow.
 func TestDebounceBound(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := newDebouncer(time.Millisecond, time.Second)
+		d := newDebouncer(time.Millisecond, time.Second, nil)
 		for i := range maxPending + 1 {
 			d.add(false, fmt.Sprintf("/r/%d", i))
 		}
@@ -178,6 +178,55 @@ func TestDebounceBound(t *testing.T) {
 		d.add(false, "/r/x")
 		if b, _ := d.next(t.Context(), nil); b.Rescan || !cmp.Equal(b.Paths, []string{"/r/x"}) {
 			t.Errorf("the batch after a rescan = %+v; want [/r/x]", b)
+		}
+	})
+}
+
+// Busy is told true from an event's arrival until the batch holding its
+// change is handled (or until it is applied, when it changes nothing),
+// and only of changes of state: a change that comes while the batch before
+// it is being handled keeps the debouncer busy through both.
+func TestDebounceBusy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		type told struct {
+			At   time.Duration
+			Busy bool
+		}
+		var got []told
+		d := newDebouncer(200*time.Millisecond, 2*time.Second, func(b bool) {
+			got = append(got, told{time.Since(start), b})
+		})
+		d.add(false) // no change: not busy
+		d.arrived(1) // an event that changes nothing, until it is applied
+		d.arrived(2)
+		time.Sleep(5 * time.Millisecond)
+		d.applied(2)
+		time.Sleep(5 * time.Millisecond)
+
+		d.arrived(4) // told before the push it follows (3)
+		d.arrived(3)
+		d.applied(3) // 4 is still to be applied
+		d.add(false, "/r/a")
+		d.applied(4) // as the Watcher does: what it applied is added first
+		time.Sleep(90 * time.Millisecond)
+		d.add(false, "/r/b")
+		d.next(t.Context(), nil) // due at 300 ms
+		time.Sleep(50 * time.Millisecond)
+		d.handled()
+
+		d.add(false, "/r/c")
+		d.next(t.Context(), nil) // due at 550 ms
+		d.add(true)              // while the batch is handled
+		time.Sleep(10 * time.Millisecond)
+		d.handled()
+		d.next(t.Context(), nil) // the rescan, due at 750 ms
+		d.handled()
+
+		ms := time.Millisecond
+		want := []told{{0, true}, {5 * ms, false}, {10 * ms, true}, {350 * ms, false}, {350 * ms, true}, {750 * ms, false}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("busy told (-want +got):\n%s", diff)
 		}
 	})
 }

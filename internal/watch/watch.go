@@ -80,6 +80,14 @@ type Options struct {
 	// nothing from there, and watching it would spend the watches a
 	// system allows on folders nobody reads).
 	Within string
+	// Busy, when not nil, is told true when the Watcher notices a change
+	// it has not delivered yet (a batch is pending, waiting out Debounce),
+	// and false once none is pending and Run's callback has returned for
+	// the last batch: a caller that gathers the batches of several
+	// Watchers can wait for those still busy. It is told only of changes
+	// of state, true first. It runs under a lock of the Watcher: it must
+	// be quick and must not call the Watcher.
+	Busy func(busy bool)
 	// Logger receives one warning when a limit is reached, and debug lines.
 	// Default: nothing is logged.
 	Logger *slog.Logger
@@ -199,6 +207,7 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	d := newDebouncer(o.Debounce, o.MaxDelay, o.Busy)
 	w := &Watcher{
 		log:      o.Logger,
 		ignore:   o.Ignore,
@@ -206,8 +215,8 @@ func newWatcher(opts *Options, newFS func() (*fsnotify.Watcher, error)) (*Watche
 		outside:  o.Outside,
 		maxDirs:  o.MaxDirs,
 		within:   o.Within,
-		debounce: newDebouncer(o.Debounce, o.MaxDelay),
-		queue:    newEventQueue(),
+		debounce: d,
+		queue:    newEventQueue(d.arrived),
 		done:     make(chan struct{}),
 		roots:    map[string]bool{},
 		dirs:     map[string]*dir{},
@@ -376,6 +385,7 @@ func (w *Watcher) Run(ctx context.Context, fn func(Batch)) error {
 			}
 		}
 		fn(b)
+		w.debounce.handled()
 	}
 }
 
@@ -413,7 +423,7 @@ func (w *Watcher) applyLoop() {
 			return
 		case <-w.queue.wake:
 		}
-		events, errs, lost := w.queue.take()
+		events, errs, lost, seq := w.queue.take()
 		for _, err := range errs {
 			// An overflow is expected in a big enough storm; anything else
 			// fsnotify reports is as rare as it is unexplained. Both mean
@@ -430,6 +440,7 @@ func (w *Watcher) applyLoop() {
 			rescan = true
 		}
 		w.debounce.add(rescan, paths...)
+		w.debounce.applied(seq)
 	}
 }
 
@@ -491,18 +502,22 @@ func (w *Watcher) apply(events []fsnotify.Event) (paths []string, rescan bool) {
 // maxQueued events, the rest are dropped and the loss reported, as the
 // kernel does with its own queue.
 type eventQueue struct {
-	wake chan struct{} // one slot: something was queued
+	wake    chan struct{}    // one slot: something was queued
+	arrived func(seq uint64) // told of each push, by its number; may be nil
 
 	// mu guards the fields below.
 	mu     sync.Mutex
 	events []fsnotify.Event
 	errs   []error
 	lost   bool
+	seq    uint64 // the number of the last push
 }
 
 const maxQueued = 1 << 16
 
-func newEventQueue() *eventQueue { return &eventQueue{wake: make(chan struct{}, 1)} }
+func newEventQueue(arrived func(uint64)) *eventQueue {
+	return &eventQueue{wake: make(chan struct{}, 1), arrived: arrived}
+}
 
 func (q *eventQueue) push(ev fsnotify.Event) {
 	q.mu.Lock()
@@ -511,8 +526,10 @@ func (q *eventQueue) push(ev fsnotify.Event) {
 	} else {
 		q.lost = true
 	}
+	q.seq++
+	seq := q.seq
 	q.mu.Unlock()
-	q.signal()
+	q.tell(seq)
 }
 
 func (q *eventQueue) fail(err error) {
@@ -520,7 +537,17 @@ func (q *eventQueue) fail(err error) {
 	if len(q.errs) < 8 { // they say one thing: events were lost
 		q.errs = append(q.errs, err)
 	}
+	q.seq++
+	seq := q.seq
 	q.mu.Unlock()
+	q.tell(seq)
+}
+
+// tell tells arrived of push number seq, and wakes the taker.
+func (q *eventQueue) tell(seq uint64) {
+	if q.arrived != nil {
+		q.arrived(seq)
+	}
 	q.signal()
 }
 
@@ -531,10 +558,12 @@ func (q *eventQueue) signal() {
 	}
 }
 
-func (q *eventQueue) take() ([]fsnotify.Event, []error, bool) {
+// take empties the queue, and returns with what it held the number of
+// the last push it holds.
+func (q *eventQueue) take() ([]fsnotify.Event, []error, bool, uint64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	events, errs, lost := q.events, q.errs, q.lost
 	q.events, q.errs, q.lost = nil, nil, false
-	return events, errs, lost
+	return events, errs, lost, q.seq
 }

@@ -965,15 +965,15 @@ func overflow(t *testing.T, h *harness, x, y string, during func()) {
 
 // The Watcher's own queue is bounded too, and says when it dropped events.
 func TestQueueBound(t *testing.T) {
-	q := newEventQueue()
+	q := newEventQueue(nil)
 	q.events = make([]fsnotify.Event, maxQueued-1) // as if pushed, without the cost
 	q.push(fsnotify.Event{Name: "/r/f", Op: fsnotify.Write})
 	q.push(fsnotify.Event{Name: "/r/g", Op: fsnotify.Write})
-	events, _, lost := q.take()
+	events, _, lost, _ := q.take()
 	if len(events) != maxQueued || !lost {
 		t.Errorf("took %d events, lost %v; want %d, true", len(events), lost, maxQueued)
 	}
-	if events, _, lost := q.take(); len(events) != 0 || lost {
+	if events, _, lost, _ := q.take(); len(events) != 0 || lost {
 		t.Errorf("then took %d events, lost %v; want none", len(events), lost)
 	}
 }

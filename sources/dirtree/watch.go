@@ -29,9 +29,12 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 	// them before is looked for (lookOutside), beside the walk that goes
 	// on watching the skills' insides.
 	outside := make(chan struct{}, 1)
+	busy, notBusy := sources.Busy(ctx)
+	defer notBusy()
 	w, err := watch.New(&watch.Options{
 		Within:   t.bound(),
 		Debounce: t.opts.Debounce,
+		Busy:     busy,
 		Unit:     sources.HoldsSkill,
 		Outside: func(string) {
 			select {
