@@ -555,3 +555,60 @@ func TestCopyOfAFileNamedAsTheStamp(t *testing.T) {
 		t.Errorf("the copy holds %q (%v), after %d fetches; want the plugin's file, fetched once", got, err, fetches)
 	}
 }
+
+// hangsOn is a plugin that hangs in every read of one file.
+type hangsOn struct {
+	byID
+	path string
+	hung atomic.Int32 // reads of path
+}
+
+func (h *hangsOn) ReadFile(req *pluginpb.ReadFileRequest, stream pluginpb.SkillSource_ReadFileServer) error {
+	if req.Path == h.path {
+		h.hung.Add(1)
+		<-stream.Context().Done()
+		return stream.Context().Err()
+	}
+	return h.byID.ReadFile(req, stream)
+}
+
+// A plugin that hangs in the read of one of a skill's files does not take
+// the skill with it: the copy fails, and the SKILL.md and the other files
+// are read through the plugin, without a copy tried again (and waited for
+// as long) at every read.
+func TestFileThePluginHangsOnLeavesTheSkill(t *testing.T) {
+	const front = "name: s\ndescription: D.\n"
+	const entry = "---\n" + front + "---\nbody\n"
+	files := map[string]string{"SKILL.md": entry, "ref.md": "the reference\n", "other.md": "other\n"}
+	sk := &pluginpb.Skill{Id: "s", FrontMatter: []byte(front)}
+	plugin := &hangsOn{byID: byID{files: map[string]string{}}, path: "ref.md"}
+	for p, data := range files {
+		plugin.files["s/"+p] = data
+		sk.Files = append(sk.Files, &pluginpb.FileInfo{Path: p, Size: int64(len(data)), Sha256: digestOf(data)})
+	}
+	plugin.skills = []*pluginpb.Skill{sk}
+	src := connect(t, "p", plugin, t.TempDir())
+	src.r.fileCtx = func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(t.Context(), 200*time.Millisecond)
+	}
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	skill := l.Skills[0]
+	for _, name := range []string{"SKILL.md", "other.md", "SKILL.md"} {
+		data, err := fs.ReadFile(skill.Files, name)
+		if err != nil || string(data) != files[name] {
+			t.Errorf("%s: %q, %v; want it read", name, data, err)
+		}
+	}
+	if _, err := fs.ReadFile(skill.Files, "ref.md"); !errors.Is(err, errNoAnswer) {
+		t.Errorf("ref.md: %v; want the plugin's not answering", err)
+	}
+	if n := plugin.hung.Load(); n != 2 {
+		t.Errorf("the plugin was asked for ref.md %d times; want twice: by the copy, then by its own read", n)
+	}
+	if isDir(skill.Dir) {
+		t.Errorf("a local copy at %s, without the file the plugin did not send", skill.Dir)
+	}
+}

@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,16 +31,25 @@ type remoteFS struct {
 	dir    string // the local copy's folder, "" without a cache
 	front  []byte // the front matter as listed (see fetch)
 
-	// mu guards tried, copied and making: whether the local copy was
-	// tried, whether it was made, and whether it is being made. A copy
-	// removed since (the cache evicted it, or another process sharing the
-	// cache did) is made again at the next open that misses it, and so is
-	// one the plugin failed for a while (busy, hung, down).
-	mu     sync.Mutex
-	tried  bool
-	copied bool
-	making chan struct{} // closed when the copy being made is done; nil when none is
+	// mu guards tried, copied, making and retryAt: whether the local copy
+	// was tried, whether it was made, whether it is being made, and when
+	// a copy the plugin failed is tried again. A copy removed since (the
+	// cache evicted it, or another process sharing the cache did) is made
+	// again at the next open that misses it; one the plugin failed while
+	// busy with other reads, at the next open; one it failed by not
+	// answering or going down, copyRetry later (a plugin that hangs or
+	// crashes in the read of one file would do it again at every open,
+	// and the skill's other files are read through it meanwhile).
+	mu      sync.Mutex
+	tried   bool
+	copied  bool
+	making  chan struct{} // closed when the copy being made is done; nil when none is
+	retryAt time.Time
 }
+
+// copyRetry is how long after a plugin failed a copy by not answering or
+// going down the copy is tried again.
+const copyRetry = 30 * time.Second
 
 var (
 	_ fs.ReadDirFS   = (*remoteFS)(nil)
@@ -136,16 +147,16 @@ func normalFront(text []byte) []byte {
 func (f *remoteFS) Open(name string) (fs.File, error) {
 	if _, ok := f.files[name]; ok {
 		for range 2 {
-			copied, failed := f.local()
+			copied, failed := f.local(name)
 			if !copied {
-				if errors.Is(failed, errNoAnswer) || errors.Is(failed, errNotRunning) || errors.Is(failed, errBusy) {
-					// The copy just waited for the plugin in vain:
-					// reading the file through it would wait as long
-					// again.
-					if pe, ok := errors.AsType[*fs.PathError](failed); ok && pe.Path == name {
-						return nil, failed // "read SKILL.md: ...", not "open SKILL.md: read SKILL.md: ..."
-					}
-					return nil, &fs.PathError{Op: "open", Path: name, Err: failed}
+				if pe, ok := errors.AsType[*fs.PathError](failed); ok && pe.Path == name &&
+					(errors.Is(failed, errNoAnswer) || errors.Is(failed, errNotRunning) || errors.Is(failed, errBusy)) {
+					// The copy just waited for the plugin in vain, on
+					// this very file (it reads it first): reading it
+					// through the plugin would wait as long again. A
+					// copy that failed on another file read this one
+					// well: it is read through the plugin below.
+					return nil, failed
 				}
 				break
 			}
@@ -169,13 +180,17 @@ func (f *remoteFS) Open(name string) (fs.File, error) {
 // as it is asked for.
 var errCopySlow = errors.New("the plugin did not send the skill's files within its timeout")
 
-// local makes the local copy if it is not made yet, and reports whether
-// it exists, and to the call that tried to make it, why it failed.
-func (f *remoteFS) local() (copied bool, failed error) {
+// local makes the local copy if it is not made yet, reading the file
+// first first, and reports whether it exists, and to the call that tried
+// to make it, why it failed.
+func (f *remoteFS) local(first string) (copied bool, failed error) {
 	if f.r.cache == nil {
 		return false, nil
 	}
 	f.mu.Lock()
+	if f.tried && !f.copied && f.making == nil && !f.retryAt.IsZero() && time.Now().After(f.retryAt) {
+		f.tried = false
+	}
 	if f.tried {
 		making, copied := f.making, f.copied
 		f.mu.Unlock()
@@ -206,6 +221,20 @@ func (f *remoteFS) local() (copied bool, failed error) {
 	for _, m := range f.files {
 		metas = append(metas, m)
 	}
+	// The file asked for first, then the SKILL.md: a plugin that fails
+	// the copy on another file has served these.
+	rank := func(m fileMeta) int {
+		switch m.path {
+		case first:
+			return 0
+		case sources.SkillFile:
+			return 1
+		}
+		return 2
+	}
+	slices.SortFunc(metas, func(a, b fileMeta) int {
+		return cmp.Or(rank(a)-rank(b), strings.Compare(a.path, b.path))
+	})
 	fetch := f.fetch
 	if within := f.r.copyWithin; within > 0 {
 		// The time the reads wait for their turns is the plugin's being
@@ -224,11 +253,16 @@ func (f *remoteFS) local() (copied bool, failed error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.copied, f.making = err == nil, nil
-	if errors.Is(err, errBusy) || errors.Is(err, errNoAnswer) || errors.Is(err, errNotRunning) {
-		// The plugin's state at the time, not the skill's: a later open
+	f.copied, f.making, f.retryAt = err == nil, nil, time.Time{}
+	switch {
+	case errors.Is(err, errBusy):
+		// The plugin's state at the time, not the skill's: the next open
 		// tries again. (One too slow for a copy, errCopySlow, is not.)
 		f.tried = false
+	case errors.Is(err, errNoAnswer) || errors.Is(err, errNotRunning):
+		// The plugin's state, or this skill's doing (a file it hangs or
+		// crashes on): tried again later, not at every open.
+		f.retryAt = time.Now().Add(copyRetry)
 	}
 	return f.copied, err
 }
