@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	pluginpb "github.com/skillmux/skillmux/plugins/proto"
 	"github.com/skillmux/skillmux/sources"
 	"github.com/skillmux/skillmux/sources/sourcetest"
@@ -556,20 +559,55 @@ func TestCopyOfAFileNamedAsTheStamp(t *testing.T) {
 	}
 }
 
-// hangsOn is a plugin that hangs in every read of one file.
+// hangsOn is a plugin that hangs in every read of one file; or, when it
+// crashes, that is down from its first read of that file on, as a plugin
+// that crashed is until it is restarted.
 type hangsOn struct {
 	byID
-	path string
-	hung atomic.Int32 // reads of path
+	path    string
+	crashes bool
+	hung    atomic.Int32 // reads of path
 }
 
 func (h *hangsOn) ReadFile(req *pluginpb.ReadFileRequest, stream pluginpb.SkillSource_ReadFileServer) error {
-	if req.Path == h.path {
-		h.hung.Add(1)
-		<-stream.Context().Done()
-		return stream.Context().Err()
+	switch {
+	case h.crashes && h.hung.Load() > 0:
+		return status.Error(codes.Unavailable, "down")
+	case req.Path != h.path:
+		return h.byID.ReadFile(req, stream)
 	}
-	return h.byID.ReadFile(req, stream)
+	h.hung.Add(1)
+	if h.crashes {
+		return status.Error(codes.Unavailable, "down")
+	}
+	<-stream.Context().Done()
+	return stream.Context().Err()
+}
+
+// A plugin that crashes in the read of one of a skill's files still has
+// the SKILL.md it sent before read: the copy's making asked for it first.
+func TestFileThePluginCrashesOnLeavesTheEntry(t *testing.T) {
+	const front = "name: s\ndescription: D.\n"
+	const entry = "---\n" + front + "---\nbody\n"
+	plugin := &hangsOn{byID: byID{files: map[string]string{"s/SKILL.md": entry, "s/ref.md": "ref\n"}}, path: "ref.md", crashes: true}
+	sk := &pluginpb.Skill{Id: "s", FrontMatter: []byte(front)}
+	for _, p := range []string{"ref.md", "SKILL.md"} {
+		data := plugin.files["s/"+p]
+		sk.Files = append(sk.Files, &pluginpb.FileInfo{Path: p, Size: int64(len(data)), Sha256: digestOf(data)})
+	}
+	plugin.skills = []*pluginpb.Skill{sk}
+	src := connect(t, "p", plugin, t.TempDir())
+	l, err := src.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := sources.ReadEntry(l.Skills[0], 1<<20)
+	if err != nil || string(body) != entry {
+		t.Errorf("the SKILL.md: %q, %v; want the one read before the plugin went down", body, err)
+	}
+	if _, err := sources.ReadEntry(l.Skills[0], 1<<20); !errors.Is(err, errNotRunning) {
+		t.Errorf("the SKILL.md once the plugin is down: %v; want it not running", err)
+	}
 }
 
 // A plugin that hangs in the read of one of a skill's files does not take

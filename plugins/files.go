@@ -153,10 +153,14 @@ func (f *remoteFS) Open(name string) (fs.File, error) {
 					(errors.Is(failed, errNoAnswer) || errors.Is(failed, errNotRunning) || errors.Is(failed, errBusy)) {
 					// The copy just waited for the plugin in vain, on
 					// this very file (it reads it first): reading it
-					// through the plugin would wait as long again. A
-					// copy that failed on another file read this one
-					// well: it is read through the plugin below.
+					// through the plugin would wait as long again.
 					return nil, failed
+				}
+				if cf, ok := errors.AsType[*failedCopy](failed); ok {
+					// The copy failed on another file, and read this one.
+					one := sources.ListedFS(map[string]int64{name: int64(len(cf.first))}, time.Time{},
+						func(string) ([]byte, error) { return cf.first, nil })
+					return one.Open(name)
 				}
 				break
 			}
@@ -174,6 +178,16 @@ func (f *remoteFS) Open(name string) (fs.File, error) {
 	// through the plugin.
 	return f.listed.Open(name)
 }
+
+// failedCopy is why a local copy failed, with the file asked for as the
+// copy read it, when it did.
+type failedCopy struct {
+	err   error
+	first []byte
+}
+
+func (e *failedCopy) Error() string { return e.err.Error() }
+func (e *failedCopy) Unwrap() error { return e.err }
 
 // errCopySlow is why a local copy was given up: the plugin sent the
 // skill's files too slowly for one timeout, and each is read through it
@@ -247,7 +261,22 @@ func (f *remoteFS) local(first string) (copied bool, failed error) {
 			return f.fetchWaiting(m, func(d time.Duration) { stopBy = stopBy.Add(d) })
 		}
 	}
+	// What the copy read of the file asked for is kept, for the open that
+	// asked, should the copy fail on another file: a plugin that crashes
+	// on that one is down for a while after.
+	var firstData []byte
+	copying := fetch
+	fetch = func(m fileMeta) ([]byte, error) {
+		data, err := copying(m)
+		if err == nil && m.path == first {
+			firstData = data
+		}
+		return data, err
+	}
 	err := f.r.cache.ensure(f.key, path.Base(f.id), metas, fetch)
+	if err != nil && firstData != nil {
+		err = &failedCopy{err: err, first: firstData}
+	}
 	if err != nil && f.r.copyFailed != nil {
 		f.r.copyFailed(f.id, err)
 	}
