@@ -343,6 +343,13 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 		if first {
 			err = s.callFailed(call.inst, "List", call.err, call.timedOut)
 		}
+	} else if patient {
+		// The first start failed (a command that cannot run, a handshake
+		// refused): it was waited for, and what waits for the catalog's
+		// start need not wait for a restart.
+		s.mu.Lock()
+		s.waited = true
+		s.mu.Unlock()
 	}
 	return s.unavailable(err)
 }
