@@ -474,6 +474,11 @@ func (s *Snapshot) Lookup(name string) (Match, error) {
 		// Another plugin's skill of the same name is not what was meant.
 		return Match{}, &NotFoundError{Name: name, Package: &pkg}
 	}
+	if ns, _ := splitKey(key); ns != "" {
+		if f, ok := s.FailedNamespace(ns); ok {
+			return Match{}, &NotFoundError{Name: name, Failed: &f}
+		}
+	}
 	return Match{}, &NotFoundError{Name: name, Suggestions: s.suggest(key), Refused: s.refusedAt(key), InFolder: s.inFolder(key)}
 }
 
@@ -505,6 +510,24 @@ func (s *Snapshot) unservedPackage(key string) (sources.Package, bool) {
 		return sources.Package{}, false
 	}
 	return *found, true
+}
+
+// FailedNamespace returns the source named as the namespace ns (as a
+// source plugin's is, by default) when its listing failed and none of its
+// skills is served, nor any other skill in that namespace: what is asked
+// for in ns is not found because of it.
+func (s *Snapshot) FailedNamespace(ns string) (SourceError, bool) {
+	if s.whole != nil {
+		return s.whole.FailedNamespace(ns)
+	}
+	ns = sources.NameKey(ns)
+	for _, f := range s.failed {
+		if !f.Stale && sources.NameKey(f.Source) == ns &&
+			!slices.ContainsFunc(s.skills, func(sk *sources.Skill) bool { return sources.NameKey(sk.Ref.Namespace) == ns }) {
+			return f, true
+		}
+	}
+	return SourceError{}, false
 }
 
 // inFolder returns the served skills whose folder is named as key's short
@@ -699,6 +722,9 @@ type NotFoundError struct {
 	// Package is the plugin the name's namespace names, which is not
 	// served (disabled, missing): no other skill is suggested then.
 	Package *sources.Package
+	// Failed is the source the name's namespace names, whose listing
+	// failed: no other skill is suggested then either.
+	Failed *SourceError
 }
 
 func (e *NotFoundError) Error() string {
@@ -712,6 +738,9 @@ func (e *NotFoundError) Error() string {
 		if p.Reason != "" {
 			msg += ": " + p.Reason
 		}
+	}
+	if f := e.Failed; f != nil {
+		msg += fmt.Sprintf("; the source %s serves no skill now: %v", f.Source, f.Err)
 	}
 	for _, d := range e.Refused {
 		at := d.Path

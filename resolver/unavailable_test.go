@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,5 +89,37 @@ func TestRefreshOfOthersKeepsFailures(t *testing.T) {
 	want := []string{"down stale=false: plugin down for 1m: source unavailable", "flaky stale=true: flaky"}
 	if diff := cmp.Diff(want, failed); diff != "" {
 		t.Errorf("failures after a refresh of another source (-want +got):\n%s", diff)
+	}
+}
+
+// A name in the namespace of a source whose listing failed, with none of
+// its skills served, is not found because of it, and the answer says so
+// rather than suggest other skills; one served still, from its last good
+// listing, is found as usual.
+func TestNotFoundInAFailedSource(t *testing.T) {
+	ctx := context.Background()
+	down := fake("pdfs", "pdfs", "fill")
+	other := fake("other", "", "fill-forms")
+	r := resolver.New([]sources.Source{down, other}, nil)
+	down.Err = fmt.Errorf("the plugin could not start: %w", sources.ErrUnavailable)
+	r.Reload(ctx)
+	_, err := r.Snapshot().Lookup("pdfs:fill")
+	var nf *resolver.NotFoundError
+	if !errors.As(err, &nf) || nf.Failed == nil || len(nf.Suggestions) != 0 {
+		t.Fatalf("Lookup of a failed source's skill: %#v; want its failure, and no suggestion", err)
+	}
+	if want := `no skill named "pdfs:fill"; the source pdfs serves no skill now: the plugin could not start`; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("the answer:\n%s\nwant it to begin with\n%s", err, want)
+	}
+	if _, err := r.Snapshot().Lookup("fill-forms"); err != nil {
+		t.Errorf("another source's skill: %v", err)
+	}
+
+	down.Err = nil
+	r.Reload(ctx)
+	down.Err = errors.New("flaky") // the last good listing is served
+	r.Reload(ctx)
+	if _, err := r.Snapshot().Lookup("pdfs:nothing"); !errors.As(err, &nf) || nf.Failed != nil {
+		t.Errorf("a name the stale listing lacks: %v; want it not found as usual", err)
 	}
 }

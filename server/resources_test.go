@@ -648,8 +648,11 @@ func TestURINotFoundSuggestsTheSkillsURI(t *testing.T) {
 		"\u00e9t\u00e9/SKILL.md": "---\nname: \u00e9t\u00e9\ndescription: Summer.\n---\n",
 	})
 	plugins := &sourcetest.Fake{SourceName: "plugins", Namespace: "example-skills", Skills: []sourcetest.FakeSkill{{Name: "xlsx", Description: "Sheets."}}}
-	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil), plugins), nil), "2025-11-25", nil)
+	// A source plugin that cannot start: what is asked of it says why.
+	down := &sourcetest.Fake{SourceName: "pdfs", Namespace: "pdfs", Err: fmt.Errorf("the plugin could not start: %w", sources.ErrUnavailable)}
+	cs := connect(t, server.New(newResolver(t, dirtree.New(root, nil), plugins, down), nil), "2025-11-25", nil)
 	for uri, want := range map[string]string{
+		"skill://pdfs/fill/SKILL.md":       "resource not found: skill://pdfs/fill/SKILL.md; the source pdfs serves no skill now: the plugin could not start: source unavailable",
 		"skill://PDF/forms.md":             "did you mean skill://pdf/forms.md?",
 		"skill://Pdf":                      "did you mean skill://pdf?",
 		"skill://e%CC%81te%CC%81/SKILL.md": "did you mean skill://%C3%A9t%C3%A9/SKILL.md?",
