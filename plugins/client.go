@@ -352,7 +352,9 @@ func (r *remote) diagnosticIn(d *pluginpb.Diagnostic, where string) sources.Diag
 // readFile reads one listed file through the plugin, within ctx, and
 // checks it against the listing: its size, its chunks and its digest.
 func (r *remote) readFile(ctx context.Context, id string, m fileMeta) (data []byte, err error) {
-	fail := func(err error) ([]byte, error) { return nil, &fs.PathError{Op: "read", Path: m.path, Err: err} }
+	fail := func(err error) ([]byte, error) {
+		return nil, &fs.PathError{Op: "read", Path: m.path, Err: r.named(err)}
+	}
 	c, err := r.client()
 	if err != nil {
 		return fail(err)
@@ -383,7 +385,7 @@ func (r *remote) readFile(ctx context.Context, id string, m fileMeta) (data []by
 		}
 		first = false
 		if len(ch.Data) > maxChunk || int64(len(buf)+len(ch.Data)) > m.size {
-			return fail(fmt.Errorf("%w: more than the %d bytes listed", sources.ErrTooLarge, m.size))
+			return fail(fmt.Errorf("%w: the plugin sends more than the %d bytes it listed", errBadFile, m.size))
 		}
 		buf = append(buf, ch.Data...)
 		h.Write(ch.Data)
@@ -416,7 +418,7 @@ func (r *remote) turn(path string) (end func(), err error) {
 		return func() {}, nil
 	}
 	busy := func(why string) error {
-		return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %s; try again in a moment", errBusy, why)}
+		return &fs.PathError{Op: "read", Path: path, Err: r.named(fmt.Errorf("%w: %s; try again in a moment", errBusy, why))}
 	}
 	if r.admitted.Add(1) > int32(2*cap(r.reading)) {
 		r.admitted.Add(-1)
@@ -435,6 +437,30 @@ func (r *remote) turn(path string) (end func(), err error) {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: ctx.Err()}
 	}
 }
+
+// named is err with the plugin's name where it says "the source plugin"
+// (errNoAnswer, errNotRunning, errBusy, plainError's words): an agent, or
+// a user reading a log, is told which plugin failed. Errors are matched
+// with errors.Is all the same.
+func (r *remote) named(err error) error {
+	if err == nil || r.name == "" || !strings.Contains(err.Error(), sourcePlugin) {
+		return err
+	}
+	return &namedError{err: err, name: r.name}
+}
+
+const sourcePlugin = "the source plugin"
+
+type namedError struct {
+	err  error
+	name string
+}
+
+func (e *namedError) Error() string {
+	return strings.Replace(e.err.Error(), sourcePlugin, sourcePlugin+" "+e.name, 1)
+}
+
+func (e *namedError) Unwrap() error { return e.err }
 
 // errBusy is why a read of a plugin's file was not made: the plugin has
 // as many under way as it may (maxReading) and as many waiting their

@@ -212,8 +212,12 @@ func TestHungReadsRestartThePlugin(t *testing.T) {
 	}
 	pid := src.Status().PID
 	for range maxTimeouts {
-		if _, err := sources.ReadEntry(l.Skills[0], 1<<20); !errors.Is(err, errNoAnswer) {
+		_, err := sources.ReadEntry(l.Skills[0], 1<<20)
+		if !errors.Is(err, errNoAnswer) {
 			t.Fatalf("a hung read: %v, want errNoAnswer", err)
+		}
+		if !strings.Contains(err.Error(), "the source plugin p did not answer in time") {
+			t.Errorf("a hung read: %v; want it to name the plugin", err)
 		}
 	}
 	eventually(t, 10*time.Second, "the plugin hung in its reads was not restarted", func() bool {
