@@ -89,6 +89,13 @@ func testPlugin(mode string) int {
 			return 1
 		}
 		src = dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"})
+	case "lastwords":
+		// Its Serve ends in List; then it writes its last words to
+		// os.Stderr, as Serve's documented main does.
+		sctx, cancel := context.WithCancel(ctx)
+		err := Serve(sctx, lastWords{cancel}, &ServeOptions{Version: "test"})
+		fmt.Fprintln(os.Stderr, "lastwords: serving ended:", err)
+		return 2
 	case "exitlater":
 		// Serves, then dies between calls, saying why first (on the
 		// process's stderr itself, as listexit does).
@@ -180,6 +187,17 @@ func (listExit) List(context.Context) (*sources.Listing, error) {
 	fmt.Fprintln(os.NewFile(2, "stderr"), "listexit: dying in List")
 	os.Exit(2)
 	return nil, nil
+}
+
+// lastWords is a source whose List ends the plugin's Serve.
+type lastWords struct{ stop context.CancelFunc }
+
+func (lastWords) Name() string { return "lastwords" }
+
+func (l lastWords) List(ctx context.Context) (*sources.Listing, error) {
+	l.stop()
+	<-ctx.Done()
+	return nil, ctx.Err()
 }
 
 type noisy struct{ sources.Source }

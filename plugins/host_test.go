@@ -506,6 +506,17 @@ func TestExitInACallSaysWhy(t *testing.T) {
 	}
 }
 
+// A plugin whose Serve returned, and that says why on os.Stderr before
+// it exits, as Serve's documented main does, is reported with that line:
+// Serve gives os.Stderr back to the process when it returns.
+func TestLastWordsAfterServe(t *testing.T) {
+	src, _ := newTestSource(t, "lastwords", "lastwords", &Options{Timeout: 5 * time.Second, Grace: -1})
+	_, err := src.List(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "the last line it wrote on stderr: lastwords: serving ended: context canceled") {
+		t.Errorf("List of a plugin whose Serve ended in it: %v; want its last line on stderr", err)
+	}
+}
+
 // A plugin that dies between calls is reported with its last line on
 // stderr too.
 func TestExitBetweenCallsSaysWhy(t *testing.T) {

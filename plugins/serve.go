@@ -63,7 +63,14 @@ var (
 // carried to skillmux's log, tagged with the plugin's name, one line at a
 // time. Log to os.Stderr; a JSON line with "level" and "msg" (as
 // log/slog's JSON handler writes) keeps its level, other lines are
-// logged at info level.
+// logged at info level. While Serve runs, os.Stdout and os.Stderr are
+// pipes that go-plugin relays over the connection, and the lines written
+// last before the process exits may never arrive: to say why a plugin
+// exits (os.Exit, log.Fatal), write to the process's stderr itself, as
+// the log package's and log/slog's default loggers do, or as
+// os.NewFile(2, "stderr") does; skillmux quotes the last line written
+// there when the plugin ends. Serve gives os.Stdout and os.Stderr back
+// when it returns.
 func Serve(ctx context.Context, src sources.Source, opts *ServeOptions) error {
 	var o ServeOptions
 	if opts != nil {
@@ -119,6 +126,11 @@ func Serve(ctx context.Context, src sources.Source, opts *ServeOptions) error {
 			}
 		}
 	})
+	// go-plugin points os.Stdout and os.Stderr at pipes of its own while
+	// it serves, and leaves them so: what the program writes to them once
+	// Serve has returned (why it stopped, before it exits) would be lost.
+	stdout, stderr := os.Stdout, os.Stderr
+	defer func() { os.Stdout, os.Stderr = stdout, stderr }()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  handshake(),
 		VersionedPlugins: pluginSets(newServer(src, o.Version)),
