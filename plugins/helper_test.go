@@ -3,6 +3,7 @@ package plugins
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -109,6 +110,8 @@ func testPlugin(mode string) int {
 		src = hang{}
 	case "listexit":
 		src = listExit{}
+	case "listerr":
+		src = &sourcetest.Fake{SourceName: "listerr", Err: errors.New("the index is locked")}
 	case "hangread":
 		src = &hangRead{Source: dirtree.New(os.Getenv(envDir), &dirtree.Options{Name: "inner"}), skills: map[*sources.Skill]*sources.Skill{}}
 	case "hangread-slowlist":

@@ -464,6 +464,9 @@ func (s *Source) callFailed(inst *instance, call string, err error, timedOut boo
 		err = fmt.Errorf("the plugin did not answer %s within %s", call, s.o.Timeout)
 	} else if why := exitedDuring(s.life, inst, call, err); why != nil {
 		err = why
+	} else if st, ok := status.FromError(err); ok && st.Message() != "" {
+		// The plugin's own error, in its words, without gRPC's.
+		err = fmt.Errorf("the plugin's %s failed: %s", call, clean(st.Message(), false))
 	}
 	s.mu.Lock()
 	if s.troubleSince.IsZero() {

@@ -506,6 +506,16 @@ func TestExitInACallSaysWhy(t *testing.T) {
 	}
 }
 
+// A plugin whose List fails says why in its own words, without gRPC's
+// ("rpc error: code = Unavailable desc = ...").
+func TestListErrorInThePluginsWords(t *testing.T) {
+	src, _ := newTestSource(t, "listerr", "listerr", &Options{Grace: -1})
+	_, err := src.List(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "the plugin's List failed: the index is locked") || strings.Contains(err.Error(), "rpc error") {
+		t.Errorf("List of a plugin whose List fails: %v; want its words", err)
+	}
+}
+
 // A plugin whose Serve returned, and that says why on os.Stderr before
 // it exits, as Serve's documented main does, is reported with that line:
 // Serve gives os.Stderr back to the process when it returns.
