@@ -580,7 +580,16 @@ func (t *Tree) rescanOne(ctx context.Context, st *state, path string, gen uint64
 		}
 	}
 	w := newWalk(ctx, t, st, true, gen)
-	w.within = st.owner(filepath.Dir(path)) != ""
+	if owner := st.owner(filepath.Dir(path)); owner != "" {
+		// Inside a skill, the folder is reached as the walk of the skill
+		// folder reaches it: a link on the way that leads out of the
+		// skill (a folder moved away, a link left in its place) is not
+		// followed.
+		if _, err := followLink(st.skills[owner], path); err != nil {
+			return nil
+		}
+		w.within = true
+	}
 	w.start(path, real, depth, linked)
 	return w.wait()
 }

@@ -196,7 +196,7 @@ func TestIncrementalListingMatchesAFullScan(t *testing.T) {
 }
 
 func testIncremental(t *testing.T, opts *dirtree.Options) {
-	root := t.TempDir()
+	root, store := t.TempDir(), t.TempDir()
 	tr := dirtree.New(root, opts)
 	relist(t, tr)
 	// Folder names chosen so that siblings sort around a folder's own
@@ -215,7 +215,7 @@ func testIncremental(t *testing.T, opts *dirtree.Options) {
 		rel := randPath()
 		full := filepath.Join(root, rel)
 		var changed []string
-		switch op := rng.IntN(6); op {
+		switch op := rng.IntN(7); op {
 		case 0, 1: // create or edit a skill
 			changed = append(changed, firstMissing(root, filepath.Join(full, "SKILL.md")))
 			writeSkill(t, filepath.Join(full, "SKILL.md"), fmt.Sprintf(
@@ -247,6 +247,14 @@ func testIncremental(t *testing.T, opts *dirtree.Options) {
 				must(t, os.WriteFile(note, fmt.Appendf(nil, "---\ndescription: Note %d.\n---\n", step), 0o644))
 			}
 			changed = append(changed, note)
+		case 6: // a folder moved out of the root, and a link to it left in its place
+			if fi, err := os.Lstat(full); err != nil || !fi.IsDir() {
+				continue
+			}
+			away := filepath.Join(store, fmt.Sprint(step))
+			must(t, os.Rename(full, away))
+			must(t, os.Symlink(away, full))
+			changed = append(changed, full)
 		}
 		tr.Changed(changed...)
 		got, want := relist(t, tr), list(t, root, opts)
