@@ -483,12 +483,7 @@ func fill(entries *ordered, budget int, f catalogFormat) (text string, whole boo
 		over := extra("")
 		room := min(slack-over, cutTarget)
 		if uncut {
-			longest := budget / 8
-			if n := utf8.RuneCountInString(d); n > sources.MaxDescriptionLen {
-				// The specification's bound counts characters, this
-				// one UTF-16 units: the units of its first 1,024.
-				longest = min(longest, units(d[:runeOffset(d, sources.MaxDescriptionLen)]))
-			}
+			longest := longestDescription(d, budget)
 			if units(d) <= longest {
 				if c := extra(d); c <= slack {
 					descs[i], slack = d, slack-c
@@ -528,12 +523,33 @@ func fill(entries *ordered, budget int, f catalogFormat) (text string, whole boo
 		shown++
 		descs = append(descs, "")
 	}
+	// Whole: every skill shows, each description as fully as this budget
+	// ever shows it, whatever the order (cut only to its longest).
 	whole = shown == n
 	for i := 0; whole && i < shown; i++ {
 		e := entries.At(i)
-		whole = e.nameOnly || descs[i] == oneLine(e.skill.Description)
+		d := oneLine(e.skill.Description)
+		whole = e.nameOnly || descs[i] == d
+		if !whole && descs[i] != "" {
+			cut, _ := cleanCut(d, longestDescription(d, budget))
+			whole = descs[i] == cut
+		}
 	}
 	return render(descs, shown), whole
+}
+
+// longestDescription is the most of the description d (one line) that a
+// catalog of the budget shows, wherever it stands: an eighth of the
+// budget (a sentence or two says when to use a skill), and never past the
+// specification's 1,024 characters, as every list cuts it.
+func longestDescription(d string, budget int) int {
+	longest := budget / 8
+	if n := utf8.RuneCountInString(d); n > sources.MaxDescriptionLen {
+		// The specification's bound counts characters, this one UTF-16
+		// units: the units of its first 1,024.
+		longest = min(longest, units(d[:runeOffset(d, sources.MaxDescriptionLen)]))
+	}
+	return longest
 }
 
 // byUse renders the catalog with render in the order of o, unless o

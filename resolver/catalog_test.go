@@ -283,6 +283,17 @@ func TestCatalogOrder(t *testing.T) {
 	if got := parseCatalog(t, snap.ToolDescription(&resolver.CatalogOptions{Usage: usage})).names; !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Errorf("a whole catalog beside hidden skills: %v, want a, b, c", got)
 	}
+	// A description past the specification's 1,024 characters shows cut
+	// at any budget: as whole as it can be, it orders nothing either.
+	long := &sourcetest.Fake{SourceName: "long", Skills: []sourcetest.FakeSkill{
+		{Name: "a", Description: strings.Repeat("Says a lot. ", 120)}, {Name: "b", Description: "B."}, {Name: "c", Description: "C."},
+	}}
+	snap = load(t, long)
+	for _, budget := range []int{resolver.DefaultBudget, 1_000_000} {
+		if got := parseCatalog(t, snap.ToolDescription(&resolver.CatalogOptions{Usage: usage, Budget: budget})).names; !slices.Equal(got, []string{"a", "b", "c"}) {
+			t.Errorf("budget %d: a catalog whole but for a description over 1,024 characters: %v, want a, b, c", budget, got)
+		}
+	}
 }
 
 // Who keeps a description when not all fit: the first in the order.
