@@ -251,6 +251,14 @@ func (s *Snapshot) Search(ix *search.Index, q SearchQuery, vis *Visibility) Sear
 	slices.SortStableFunc(order[:exact], func(a, b int) int {
 		return cmp.Compare(aliased(matches[a]), aliased(matches[b]))
 	})
+	// Among equal scores, the skill a name loads before those an alias
+	// reaches, then by the name shown: the index ranks a shadowed skill
+	// by its own name, which it shares with the one it is shadowed by.
+	slices.SortStableFunc(order[exact:], func(a, b int) int {
+		return cmp.Or(cmp.Compare(hits[b].Score, hits[a].Score),
+			cmp.Compare(aliased(matches[a]), aliased(matches[b])),
+			cmp.Compare(matches[a].Ref.String(), matches[b].Ref.String()))
+	})
 	asked := sources.NameKey(strings.TrimSpace(q.Text))
 	if i := slices.IndexFunc(order, func(j int) bool { return aliased(matches[j]) == 1 && matches[j].Ref.Key() == asked }); i > 0 {
 		j := order[i]

@@ -3,7 +3,10 @@ package resolver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -133,4 +136,40 @@ type failingFS struct{ opens atomic.Int32 }
 func (f *failingFS) Open(name string) (fs.File, error) {
 	f.opens.Add(1)
 	return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("the plugin did not answer in time")}
+}
+
+// Hits of equal score come in one order whatever the index's history: the
+// skill a name loads before the shadowed one of that name, which the index
+// knows by the same name.
+func TestSearchTiesDoNotFollowTheIndexsHistory(t *testing.T) {
+	mk := func(src, body string) *sourcetest.Fake {
+		return &sourcetest.Fake{SourceName: src, Skills: []sourcetest.FakeSkill{{Name: "dup", Description: "Checks the zorblax ledger.", Body: body}}}
+	}
+	first, second := mk("a", "Same body.\n"), mk("b", "Same body.\n")
+	snap := load(t, first, second)
+	ix := search.NewIndex()
+	if _, err := ix.Update(context.Background(), snap.IndexedSkills(), nil); err != nil {
+		t.Fatal(err)
+	}
+	names := func(s *resolver.Snapshot) []string {
+		var out []string
+		for _, h := range s.Search(ix, resolver.SearchQuery{Text: "zorblax ledger"}, nil).Hits {
+			out = append(out, fmt.Sprintf("%s %.3f", h.Name, h.Score))
+		}
+		return out
+	}
+	want := names(snap)
+	if len(want) != 2 || !strings.HasPrefix(want[0], "dup ") || !strings.HasPrefix(want[1], "b:dup ") {
+		t.Fatalf("hits %v; want dup, then b:dup", want)
+	}
+	// The served skill edited, with a line its score does not see: its
+	// document is renumbered after the other's.
+	first.Skills[0].Body = "Same body.\n\n"
+	snap = load(t, first, second)
+	if _, err := ix.Update(context.Background(), snap.IndexedSkills(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(snap); !slices.Equal(got, want) {
+		t.Errorf("after an edit that moves no score: %v; want %v", got, want)
+	}
 }

@@ -258,12 +258,17 @@ func (ix *Index) Search(query string, limit int, accept func(*sources.Skill) boo
 	return hits
 }
 
-// better orders hits: higher score first, then by qualified name.
+// better orders hits: higher score first, then by qualified name, then
+// by path (skills of one name, one of them shadowed, in any order the
+// index's history gave their documents).
 func better(a, b Hit) bool {
 	if a.Score != b.Score {
 		return a.Score > b.Score
 	}
-	return a.key < b.key
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.Skill.Path < b.Skill.Path
 }
 
 // normalizeName is the query as a skill name would be written: lower
