@@ -239,10 +239,13 @@ func (s *Server) fingerprint(v *view, uri string) string {
 	h := sha256.New()
 	switch sk := a.Match.Skill; {
 	case sk == nil: // skill:// or a folder above skills: every SKILL.md below
+		// By the files' keys, not their content: a collection may hold
+		// every SKILL.md of a large catalog, and a touch of one tells
+		// its subscribers of an update (of nothing).
 		for _, e := range snap.Addresses() {
 			if a.Prefix == "" || strings.HasPrefix(e.URI.Path(), a.Prefix+"/") {
 				fmt.Fprintf(h, "%s\x00", e.URI.Entry())
-				s.sumFile(h, e.Match.Skill, e.Match.Skill.EntryFile())
+				s.sumFile(h, e.Match.Skill, e.Match.Skill.EntryFile(), false)
 			}
 		}
 	case sk.Files == nil:
@@ -251,14 +254,14 @@ func (s *Server) fingerprint(v *view, uri string) string {
 		fmt.Fprintf(h, "%s\x00%s\x00", sk.Path, a.File)
 		info, err := fs.Stat(sk.Files, a.File)
 		if a.File != "" && (err != nil || !info.IsDir()) {
-			s.sumFile(h, sk, a.File)
+			s.sumFile(h, sk, a.File, true)
 			break
 		}
 		fsys, done := sources.Pin(sk.Files)
 		files, truncated, _ := sources.WalkFiles(fsys, &sources.WalkOptions{Allow: s.walkAllow(sk, a.File)})
 		for _, f := range files {
 			fmt.Fprintf(h, "%s\x00", f.Path)
-			sumKey(h, fsys, f.Path, f.Key)
+			s.sumContent(h, fsys, sk, f)
 		}
 		done()
 		fmt.Fprintf(h, "%v", truncated)
@@ -266,8 +269,10 @@ func (s *Server) fingerprint(v *view, uri string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// sumFile adds what identifies the file name of sk now to h.
-func (s *Server) sumFile(h hash.Hash, sk *sources.Skill, name string) {
+// sumFile adds what identifies the file name of sk now to h: its
+// content when byContent (read again only when its key changed, so a
+// touch or a rewrite of the same bytes is no update), else its key.
+func (s *Server) sumFile(h hash.Hash, sk *sources.Skill, name string, byContent bool) {
 	if sk.Files == nil {
 		h.Write([]byte("unreadable\x00"))
 		return
@@ -277,7 +282,23 @@ func (s *Server) sumFile(h hash.Hash, sk *sources.Skill, name string) {
 		h.Write([]byte("absent\x00"))
 		return
 	}
+	if byContent {
+		s.sumContent(h, sk.Files, sk, sources.WalkedFile{Path: name, Size: info.Size(), Key: sources.KeyOf(info)})
+		return
+	}
 	sumKey(h, sk.Files, name, sources.KeyOf(info))
+}
+
+// sumContent adds the content's digest of the file f of sk, in fsys, to
+// h, from the server's digests while the file's key is unchanged.
+func (s *Server) sumContent(h hash.Hash, fsys fs.FS, sk *sources.Skill, f sources.WalkedFile) {
+	sum, size, err := s.digests.Sum(fsys, sk.Dir, f)
+	if err != nil {
+		h.Write([]byte("unreadable\x00"))
+		return
+	}
+	fmt.Fprintf(h, "%d/", size)
+	h.Write(sum[:])
 }
 
 func sumKey(h hash.Hash, fsys fs.FS, name string, key sources.FileKey) {

@@ -191,6 +191,20 @@ func testSubscriptionsRealFiles(t *testing.T) {
 	// link-in.md is forms.md under another name: it changed too.
 	check(t, n, "forms.md edited", []string{"skill://pdf/forms.md", "skill://pdf/link-in.md"}, false)
 
+	// A touch, or the same bytes written again (an editor's save of an
+	// unchanged file), is no update.
+	later := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(rt.root, "pdf", "forms.md"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	docx, err := os.ReadFile(filepath.Join(rt.root, "docx", "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("docx/SKILL.md", string(docx))
+	reload(t, r)
+	check(t, n, "a touch and a rewrite of the same bytes", nil, false)
+
 	write("docx/template.md", "new\n")
 	reload(t, r)
 	check(t, n, "a file added to docx", []string{"skill://docx"}, true)
