@@ -515,3 +515,27 @@ func TestTruncatedFileListIsTheFirstFiles(t *testing.T) {
 		}
 	}
 }
+
+// A skill.md inside a skill (a nested skill misnamed) is warned about, and
+// is one of the skill's files, as every list of a skill's files has it.
+func TestMisnamedSkillFileInsideASkill(t *testing.T) {
+	root := tree(t, map[string]string{
+		"p/SKILL.md":       skillMD("p"),
+		"p/notes/skill.md": skillMD("n"),
+	})
+	l := list(t, root, nil)
+	if len(l.Skills) != 1 {
+		t.Fatalf("skills %v; want p alone", l.Skills)
+	}
+	p := l.Skills[0]
+	want, _, err := sources.ListFiles(p.Files, sources.SkillFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.FileList, want) || !slices.Contains(want, "notes/skill.md") {
+		t.Errorf("p's files %v; want %v, with notes/skill.md", p.FileList, want)
+	}
+	if !slices.ContainsFunc(l.Problems, func(d sources.Diagnostic) bool { return strings.HasSuffix(d.Path, "notes/skill.md") }) {
+		t.Errorf("no warning about notes/skill.md: %v", l.Problems)
+	}
+}

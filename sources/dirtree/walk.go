@@ -191,8 +191,13 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 			// Probed above.
 		case sources.MisnamedSkillFile(name) && !holdsSkillFile:
 			// The probe for SKILL.md missed it; the listing, read
-			// anyway, shows what was meant.
+			// anyway, shows what was meant. Inside a skill, it is one of
+			// the skill's files all the same, as every list of them
+			// (sources.ListFiles, WalkFiles) has it.
 			w.problem(sources.MisnamedDiagnostic(sources.Warning, full))
+			if owner != nil && typ.IsRegular() {
+				w.file(owner, full)
+			}
 		case owner != nil:
 			// A FIFO or a device cannot be read as a file; an editor's
 			// leftover is not the skill's.
