@@ -642,3 +642,40 @@ func watchListing(t *testing.T, tr *dirtree.Tree) func(what string, ok func(*sou
 		}
 	}
 }
+
+// A folder two links reach is served by the first of them in path order,
+// by a fresh scan, whatever order its parallel walk meets them in, and by
+// a rescan after either link's folder is renamed and back: a skill whose
+// front matter gives no name is named by that link.
+func TestFolderReachedByTwoLinks(t *testing.T) {
+	root, store := t.TempDir(), t.TempDir()
+	writeSkill(t, filepath.Join(store, "s", "SKILL.md"), "---\ndescription: Shared, without a name.\n---\n")
+	must(t, os.MkdirAll(filepath.Join(root, "g"), 0o755))
+	for i := range 8 { // folders beside, so that the walk's goroutines race
+		must(t, os.MkdirAll(filepath.Join(root, fmt.Sprintf("f%d", i), "x"), 0o755))
+	}
+	must(t, os.Symlink(filepath.Join(store, "s"), filepath.Join(root, "group-0")))
+	must(t, os.Symlink(filepath.Join(store, "s"), filepath.Join(root, "g", "alias")))
+	names := func(l *sources.Listing) string {
+		var out []string
+		for _, sk := range l.Skills {
+			out = append(out, sk.Ref.String()+"@"+sk.Path)
+		}
+		return strings.Join(out, ",")
+	}
+	want := "alias@" + filepath.Join(root, "g", "alias", "SKILL.md")
+	for range 20 {
+		if got := names(list(t, root, nil)); got != want {
+			t.Fatalf("a fresh scan: %s; want %s", got, want)
+		}
+	}
+	tr := dirtree.New(root, nil)
+	relist(t, tr)
+	for _, step := range [][2]string{{"g", "g2"}, {"g2", "g"}, {"group-0", "group-1"}, {"group-1", "group-0"}} {
+		must(t, os.Rename(filepath.Join(root, step[0]), filepath.Join(root, step[1])))
+		tr.Changed(filepath.Join(root, step[0]), filepath.Join(root, step[1]))
+		if got, fresh := names(relist(t, tr)), names(list(t, root, nil)); got != fresh {
+			t.Errorf("after mv %s %s: %s; a fresh scan gives %s", step[0], step[1], got, fresh)
+		}
+	}
+}

@@ -42,8 +42,22 @@ type walk struct {
 	// mu guards st and the fields below.
 	mu     sync.Mutex
 	seen   map[string]bool // real paths of folders reached through symlinks
+	links  []folderLink    // links to folders met, to follow once the folders walked are done
 	bounds bounds
 	added  []*entry // the entries this walk made
+}
+
+// folderLink is a symbolic link to a folder, met by the walk, whose
+// target is walked after the folders the walk reaches without links: of
+// the paths that reach one folder, the first in path order serves it,
+// whatever the order the parallel walk met them in (a fresh scan and a
+// rescan of a part agree).
+type folderLink struct {
+	real  string // of the folder holding the link
+	full  string
+	sub   string // where it leads
+	depth int
+	owner *entry
 }
 
 func newWalk(ctx context.Context, t *Tree, st *state, deep bool, gen uint64) *walk {
@@ -73,9 +87,26 @@ func (w *walk) spawn(dir, real string, depth int, linked bool) {
 	}
 }
 
-// wait waits for the walk and reports whether ctx ended it.
+// wait waits for the walk and reports whether ctx ended it. The links to
+// folders met are followed in rounds, each in path order: those met in
+// the targets of a round's links make the next.
 func (w *walk) wait() error {
-	w.wg.Wait()
+	for {
+		w.wg.Wait()
+		w.mu.Lock()
+		links := w.links
+		w.links = nil
+		w.mu.Unlock()
+		if len(links) == 0 || w.ctx.Err() != nil {
+			break
+		}
+		slices.SortFunc(links, func(a, b folderLink) int { return strings.Compare(a.full, b.full) })
+		for _, l := range links {
+			if w.firstVisit(l.sub, l.real) {
+				w.enter(l.full, l.sub, l.depth, true, true, l.owner)
+			}
+		}
+	}
 	w.finish()
 	return w.ctx.Err()
 }
@@ -251,9 +282,22 @@ func (w *walk) folder(dir, real, full, name string, depth int, linked, isLink bo
 	}
 	if isLink {
 		var err error
-		if sub, err = filepath.EvalSymlinks(full); err != nil || !w.firstVisit(sub, real) {
+		if sub, err = filepath.EvalSymlinks(full); err != nil {
 			return
 		}
+		w.mu.Lock()
+		w.links = append(w.links, folderLink{real: real, full: full, sub: sub, depth: depth, owner: owner})
+		w.mu.Unlock()
+		return
+	}
+	w.enter(full, sub, depth, linked, false, owner)
+}
+
+// enter starts the visit of the sub-folder full, whose real path is sub;
+// isLink says full is a link, which the walk follows once it has claimed
+// its target (firstVisit).
+func (w *walk) enter(full, sub string, depth int, linked, isLink bool, owner *entry) {
+	if isLink {
 		if why := pseudofs.Reason(sub); why != "" {
 			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "pseudo-fs", Message: "not searched: the link points to " + sub + ", " + why})
 			return
