@@ -71,17 +71,10 @@ func (r *Resolver) Run(ctx context.Context, opts *RunOptions) error {
 			// watcher after its own debounce, a millisecond or so apart,
 			// and two refreshes would tell clients of a catalog without
 			// the skill in between. So the refresh waits for the sources
-			// that hold changes they have not reported yet, if any.
-			if idle := w.busy.idle(); idle != nil {
-				gather := time.NewTimer(GatherChanges)
-				select {
-				case <-ctx.Done():
-					gather.Stop()
-					return nil
-				case <-idle:
-				case <-gather.C:
-				}
-				gather.Stop()
+			// whose reports are due within GatherChanges, if any (not
+			// for one whose report a storm of changes keeps putting off).
+			if !w.busy.gather(ctx, GatherChanges) {
+				return nil
 			}
 		case <-tick:
 			r.MarkChanged(r.Sources()...)
@@ -90,44 +83,97 @@ func (r *Resolver) Run(ctx context.Context, opts *RunOptions) error {
 }
 
 // GatherChanges bounds how long Run waits, once a source reports a
-// change, for the sources that hold changes they have not reported yet
-// (sources.WithBusy) to report theirs before it refreshes. When none
-// holds any, it refreshes at once.
+// change, for the sources whose reports are due by then (sources.WithBusy)
+// to make theirs before it refreshes. When none is due, it refreshes at
+// once.
 const GatherChanges = 100 * time.Millisecond
 
-// busyCount counts the parts of watched sources that hold changes they
-// have not reported yet.
-type busyCount struct {
-	mu     sync.Mutex
-	n      int
-	idleCh chan struct{} // closed when n falls to 0; nil while n is 0
+// busyParts knows, for each part of a watched source that told (see
+// sources.Busy), when its next report is due.
+type busyParts struct {
+	mu      sync.Mutex
+	due     map[int]time.Time // the parts with a report pending
+	next    int
+	changed chan struct{} // closed at the next change of due
 }
 
-// set counts one part becoming busy, or no longer busy.
-func (b *busyCount) set(busy bool) {
+// part makes a part, for sources.WithBusy.
+func (b *busyParts) part() (tell func(time.Time), stop func()) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	switch {
-	case busy:
-		if b.n == 0 {
-			b.idleCh = make(chan struct{})
+	id := b.next
+	b.next++
+	b.mu.Unlock()
+	stopped := false // guarded by b.mu, with due: nothing told after stop counts
+	set := func(due time.Time) {
+		if due.IsZero() {
+			delete(b.due, id)
+		} else {
+			if b.due == nil {
+				b.due = map[int]time.Time{}
+			}
+			b.due[id] = due
 		}
-		b.n++
-	case b.n > 0:
-		b.n--
-		if b.n == 0 {
-			close(b.idleCh)
-			b.idleCh = nil
+		if b.changed != nil {
+			close(b.changed)
+			b.changed = nil
 		}
 	}
+	tell = func(due time.Time) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if !stopped {
+			set(due)
+		}
+	}
+	stop = func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		stopped = true
+		set(time.Time{})
+	}
+	return tell, stop
 }
 
-// idle returns a channel closed once no part is busy, or nil when none is
-// now.
-func (b *busyCount) idle() <-chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.idleCh
+// gather waits, at most within, until no part's report is due by the end
+// of within: those due by then have reported. It returns false if ctx
+// ended meanwhile.
+func (b *busyParts) gather(ctx context.Context, within time.Duration) bool {
+	horizon := time.Now().Add(within)
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		b.mu.Lock()
+		soon := false
+		for _, due := range b.due {
+			if !due.After(horizon) {
+				soon = true
+				break
+			}
+		}
+		if !soon {
+			b.mu.Unlock()
+			return true
+		}
+		if b.changed == nil {
+			b.changed = make(chan struct{})
+		}
+		changed := b.changed
+		b.mu.Unlock()
+		if timer == nil {
+			timer = time.NewTimer(within)
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return true
+		case <-changed:
+		}
+	}
 }
 
 // Settled returns a channel that is closed once the watching Run started
@@ -148,7 +194,7 @@ type watchers struct {
 	r       *Resolver
 	wg      sync.WaitGroup
 	running map[sources.Source]context.CancelFunc // only Run's goroutine touches it
-	busy    busyCount
+	busy    busyParts
 
 	started bool // the first reconcile is done: sources added later do not hold Settled back
 
@@ -190,7 +236,7 @@ func (w *watchers) reconcile(ctx context.Context) {
 		}
 		w.wg.Go(func() {
 			defer settled()
-			sctx, onChange := sources.WithSettle(sources.WithBusy(wctx, w.busy.set), settled)
+			sctx, onChange := sources.WithSettle(sources.WithBusy(wctx, w.busy.part), settled)
 			err := wt.Watch(sctx, func() { w.r.MarkChanged(src); onChange() })
 			switch {
 			case errors.Is(err, sources.ErrNotWatched):

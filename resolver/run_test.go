@@ -26,15 +26,15 @@ type watched struct {
 	lists    atomic.Int32
 	closed   atomic.Bool
 	watching atomic.Bool
-	kick     chan struct{} // reports a change, and that the watch holds none
-	hold     chan struct{} // says the watch holds a change it will report (sources.Busy)
+	kick     chan struct{}      // reports a change, and that the watch holds none
+	hold     chan time.Duration // says the watch will report a change this much later (sources.Busy)
 	// ready, when not nil, makes the watch defer its settling until it is
 	// closed (sources.DeferSettle), as a tree with a deferred scan does.
 	ready chan struct{}
 }
 
 func newWatched(name string, skills ...string) *watched {
-	w := &watched{Fake: fake(name, "", skills...), kick: make(chan struct{}, 1), hold: make(chan struct{}, 1)}
+	w := &watched{Fake: fake(name, "", skills...), kick: make(chan struct{}, 1), hold: make(chan time.Duration, 1)}
 	return w
 }
 
@@ -65,11 +65,11 @@ func (w *watched) Watch(ctx context.Context, changed func()) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-w.hold:
-			busy(true)
+		case d := <-w.hold:
+			busy(time.Now().Add(d))
 		case <-w.kick:
 			changed()
-			busy(false)
+			busy(time.Time{})
 		case <-ready:
 			ready = nil
 			changed()
@@ -383,19 +383,22 @@ func TestSettled(t *testing.T) {
 func TestChangesThatComeTogetherMakeOneSnapshot(t *testing.T) {
 	tests := []struct {
 		name string
-		// holdB makes b say it holds a change when a reports one; b
-		// reports it after reportB (never when negative).
-		holdB   bool
-		reportB time.Duration
+		// holdB makes b say, when a reports, that it will report after
+		// dueB; it reports after reportB (never when negative).
+		holdB         bool
+		dueB, reportB time.Duration
 		// swapAt is when the first new snapshot is swapped in, after a
 		// reports; together says it is the one with the moved skill.
 		swapAt   time.Duration
 		together bool
 	}{
-		{"b reports 2 ms later", true, 2 * time.Millisecond, 2 * time.Millisecond, true},
-		{"b reports 60 ms later", true, 60 * time.Millisecond, 60 * time.Millisecond, true},
-		{"nothing else is busy", false, -1, 0, false},
-		{"b is busy for longer than GatherChanges", true, -1, resolver.GatherChanges, false},
+		{"b reports 2 ms later", true, 2 * time.Millisecond, 2 * time.Millisecond, 2 * time.Millisecond, true},
+		{"b reports 60 ms later", true, 60 * time.Millisecond, 60 * time.Millisecond, 60 * time.Millisecond, true},
+		{"nothing else is busy", false, 0, -1, 0, false},
+		{"b is due soon but never reports", true, 10 * time.Millisecond, -1, resolver.GatherChanges, false},
+		// A storm in b puts its report off again and again: it is not
+		// waited for.
+		{"b is due later than GatherChanges", true, 200 * time.Millisecond, -1, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -422,7 +425,7 @@ func TestChangesThatComeTogetherMakeOneSnapshot(t *testing.T) {
 				synctest.Wait()
 				a.set(func(f *sourcetest.Fake) { f.Skills = f.Skills[:1] })
 				if tt.holdB {
-					b.hold <- struct{}{}
+					b.hold <- tt.dueB
 					synctest.Wait()
 				}
 				kicked = time.Now()

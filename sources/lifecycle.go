@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 )
 
 // Watcher is a Source that notices when its listing may have changed, so
@@ -80,48 +81,31 @@ func (st *settling) changed() {
 	}
 }
 
-// WithBusy returns a context for Watch through which a Watcher tells busy
-// whether it holds changes it has not reported yet (see Busy): busy(true)
-// when one of its parts begins to hold some, busy(false) when that part
-// has reported them or found nothing to report. A caller that gathers
-// the reports of several sources into one refresh waits for those busy.
-// busy must be quick; it is called from the Watcher's goroutines.
-func WithBusy(ctx context.Context, busy func(bool)) context.Context {
-	return context.WithValue(ctx, busyKey{}, busy)
+// WithBusy returns a context for Watch through which each part of a
+// Watcher tells when its next report of changes is due (see Busy): part
+// makes a part, and returns the functions Busy returns. A caller that
+// gathers the reports of several sources into one refresh waits for
+// those due soon. The functions must be quick; they are called from the
+// Watcher's goroutines.
+func WithBusy(ctx context.Context, part func() (tell func(due time.Time), stop func())) context.Context {
+	return context.WithValue(ctx, busyKey{}, part)
 }
 
 type busyKey struct{}
 
 // Busy returns the functions with which a Watcher, or one part of it,
-// tells the caller of Watch (WithBusy) whether it holds changes it has not
-// reported yet, such as those a debounce is waiting out: tell may be
-// called any number of times, and passes on only changes of state; stop
-// says the part is no longer busy, for good, and is called when its watch
-// ends. Each call makes a part of its own, so that one part's report does
-// not hide another's. Without WithBusy, both do nothing.
-func Busy(ctx context.Context) (tell func(busy bool), stop func()) {
-	busy, ok := ctx.Value(busyKey{}).(func(bool))
+// tells the caller of Watch (WithBusy) when its next report of changes is
+// due: tell is told the time (a past one while the report is as good as
+// made, the zero time when none is pending), and stop says, when the
+// part's watch ends, that it reports nothing more; tell does nothing
+// after it. Each call makes a part of its own, so that one part's report
+// does not hide another's. Without WithBusy, both do nothing.
+func Busy(ctx context.Context) (tell func(due time.Time), stop func()) {
+	part, ok := ctx.Value(busyKey{}).(func() (func(time.Time), func()))
 	if !ok {
-		return func(bool) {}, func() {}
+		return func(time.Time) {}, func() {}
 	}
-	var mu sync.Mutex
-	state, stopped := false, false
-	tell = func(b bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped || b == state {
-			return
-		}
-		state = b
-		busy(b)
-	}
-	stop = func() {
-		tell(false)
-		mu.Lock()
-		stopped = true
-		mu.Unlock()
-	}
-	return tell, stop
+	return part()
 }
 
 // ErrNotWatched means a source does not watch for changes.

@@ -18,8 +18,8 @@ const maxPending = 50_000
 // nothing of files, so a test drives it on a fake clock (testing/synctest).
 type debouncer struct {
 	quiet, max time.Duration
-	wake       chan struct{} // one-slot: something was added since next last looked
-	busy       func(bool)    // Options.Busy, or nil
+	wake       chan struct{}   // one-slot: something was added since next last looked
+	busy       func(time.Time) // Options.Busy, or nil
 
 	// mu guards the pending batch below, and the state told to busy.
 	mu       sync.Mutex
@@ -34,10 +34,14 @@ type debouncer struct {
 	// make the debouncer busy already, so that a Watcher whose events
 	// came with another's is busy before the other's batch is due.
 	arrivedSeq, appliedSeq uint64
-	told                   bool // what busy was last told
+	told                   time.Time // what busy was last told
 }
 
-func newDebouncer(quiet, max time.Duration, busy func(bool)) *debouncer {
+// DueNow is what Options.Busy is told while a delivery is as good as due:
+// events wait to be applied, or a batch is being handled.
+var DueNow = time.Unix(0, 1)
+
+func newDebouncer(quiet, max time.Duration, busy func(time.Time)) *debouncer {
 	return &debouncer{quiet: quiet, max: max, wake: make(chan struct{}, 1), paths: map[string]struct{}{}, busy: busy}
 }
 
@@ -57,16 +61,34 @@ func (d *debouncer) applied(seq uint64) {
 	d.mu.Unlock()
 }
 
-// tell tells busy whether a change is arriving, pending or being handled,
-// when that differs from what it was told last. d.mu is held.
+// tell tells busy when the next delivery is due, when that differs from
+// what it was told last: DueNow while events wait to be applied or a batch
+// is handled, the pending batch's due time, or the zero time when nothing
+// is pending. d.mu is held.
 func (d *debouncer) tell() {
-	now := d.handling || d.rescan || len(d.paths) > 0 || d.arrivedSeq > d.appliedSeq
-	if now != d.told {
-		d.told = now
+	var due time.Time
+	switch {
+	case d.handling || d.arrivedSeq > d.appliedSeq:
+		due = DueNow
+	case d.rescan || len(d.paths) > 0:
+		due = d.due()
+	}
+	if !due.Equal(d.told) {
+		d.told = due
 		if d.busy != nil {
-			d.busy(now)
+			d.busy(due)
 		}
 	}
+}
+
+// due is when the pending batch is due: once no change has come for
+// quiet, or max after its first. d.mu is held.
+func (d *debouncer) due() time.Time {
+	due := d.last.Add(d.quiet)
+	if limit := d.first.Add(d.max); limit.Before(due) {
+		due = limit
+	}
+	return due
 }
 
 // handled says the consumer is done with the batch next gave it.
@@ -129,13 +151,10 @@ func (d *debouncer) next(ctx context.Context, stop <-chan struct{}) (Batch, bool
 		pending := len(d.paths) > 0 || d.rescan
 		var wait time.Duration
 		if pending {
-			due := d.last.Add(d.quiet)
-			if limit := d.first.Add(d.max); limit.Before(due) {
-				due = limit
-			}
-			if wait = time.Until(due); wait <= 0 {
+			if wait = time.Until(d.due()); wait <= 0 {
 				b := d.take()
 				d.handling = true
+				d.tell()
 				d.mu.Unlock()
 				return b, true
 			}

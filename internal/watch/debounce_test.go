@@ -182,20 +182,27 @@ func TestDebounceBound(t *testing.T) {
 	})
 }
 
-// Busy is told true from an event's arrival until the batch holding its
-// change is handled (or until it is applied, when it changes nothing),
-// and only of changes of state: a change that comes while the batch before
-// it is being handled keeps the debouncer busy through both.
+// Busy is told when the next delivery is due: DueNow from an event's
+// arrival until it is applied, and while a batch is handled; the pending
+// batch's due time, which each change puts off; the zero time when
+// nothing is pending; and only when that changes.
 func TestDebounceBusy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		type told struct {
-			At   time.Duration
-			Busy bool
+			At  time.Duration
+			Due time.Duration // after the start; -1 for DueNow, 0 for none
 		}
 		var got []told
-		d := newDebouncer(200*time.Millisecond, 2*time.Second, func(b bool) {
-			got = append(got, told{time.Since(start), b})
+		d := newDebouncer(200*time.Millisecond, 2*time.Second, func(due time.Time) {
+			at := told{At: time.Since(start)}
+			switch {
+			case due.Equal(DueNow):
+				at.Due = -1
+			case !due.IsZero():
+				at.Due = due.Sub(start)
+			}
+			got = append(got, at)
 		})
 		d.add(false) // no change: not busy
 		d.arrived(1) // an event that changes nothing, until it is applied
@@ -210,21 +217,13 @@ func TestDebounceBusy(t *testing.T) {
 		d.add(false, "/r/a")
 		d.applied(4) // as the Watcher does: what it applied is added first
 		time.Sleep(90 * time.Millisecond)
-		d.add(false, "/r/b")
+		d.add(false, "/r/b")     // puts the batch off
 		d.next(t.Context(), nil) // due at 300 ms
 		time.Sleep(50 * time.Millisecond)
 		d.handled()
 
-		d.add(false, "/r/c")
-		d.next(t.Context(), nil) // due at 550 ms
-		d.add(true)              // while the batch is handled
-		time.Sleep(10 * time.Millisecond)
-		d.handled()
-		d.next(t.Context(), nil) // the rescan, due at 750 ms
-		d.handled()
-
 		ms := time.Millisecond
-		want := []told{{0, true}, {5 * ms, false}, {10 * ms, true}, {350 * ms, false}, {350 * ms, true}, {750 * ms, false}}
+		want := []told{{0, -1}, {5 * ms, 0}, {10 * ms, -1}, {10 * ms, 210 * ms}, {100 * ms, 300 * ms}, {300 * ms, -1}, {350 * ms, 0}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("busy told (-want +got):\n%s", diff)
 		}

@@ -80,14 +80,16 @@ type Options struct {
 	// nothing from there, and watching it would spend the watches a
 	// system allows on folders nobody reads).
 	Within string
-	// Busy, when not nil, is told true when the Watcher notices a change
-	// it has not delivered yet (a batch is pending, waiting out Debounce),
-	// and false once none is pending and Run's callback has returned for
-	// the last batch: a caller that gathers the batches of several
-	// Watchers can wait for those still busy. It is told only of changes
-	// of state, true first. It runs under a lock of the Watcher: it must
-	// be quick and must not call the Watcher.
-	Busy func(busy bool)
+	// Busy, when not nil, is told when the Watcher's next delivery is
+	// due, each time that changes: DueNow while events the system
+	// reported wait to be applied (any event, one about an ignored file
+	// too, until it is seen to be one) or Run's callback handles a batch;
+	// the pending batch's due time while it waits out Debounce; and the
+	// zero time once nothing is pending. A caller that gathers the
+	// batches of several Watchers can wait for those due soon. It runs
+	// under a lock of the Watcher: it must be quick and must not call the
+	// Watcher.
+	Busy func(due time.Time)
 	// Logger receives one warning when a limit is reached, and debug lines.
 	// Default: nothing is logged.
 	Logger *slog.Logger
