@@ -23,10 +23,13 @@ import (
 // A client subscribes to a URI (resources/subscribe, or subscriptions/listen
 // from protocol 2026-07-28, which the SDK turns into the same handler).
 // The server remembers, for each subscription, a fingerprint of what the
-// URI names: a file's identity, size and times (its FileKey), or, for a
-// skill's root (skill://<skill-path>, with or without the trailing '/') or
-// another folder, those of every file below it, and for skill:// those of
-// every SKILL.md. After each snapshot swap Refresh computes them again in
+// URI names: a file's content (its digest, read again only when its
+// identity, size or times changed, so that a touch is no update), or, for
+// a skill's root (skill://<skill-path>, with or without the trailing '/')
+// or another folder, that of every file below it; and for skill:// and
+// the folders above skills, the identity, size and times (FileKey) of
+// every SKILL.md below, which may be thousands. A file larger than
+// resources.max_file_size, never served, is summed by its FileKey too. After each snapshot swap Refresh computes them again in
 // the session's view; a URI whose fingerprint changed gets
 // notifications/resources/updated. The resource list a session knows (its
 // view's skills and their file lists) is compared the same way, and a
@@ -228,7 +231,8 @@ func (s *Server) filterResourceNotes(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // fingerprint sums up what uri names in view v now, as the hex of a
-// SHA-256: the skill and file it resolves to with their FileKeys, or
+// SHA-256: the skill and file it resolves to with their contents (see
+// sumFile; the SKILL.md files of a collection with their FileKeys), or
 // "absent". Files not on a local file system (no identity in their key)
 // are summed by their content.
 func (s *Server) fingerprint(v *view, uri string) string {
@@ -290,8 +294,15 @@ func (s *Server) sumFile(h hash.Hash, sk *sources.Skill, name string, byContent 
 }
 
 // sumContent adds the content's digest of the file f of sk, in fsys, to
-// h, from the server's digests while the file's key is unchanged.
+// h, from the server's digests while the file's key is unchanged. A file
+// larger than the server serves (resources.max_file_size) is summed by
+// its key: its content is never sent, and reading it would cost the
+// refresh a read of as much.
 func (s *Server) sumContent(h hash.Hash, fsys fs.FS, sk *sources.Skill, f sources.WalkedFile) {
+	if f.Size > s.maxFileSize {
+		sumKey(h, fsys, f.Path, f.Key)
+		return
+	}
 	sum, size, err := s.digests.Sum(fsys, sk.Dir, f)
 	if err != nil {
 		h.Write([]byte("unreadable\x00"))

@@ -608,3 +608,32 @@ func testSubscribeDuringARefresh(t *testing.T) {
 		t.Errorf("updated: %v, want skill://", updated)
 	}
 }
+
+// A file larger than the server serves is summed by its identity and
+// times, not read for its content at every refresh: a touch of it is an
+// update, as it was of every file before contents were compared.
+func TestSubscriptionToALargeFile(t *testing.T) { synctest.Test(t, testSubscriptionToALargeFile) }
+
+func testSubscriptionToALargeFile(t *testing.T) {
+	root := t.TempDir()
+	sourcetest.WriteFiles(t, root, map[string]string{
+		"s/SKILL.md": "---\nname: s\ndescription: S.\n---\n",
+		"s/big.bin":  strings.Repeat("x", 64),
+		"s/small.md": "small\n",
+	})
+	r := newResolver(t, dirtree.New(root, nil))
+	srv := server.New(r, &server.Options{MaxFileSize: 32})
+	r.OnSwap(func(_, _ *resolver.Snapshot) { srv.Refresh() })
+	n := &notes{}
+	cs := connect(t, srv, "2025-11-25", n.options())
+	listResources(t, cs)
+	subscribe(t, cs, "skill://s/big.bin", "skill://s/small.md")
+	later := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, f := range []string{"big.bin", "small.md"} {
+		if err := os.Chtimes(filepath.Join(root, "s", f), later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reload(t, r)
+	check(t, n, "both touched", []string{"skill://s/big.bin"}, false)
+}
