@@ -346,10 +346,15 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 	} else if patient {
 		// The first start failed (a command that cannot run, a handshake
 		// refused): it was waited for, and what waits for the catalog's
-		// start need not wait for a restart.
+		// start need not wait for a restart. A watch that began before
+		// is told, as of a change: its first round is over.
 		s.mu.Lock()
 		s.waited = true
+		watched := len(s.listeners) > 0
 		s.mu.Unlock()
+		if watched {
+			s.notify()
+		}
 	}
 	return s.unavailable(err)
 }

@@ -809,24 +809,37 @@ func TestHangingPluginIsGivenUp(t *testing.T) {
 // SettleTimeout. One whose first listing was given up on settles when it
 // comes up, with its first change; one that cannot start, at once.
 func TestPluginWatchSettlesOnceListed(t *testing.T) {
-	t.Run("cannot start", func(t *testing.T) {
-		src, err := New("ghost", []string{"/nonexistent/bin/ghost"}, &Options{NoCache: true, Logger: (&logBuffer{}).logger()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
-		if _, err := src.List(t.Context()); err == nil {
-			t.Fatal("a plugin that cannot start listed")
-		}
-		settled := make(chan struct{})
-		ctx, changed := sources.WithSettle(t.Context(), func() { close(settled) })
-		go src.Watch(ctx, func() { changed() })
-		select {
-		case <-settled:
-		case <-time.After(10 * time.Second): // only to report a hang
-			t.Fatal("a plugin that cannot start did not settle")
-		}
-	})
+	for _, watchFirst := range []bool{false, true} { // the catalog's start may begin either first
+		t.Run(fmt.Sprint("cannot start, watched first ", watchFirst), func(t *testing.T) {
+			src, err := New("ghost", []string{"/nonexistent/bin/ghost"}, &Options{NoCache: true, Logger: (&logBuffer{}).logger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			settled := make(chan struct{})
+			ctx, changed := sources.WithSettle(t.Context(), func() { close(settled) })
+			watch := func() { go src.Watch(ctx, func() { changed() }) }
+			if watchFirst {
+				watch()
+				eventually(t, 10*time.Second, "the watch did not begin", func() bool {
+					src.mu.Lock()
+					defer src.mu.Unlock()
+					return len(src.listeners) == 1
+				})
+			}
+			if _, err := src.List(t.Context()); err == nil {
+				t.Fatal("a plugin that cannot start listed")
+			}
+			if !watchFirst {
+				watch()
+			}
+			select {
+			case <-settled:
+			case <-time.After(10 * time.Second): // only to report a hang
+				t.Fatal("a plugin that cannot start did not settle")
+			}
+		})
+	}
 	dir := t.TempDir()
 	skillDir(t, dir, "alpha", "Alpha skill.")
 	for _, mode := range []string{"dir", "noisy"} { // watching, and not (noisy hides its Watch)
