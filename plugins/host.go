@@ -470,8 +470,15 @@ func (s *Source) callFailed(inst *instance, call string, err error, timedOut boo
 	} else if why := exitedDuring(s.life, inst, call, err); why != nil {
 		err = why
 	} else if st, ok := status.FromError(err); ok && st.Message() != "" {
-		// The plugin's own error, in its words, without gRPC's.
-		err = fmt.Errorf("the plugin's %s failed: %s", call, clean(st.Message(), false))
+		// The plugin's own error (plugins.Serve sends a source's as
+		// Unavailable), in its words, without gRPC's; another code, a
+		// call the plugin does not serve say, is named.
+		switch st.Code() {
+		case codes.Unavailable, codes.Unknown:
+			err = fmt.Errorf("the plugin's %s failed: %s", call, clean(st.Message(), false))
+		default:
+			err = fmt.Errorf("the plugin's %s failed (%s): %s", call, st.Code(), clean(st.Message(), false))
+		}
 	}
 	s.mu.Lock()
 	if s.troubleSince.IsZero() {
