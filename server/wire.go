@@ -26,32 +26,37 @@ const maxContents = maxMessage - 4<<10
 // encoding/json writes it with HTML escaping: at least as long as the
 // SDK's own encoding, which leaves '<', '>' and '&' as they are.
 func jsonLen(s string) int {
-	n := 2
+	n := 2 + len(s)
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b < utf8.RuneSelf {
-			switch {
-			case b == '"' || b == '\\' || b == '\n' || b == '\r' || b == '\t' || b == '\b' || b == '\f':
-				n += 2
-			case b < 0x20 || b == '<' || b == '>' || b == '&':
-				n += 6 // \u00XX
-			default:
-				n++
-			}
+			n += int(asciiExtra[b])
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
-			n += 6 // \ufffd, \u2028, \u2029
-		default:
-			n += size
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			n += 6 - size // \ufffd, \u2028, \u2029 in place of its bytes
 		}
 		i += size
 	}
 	return n
 }
+
+// asciiExtra is what encoding/json adds to an ASCII byte: 1 for the
+// escapes \", \\, \n, \r, \t, \b and \f, 5 for the other control
+// characters and HTML's <, > and &, written \u00XX.
+var asciiExtra = func() (t [utf8.RuneSelf]uint8) {
+	for b := range t {
+		switch c := byte(b); {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+			t[b] = 1
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			t[b] = 5
+		}
+	}
+	return t
+}()
 
 // contentsLen is about the length of c in an answer: its text or blob as
 // JSON, and room for its URI and MIME type.

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -29,4 +30,15 @@ func FuzzJSONLen(f *testing.F) {
 			t.Fatalf("jsonLen(%q) = %d, under the %d bytes of the SDK's encoding", s, jsonLen(s), n)
 		}
 	})
+}
+
+// BenchmarkJSONLen measures jsonLen on 1 MB of a SKILL.md's text: a read
+// of a file near the largest answer measures about ten times as much.
+func BenchmarkJSONLen(b *testing.B) {
+	line := "Use this skill when the user asks for a <summary> of \"data\" & more: é.\n"
+	s := strings.Repeat(line, (1<<20)/len(line))
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		jsonLen(s)
+	}
 }
