@@ -467,8 +467,11 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 		if owner := st.owner(p); owner != "" {
 			p = owner
 			// A skill folder that lost its SKILL.md gives its files to
-			// the skill around it, which is scanned instead.
-			for st.skills[p].path != p && !exists(join(p, sources.SkillFile)) { // a folder, not a note
+			// the skill around it, which is scanned instead. So may a
+			// skill nested in another, whose SKILL.md, refused, makes no
+			// skill (see walk.visit): what changes inside one is scanned
+			// from the outermost skill around it.
+			for e := st.skills[p]; e.path != p && (e.nested || !exists(join(p, sources.SkillFile))); e = st.skills[p] { // a folder, not a note
 				up := st.owner(filepath.Dir(p))
 				if up == "" {
 					break

@@ -539,3 +539,24 @@ func TestMisnamedSkillFileInsideASkill(t *testing.T) {
 		t.Errorf("no warning about notes/skill.md: %v", l.Problems)
 	}
 }
+
+// A SKILL.md refused inside a skill makes no skill: its folder's files are
+// the skill's around it, as every read of that skill finds them, and a
+// file added there changes that skill's file list (what tells clients
+// their lists are out of date).
+func TestRefusedNestedSkillFilesAreTheParents(t *testing.T) {
+	root := tree(t, map[string]string{
+		"p/SKILL.md":            skillMD("p"),
+		"p/sub/broken/SKILL.md": "---\nname: broken\n---\nno description\n",
+	})
+	tr := dirtree.New(root, nil)
+	l := relist(t, tr)
+	if len(l.Skills) != 1 || !slices.Equal(l.Skills[0].FileList, []string{"sub/broken/SKILL.md"}) {
+		t.Fatalf("skills %v, p's files %v; want p alone, with sub/broken/SKILL.md", l.Skills, l.Skills[0].FileList)
+	}
+	writeSkill(t, filepath.Join(root, "p/sub/broken/y.md"), "y")
+	tr.Changed(filepath.Join(root, "p/sub/broken/y.md"))
+	if got := relist(t, tr).Skills[0].FileList; !slices.Equal(got, []string{"sub/broken/SKILL.md", "sub/broken/y.md"}) {
+		t.Errorf("p's files after y.md was added beside the refused SKILL.md: %v", got)
+	}
+}

@@ -215,7 +215,7 @@ func testIncremental(t *testing.T, opts *dirtree.Options) {
 		rel := randPath()
 		full := filepath.Join(root, rel)
 		var changed []string
-		switch op := rng.IntN(7); op {
+		switch op := rng.IntN(8); op {
 		case 0, 1: // create or edit a skill
 			changed = append(changed, firstMissing(root, filepath.Join(full, "SKILL.md")))
 			writeSkill(t, filepath.Join(full, "SKILL.md"), fmt.Sprintf(
@@ -247,6 +247,9 @@ func testIncremental(t *testing.T, opts *dirtree.Options) {
 				must(t, os.WriteFile(note, fmt.Appendf(nil, "---\ndescription: Note %d.\n---\n", step), 0o644))
 			}
 			changed = append(changed, note)
+		case 7: // a SKILL.md refused (no description): inside a skill, its folder's files are that skill's
+			changed = append(changed, firstMissing(root, filepath.Join(full, "SKILL.md")))
+			writeSkill(t, filepath.Join(full, "SKILL.md"), fmt.Sprintf("---\nname: bad%d\n---\nbody\n", step))
 		case 6: // a folder moved out of the root, and a link to it left in its place
 			if fi, err := os.Lstat(full); err != nil || !fi.IsDir() {
 				continue

@@ -175,7 +175,13 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 	skillHere := false // the probe found this folder's SKILL.md
 	if w.deep && holdsSkillFile {
 		if e := w.probe(dir, real, linked, owner != nil); e != nil {
-			owner, skillHere = e, true
+			skillHere = true
+			// A SKILL.md refused inside a skill (invalid front matter)
+			// makes no skill: its folder's files stay the enclosing
+			// skill's, as every read of that skill finds them.
+			if e.err == nil || owner == nil {
+				owner = e
+			}
 		}
 	}
 	if !skillHere && holdsSkillFile {
@@ -219,7 +225,10 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		case typ.IsDir():
 			w.folder(dir, real, full, name, depth, linked, isLink, owner)
 		case name == sources.SkillFile:
-			// Probed above.
+			// Probed above; one refused inside a skill is that skill's file.
+			if owner != nil && owner.path != full && typ.IsRegular() {
+				w.file(owner, full)
+			}
 		case sources.MisnamedSkillFile(name) && !holdsSkillFile:
 			// The probe for SKILL.md missed it; the listing, read
 			// anyway, shows what was meant. Inside a skill, it is one of
