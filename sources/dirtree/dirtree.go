@@ -465,18 +465,20 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 			continue
 		}
 		if owner := st.owner(p); owner != "" {
+			// The folder of a nested skill, or its SKILL.md, changed: it
+			// may be refused now, or no longer.
+			entry := p == owner || p == join(owner, sources.SkillFile)
 			p = owner
 			// A skill folder that lost its SKILL.md gives its files to
-			// the skill around it, which is scanned instead. So may a
-			// skill nested in another, whose SKILL.md, refused, makes no
-			// skill (see walk.visit): what changes inside one is scanned
-			// from the outermost skill around it.
-			for e := st.skills[p]; e.path != p && (e.nested || !exists(join(p, sources.SkillFile))); e = st.skills[p] { // a folder, not a note
+			// the skill around it, which is scanned instead; so does a
+			// skill nested in another whose SKILL.md is refused, or may
+			// be now, as it makes no skill (see walk.visit).
+			for e := st.skills[p]; e.path != p && (e.nested && (e.err != nil || entry) || !exists(join(p, sources.SkillFile))); e = st.skills[p] { // a folder, not a note
 				up := st.owner(filepath.Dir(p))
 				if up == "" {
 					break
 				}
-				p = up
+				p, entry = up, false
 			}
 		} else if _, err := os.Lstat(p); err != nil {
 			st.forget(p)
