@@ -120,6 +120,7 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 	// at its next pause, rather than at its end (seconds, for a large
 	// tree on a busy machine), which the end of the watch waits for.
 	w.Close()
+	notBusy() // nothing more is reported, whatever the watcher held
 	if cerr := <-completing; cerr != nil {
 		err = cerr
 	}
@@ -187,6 +188,18 @@ func (t *Tree) complete(ctx context.Context, notify func()) (bool, error) {
 		}
 	}
 	skills := len(folders)
+	// In path order, the folders reached without links first, as a full
+	// scan walks them: a skill's files reached through a link inside it
+	// are the first path's, whatever order the map gave.
+	slices.SortFunc(folders, func(a, b *entry) int {
+		if a.linked != b.linked {
+			if a.linked {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.path, b.path)
+	})
 	// Looked for first, unless checkOutside did it already as soon as
 	// those folders were watched: it may be a skill someone has just made.
 	changed, err := t.lookOutside(ctx, st)
