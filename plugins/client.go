@@ -406,7 +406,7 @@ func (r *remote) readFile(ctx context.Context, id string, m fileMeta) (data []by
 }
 
 // errBadFile means a plugin sent a file other than the one it listed.
-var errBadFile = errors.New("plugin sent a bad file")
+var errBadFile = errors.New("the source plugin sent a bad file")
 
 // turn waits for the turn of a read of a file of the plugin (see
 // reading), for at most the plugin's timeout, and returns the function

@@ -92,7 +92,7 @@ func (f *remoteFS) fetchWaiting(m fileMeta, waited func(time.Duration)) ([]byte,
 	data, err := f.r.readFile(ctx, f.id, m)
 	if err == nil && m.path == sources.SkillFile {
 		if front, _, ferr := sources.SplitFrontMatter(data); ferr != nil || !sameFront(front, f.front) {
-			return nil, &fs.PathError{Op: "read", Path: m.path, Err: fmt.Errorf("%w: its front matter is not the one the plugin listed", errBadFile)}
+			return nil, &fs.PathError{Op: "read", Path: m.path, Err: f.r.named(fmt.Errorf("%w: its front matter is not the one the plugin listed", errBadFile))}
 		}
 	}
 	return data, err

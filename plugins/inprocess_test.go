@@ -314,8 +314,8 @@ func TestGarbageBecomesDiagnostics(t *testing.T) {
 	if _, err := fs.ReadFile(good0.Files, "lies.md"); !errors.Is(err, errBadFile) || errors.Is(err, sources.ErrTooLarge) {
 		t.Errorf("a file longer than listed: %v", err)
 	}
-	if _, err := fs.ReadFile(good0.Files, "wrong.md"); !errors.Is(err, errBadFile) {
-		t.Errorf("a file unlike its digest: %v", err)
+	if _, err := fs.ReadFile(good0.Files, "wrong.md"); !errors.Is(err, errBadFile) || !strings.Contains(err.Error(), "the source plugin junk sent a bad file") {
+		t.Errorf("a file unlike its digest: %v; want the plugin's bad file, named", err)
 	}
 	for _, sk := range l.Skills {
 		if sk.Ref.Name == "many" || sk.Ref.Name == "late" {
