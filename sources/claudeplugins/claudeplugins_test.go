@@ -450,6 +450,31 @@ func TestInstalledPackages(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+	for _, p := range l.Packages {
+		if p.Name == "ghost@m" && strings.Contains(p.Reason, "did you mean") {
+			t.Errorf("ghost@m, close to no installed plugin: %s", p.Reason)
+		}
+	}
+}
+
+// An enabledPlugins key close to an installed plugin that nothing enables
+// (a typo in a settings file edited by hand) says which was meant.
+func TestEnabledButNotInstalledSaysWhatWasMeant(t *testing.T) {
+	h := newHome(t)
+	h.plugin("document-skills@anthropic-agent-skills", "document-skills", false, nil, "pdf")
+	h.plugin("on@m", "on", true, nil, "a")
+	h.userEnabled["document-skill@anthropic-agent-skills"] = true
+	h.save()
+	l := list(t, claudeplugins.Installed(h.home, nil))
+	for _, p := range l.Packages {
+		if p.Name == "document-skill@anthropic-agent-skills" {
+			if want := "did you mean document-skills@anthropic-agent-skills, which is installed?"; p.State != sources.PackageNotInstalled || !strings.Contains(p.Reason, want) {
+				t.Errorf("%s: %s, %q; want it not installed, saying %q", p.Name, p.State, p.Reason, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no package for the mistyped key: %+v", l.Packages)
 }
 
 // A settings file that cannot be read is named as the reason a plugin is

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillmux/skillmux/internal/editdist"
 	"github.com/skillmux/skillmux/internal/jsonkind"
 	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/sources"
@@ -542,9 +543,23 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package)
 		}
 		pkgs = append(pkgs, sources.Package{Name: key, Source: s.name, Namespace: ps[0].namespace, Path: rec.InstallPath, State: sources.PackageServed})
 	}
+	// An installed plugin that no setting enables is what a mistyped
+	// enabledPlugins key meant, when their names are close.
+	var unenabled []string
+	for key := range f.Plugins {
+		if set, ok := enabled[key]; !ok || !set.on {
+			unenabled = append(unenabled, key)
+		}
+	}
+	slices.Sort(unenabled)
 	for _, key := range slices.Sorted(maps.Keys(enabled)) {
 		if _, installed := f.Plugins[key]; !installed && enabled[key].on {
-			consider(key, sources.PackageNotInstalled, "", enabled[key].file+" enables it, but Claude Code has no install record for it")
+			reason := enabled[key].file + " enables it, but Claude Code has no install record for it"
+			plugin, _, _ := strings.Cut(key, "@")
+			if near := editdist.Closest(key, unenabled, max(1, len(plugin)/4)); near != "" {
+				reason += "; did you mean " + near + ", which is installed?"
+			}
+			consider(key, sources.PackageNotInstalled, "", reason)
 		}
 	}
 	return plugins, probs, pkgs
