@@ -604,10 +604,9 @@ func (s *Server) notFoundNear(req mcp.Request, snap *resolver.Snapshot, uri stri
 	if near != "" {
 		return s.notFoundBecause(req, uri, fmt.Sprintf("resource not found: %s; did you mean %s?%s", clipURI(uri), clipURI(near), why))
 	}
-	if rest, ok := strings.CutPrefix(uri, resolver.URIScheme+"://"); ok {
+	if p, err := resolver.ParseURI(uri); err == nil && len(p.Segments) > 0 {
 		// skill://<namespace>/...: a source plugin's skill, its plugin down.
-		ns, _, _ := strings.Cut(rest, "/")
-		if f, ok := snap.FailedNamespace(ns); ok {
+		if f, ok := snap.FailedNamespace(p.Segments[0]); ok {
 			return s.notFoundBecause(req, uri, fmt.Sprintf("resource not found: %s; the source %s serves no skill now: %v", clipURI(uri), f.Source, f.Err))
 		}
 	}
