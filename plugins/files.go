@@ -202,8 +202,8 @@ func (f *remoteFS) local(first string) (copied bool, failed error) {
 		return false, nil
 	}
 	f.mu.Lock()
-	if f.tried && !f.copied && f.making == nil && !f.retryAt.IsZero() && time.Now().After(f.retryAt) {
-		f.tried = false
+	if f.making == nil && !f.retryAt.IsZero() && time.Now().After(f.retryAt) {
+		f.tried = false // retryAt is set only with tried, by a copy that failed
 	}
 	if f.tried {
 		making, copied := f.making, f.copied

@@ -350,11 +350,8 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 		// is told, as of a change: its first round is over.
 		s.mu.Lock()
 		s.waited = true
-		watched := len(s.listeners) > 0
 		s.mu.Unlock()
-		if watched {
-			s.notify()
-		}
+		s.notify()
 	}
 	return s.unavailable(err)
 }
