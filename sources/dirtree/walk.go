@@ -103,7 +103,7 @@ func (w *walk) wait() error {
 		slices.SortFunc(links, func(a, b folderLink) int { return strings.Compare(a.full, b.full) })
 		for _, l := range links {
 			if w.firstVisit(l.sub, l.real) {
-				w.enter(l.full, l.sub, l.depth, true, true, l.owner)
+				w.follow(l)
 			}
 		}
 	}
@@ -299,25 +299,27 @@ func (w *walk) folder(dir, real, full, name string, depth int, linked, isLink bo
 		w.mu.Unlock()
 		return
 	}
-	w.enter(full, sub, depth, linked, false, owner)
+	w.enter(full, sub, depth, linked, owner)
 }
 
-// enter starts the visit of the sub-folder full, whose real path is sub;
-// isLink says full is a link, which the walk follows once it has claimed
-// its target (firstVisit).
-func (w *walk) enter(full, sub string, depth int, linked, isLink bool, owner *entry) {
-	if isLink {
-		if why := pseudofs.Reason(sub); why != "" {
-			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "pseudo-fs", Message: "not searched: the link points to " + sub + ", " + why})
-			return
-		}
-		if w.st.outside(sub) {
-			w.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "outside",
-				Message: "not searched: the link points to " + sub + ", outside " + w.t.opts.Within + ", the only folder this source may serve"})
-			return
-		}
-		linked = true
+// follow starts the visit of the folder the link l leads to, once the walk
+// has claimed it (firstVisit), unless it lies where the tree serves
+// nothing.
+func (w *walk) follow(l folderLink) {
+	if why := pseudofs.Reason(l.sub); why != "" {
+		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: l.full, Rule: "pseudo-fs", Message: "not searched: the link points to " + l.sub + ", " + why})
+		return
 	}
+	if w.st.outside(l.sub) {
+		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: l.full, Rule: "outside",
+			Message: "not searched: the link points to " + l.sub + ", outside " + w.t.opts.Within + ", the only folder this source may serve"})
+		return
+	}
+	w.enter(l.full, l.sub, l.depth, true, l.owner)
+}
+
+// enter starts the visit of the sub-folder full, whose real path is sub.
+func (w *walk) enter(full, sub string, depth int, linked bool, owner *entry) {
 	if depth+1 > w.t.opts.MaxDepth {
 		if owner != nil {
 			// Inside a skill only nested skills are at stake: a warning

@@ -30,7 +30,6 @@ func (t *Tree) watch(ctx context.Context, changed func()) error {
 	// on watching the skills' insides.
 	outside := make(chan struct{}, 1)
 	busy, notBusy := sources.Busy(ctx)
-	defer notBusy()
 	w, err := watch.New(&watch.Options{
 		Within:   t.bound(),
 		Debounce: t.opts.Debounce,
