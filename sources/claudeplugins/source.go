@@ -545,18 +545,20 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package)
 	}
 	// An installed plugin that no setting enables is what a mistyped
 	// enabledPlugins key meant, when their names are close.
-	var unenabled []string
-	for key := range f.Plugins {
-		if set, ok := enabled[key]; !ok || !set.on {
-			unenabled = append(unenabled, key)
+	unenabled := sync.OnceValue(func() []string {
+		var keys []string
+		for _, key := range slices.Sorted(maps.Keys(f.Plugins)) {
+			if set, ok := enabled[key]; !ok || !set.on {
+				keys = append(keys, key)
+			}
 		}
-	}
-	slices.Sort(unenabled)
+		return keys
+	})
 	for _, key := range slices.Sorted(maps.Keys(enabled)) {
 		if _, installed := f.Plugins[key]; !installed && enabled[key].on {
 			reason := enabled[key].file + " enables it, but Claude Code has no install record for it"
 			plugin, _, _ := strings.Cut(key, "@")
-			if near := editdist.Closest(key, unenabled, max(1, len(plugin)/4)); near != "" {
+			if near := editdist.Closest(key, unenabled(), max(1, len(plugin)/4)); near != "" {
 				reason += "; did you mean " + near + ", which is installed?"
 			}
 			consider(key, sources.PackageNotInstalled, "", reason)
