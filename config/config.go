@@ -357,7 +357,7 @@ func Load(opts *Options) (*Config, error) {
 		if userFile == "" {
 			userFile, what = "(none: no home folder is known)", "your user file, your skill folders and your Claude Code plugins are"
 		}
-		warnings = append(warnings, "no home folder is known (HOME is not set, or is not an absolute path): "+what+" not read")
+		warnings = append(warnings, "no home folder is known (HOME is not an absolute path, or is not set and the system names none for the account): "+what+" not read")
 	}
 	for _, l := range layers {
 		if l.path == "" {
@@ -703,10 +703,12 @@ func (c *Config) Describe() string {
 	line("  ", "native: "+c.Defaults.Native, "defaults.native")
 	b.WriteString("catalog:\n")
 	line("  ", fmt.Sprintf("budget: %d", c.Catalog.Budget), "catalog.budget")
-	if len(c.Catalog.Pin) > 0 {
-		line("  ", "pin: "+showList(c.Catalog.Pin), "catalog.pin")
-	}
-	if len(c.Catalog.Visibility) > 0 {
+	// Lists and maps left empty are shown too, so that every key can be
+	// found here.
+	line("  ", "pin: "+showList(c.Catalog.Pin), "catalog.pin")
+	if len(c.Catalog.Visibility) == 0 {
+		line("  ", "visibility: {}", "catalog.visibility")
+	} else {
 		b.WriteString("  visibility:\n")
 		for _, r := range c.Catalog.Visibility {
 			line("    ", show(r.Pattern)+": "+r.Value, "catalog.visibility."+keyLabel(r.Pattern))
@@ -719,25 +721,15 @@ func (c *Config) Describe() string {
 	line("  ", "interval: "+c.Refresh.Interval.String(), "refresh.interval")
 	b.WriteString("resources:\n")
 	line("  ", fmt.Sprintf("max_file_size: %d", c.Resources.MaxFileSize), "resources.max_file_size")
-	if _, set := c.origins["resources.allow_dirs"]; set || len(c.Resources.AllowDirs) > 0 {
-		// Set empty, it lifts a lower layer's limit: said, so that it
-		// is seen.
-		line("  ", "allow_dirs: "+showList(c.Resources.AllowDirs), "resources.allow_dirs")
-	}
+	line("  ", "allow_dirs: "+showList(c.Resources.AllowDirs), "resources.allow_dirs")
 	b.WriteString("log:\n")
 	line("  ", "level: "+c.Log.Level, "log.level")
 	line("  ", "format: "+c.Log.Format, "log.format")
 	b.WriteString("tools:\n")
 	line("  ", "profile: "+c.Tools.Profile, "tools.profile")
-	if len(c.Tools.Enable) > 0 {
-		line("  ", "enable: "+showList(c.Tools.Enable), "tools.enable")
-	}
-	if len(c.Tools.Disable) > 0 {
-		line("  ", "disable: "+showList(c.Tools.Disable), "tools.disable")
-	}
-	if len(c.Trust) > 0 {
-		line("", "trust: "+showList(c.Trust), "trust")
-	}
+	line("  ", "enable: "+showList(c.Tools.Enable), "tools.enable")
+	line("  ", "disable: "+showList(c.Tools.Disable), "tools.disable")
+	line("", "trust: "+showList(c.Trust), "trust")
 	return b.String()
 }
 

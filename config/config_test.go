@@ -819,6 +819,31 @@ log:
 	}
 }
 
+// TestDescribeDefaults checks that the configuration printed with no file
+// names every key, the lists and maps left empty too, and reads back as
+// the same configuration.
+func TestDescribeDefaults(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	want, err := config.Load(&config.Options{WorkDir: work, Home: home, Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := want.Describe()
+	for _, line := range []string{"sources: []", "  pin: []", "  visibility: {}", "  allow_dirs: []", "  enable: []", "  disable: []", "trust: []"} {
+		if !strings.Contains(d, fmt.Sprintf("%-44s # default\n", line)) {
+			t.Errorf("Describe lacks %q as a default:\n%s", line, d)
+		}
+	}
+	out := write(t, filepath.Join(t.TempDir(), "described.yaml"), d)
+	got, err := config.Load(&config.Options{WorkDir: work, Home: home, Env: []string{}, ConfigFile: out})
+	if err != nil {
+		t.Fatalf("Describe's output is not a valid configuration: %v\n%s", err, d)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(config.Config{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("read back (-want +got):\n%s\n%s", diff, d)
+	}
+}
+
 func TestRefresh(t *testing.T) {
 	f := newFixture(t)
 	c, err := f.load(t, nil)
