@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/skillmux/skillmux/internal/logwriter"
 	"github.com/skillmux/skillmux/internal/watch"
@@ -283,6 +284,10 @@ aside instead, with its problems as warnings.`,
 				res.Close() // any the roots' following set after the first
 			}()
 			logger.Info("serving MCP on stdio", "skills", res.Snapshot().Len(), "startup", time.Since(start).Round(time.Microsecond))
+			if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+				// Run by hand: say what it waits for, not look hung.
+				logger.Info("stdin is a terminal: serve waits for an MCP client's JSON-RPC messages there; start it from a client (see the README's Connect a client), or run skillmux list to see the catalog; Ctrl-C ends it")
+			}
 			err = srv.ServeStdio(ctx, e.stdin, e.stdout)
 			switch {
 			case errors.Is(err, server.ErrOutputFailed):
