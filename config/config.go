@@ -341,7 +341,11 @@ func Load(opts *Options) (*Config, error) {
 	var errs []error
 	layers := []struct{ layer, path string }{{"user file", UserFile(o.Home, o.env)}}
 	if o.ConfigFile != "" {
-		layers = append(layers, struct{ layer, path string }{"config file", absFrom(o.WorkDir, o.ConfigFile)})
+		if p := absFrom(o.WorkDir, o.ConfigFile); !sameFile(p, layers[0].path) {
+			layers = append(layers, struct{ layer, path string }{"config file", p})
+		}
+		// else the user file given with --config: read once, as the
+		// user file, so that each problem is told once.
 	} else if ws := WorkspaceFile(o.WorkDir); ws != "" && !o.NoWorkspace {
 		layers = append(layers, struct{ layer, path string }{"workspace file", ws})
 	}
@@ -499,6 +503,19 @@ func (o *filled) untrusted(dir string, trust []string) []string {
 func (o *filled) trusts(dir string, trust []string) bool { return len(o.untrusted(dir, trust)) == 0 }
 
 // absFrom makes p absolute against dir, which fill has made absolute.
+// sameFile reports whether paths a and b name one file that exists.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
 func absFrom(dir, p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)

@@ -819,6 +819,27 @@ log:
 	}
 }
 
+// TestConfigFileIsTheUserFile checks that the user file given with
+// --config too, by another path, is read once: each problem is told once,
+// and its values come from the user file.
+func TestConfigFileIsTheUserFile(t *testing.T) {
+	f := newFixture(t)
+	user := f.userFile(t, "catalog:\n  budgt: 3\n  budget: 3000\n")
+	other := filepath.Join(f.home, ".config", "skillmux", "..", "skillmux", "config.yaml")
+	_, err := config.Load(&config.Options{WorkDir: f.sub, Home: f.home, Env: []string{}, ConfigFile: other})
+	if err == nil || strings.Count(err.Error(), "budgt") != 1 {
+		t.Fatalf("the problem should be told once: %v", err)
+	}
+	f.userFile(t, "catalog:\n  budget: 3000\n")
+	c, err := config.Load(&config.Options{WorkDir: f.sub, Home: f.home, Env: []string{}, ConfigFile: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Catalog.Budget != 3000 || len(c.Files()) != 1 || c.Origin("catalog.budget").String() != "user file "+user+":2" {
+		t.Errorf("budget %d from %s, files %v", c.Catalog.Budget, c.Origin("catalog.budget"), c.Files())
+	}
+}
+
 // TestDescribeDefaults checks that the configuration printed with no file
 // names every key, the lists and maps left empty too, and reads back as
 // the same configuration.
