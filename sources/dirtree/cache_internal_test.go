@@ -31,6 +31,27 @@ func TestClosedCacheFolderIsWarnedOfOnce(t *testing.T) {
 		t.Errorf("the log:\n%s\nwant one warning naming the folder and why", got)
 	}
 
+	// A file where the cache folder should be: as a real start meets it.
+	if err := os.MkdirAll(filepath.Join(root, "s"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "s", "SKILL.md"), []byte("---\nname: s\ndescription: d\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "cache")
+	if err := os.WriteFile(file, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log3 logtest.Buffer
+	tr = New(root, &Options{CacheDir: file, Logger: log3.Logger(slog.LevelInfo)})
+	if _, err := tr.List(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	if got := log3.String(); !strings.Contains(got, "the parse cache cannot be kept in "+file) || !strings.Contains(got, "not a directory") || !strings.Contains(got, "move the file") {
+		t.Errorf("a file in the cache folder's place was not warned of:\n%s", got)
+	}
+
 	// As the user skillmux runs as, unless that is root, whom modes do
 	// not stop: a folder left to root by a sudo.
 	if os.Geteuid() == 0 {
@@ -38,12 +59,6 @@ func TestClosedCacheFolderIsWarnedOfOnce(t *testing.T) {
 	}
 	closed := filepath.Join(t.TempDir(), "closed")
 	if err := os.MkdirAll(closed, 0o500); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, "s"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "s", "SKILL.md"), []byte("---\nname: s\ndescription: d\n---\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var log2 logtest.Buffer

@@ -360,10 +360,11 @@ var cacheWarned sync.Map
 
 // cacheClosed reports whether err, of a load or save of the parse cache,
 // says its folder is closed to skillmux (left to root by a sudo, on a
-// read-only mount), and then warns of it, once per folder and process:
+// read-only mount, a file in its place), and then warns of it, once per folder and process:
 // each start then reads every skill again, which only the log can tell.
 func (t *Tree) cacheClosed(err error) bool {
-	if !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) {
+	notDir := errors.Is(err, syscall.ENOTDIR) // a file where the folder, or one above it, should be
+	if !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) && !notDir {
 		return false
 	}
 	if _, told := cacheWarned.LoadOrStore(t.opts.CacheDir, true); !told && t.opts.Logger != nil {
@@ -371,7 +372,11 @@ func (t *Tree) cacheClosed(err error) bool {
 		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 			why = fmt.Errorf("%s: %w", sources.Shown(pe.Path), pe.Err)
 		}
-		t.opts.Logger.Warn(fmt.Sprintf("the parse cache cannot be kept in %s (%v): every start reads every skill again; make the folder writable by this user, or set XDG_CACHE_HOME to another", sources.Shown(t.opts.CacheDir), why))
+		fix := "make the folder writable by this user"
+		if notDir {
+			fix = "move the file that is in its way"
+		}
+		t.opts.Logger.Warn(fmt.Sprintf("the parse cache cannot be kept in %s (%v): every start reads every skill again; %s, or set XDG_CACHE_HOME to another", sources.Shown(t.opts.CacheDir), why, fix))
 	}
 	return true
 }
