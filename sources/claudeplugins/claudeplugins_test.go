@@ -876,6 +876,24 @@ func TestSkillsListedByTheMarketplaceEntry(t *testing.T) {
 	}
 }
 
+// An install record whose path ends in a separator is the same folder:
+// the skills its manifest lists are inside it.
+func TestInstallPathWithATrailingSeparator(t *testing.T) {
+	h := newHome(t)
+	dir := h.plugin("kit@acme", "kit", true, nil, "one")
+	skill(t, filepath.Join(dir, "extra", "two"), "two")
+	writeJSON(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), map[string]any{"name": "kit", "skills": []string{"./extra/two"}})
+	h.records["kit@acme"] = []any{map[string]any{"scope": "user", "installPath": dir + string(filepath.Separator)}}
+	h.save()
+	l := list(t, claudeplugins.Installed(h.home, nil))
+	if diff := cmp.Diff([]string{"kit:one", "kit:two"}, names(l)); diff != "" || len(l.Problems) != 0 {
+		t.Errorf("(-want +got):\n%s\nproblems %v", diff, problems(l))
+	}
+	if pkgs := l.Packages; len(pkgs) != 1 || pkgs[0].Path != dir {
+		t.Errorf("packages %+v, want one at %s", pkgs, dir)
+	}
+}
+
 // A marketplace entry of the wrong shape is that plugin's problem, named
 // by its index and field: it stopped every plugin of the marketplace, as
 // "not valid JSON", naming no field. A manifest's skills of the wrong

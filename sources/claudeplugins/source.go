@@ -507,6 +507,9 @@ func (s *Source) installed() ([]plugin, []sources.Diagnostic, []sources.Package)
 			consider(key, sources.PackageInvalid, rec.InstallPath, "its installPath is not an absolute path")
 			continue
 		}
+		// Cleaned, so that the paths a plugin lists are found inside it
+		// when the record's path ends in a separator.
+		rec.InstallPath = filepath.Clean(rec.InstallPath)
 		if fi, err := os.Stat(rec.InstallPath); err != nil {
 			probs = append(probs, sources.Diagnostic{Severity: sources.Warning, Path: path, Field: "plugins." + key + ".installPath", Rule: "missing-path",
 				Message: fmt.Sprintf("%s does not exist; reinstall the plugin in Claude Code", rec.InstallPath)})
