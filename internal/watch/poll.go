@@ -3,6 +3,8 @@ package watch
 import (
 	"context"
 	"os"
+	"slices"
+	"sync"
 	"time"
 )
 
@@ -19,6 +21,7 @@ const DefaultPollInterval = time.Second
 // are ones a recursive watch should not take on for one file. A few stat
 // calls a second cost nothing.
 type FilePoll struct {
+	mu    sync.Mutex // guards paths and last: Set may change them while Run looks
 	paths []string
 	last  []fileState
 }
@@ -32,6 +35,27 @@ func NewFilePoll(paths []string) *FilePoll {
 	return p
 }
 
+// Set makes paths the files looked at: one new among them is looked at
+// now, and what Run reports of it is what changes after; one that was
+// looked at already keeps its last look.
+func (fp *FilePoll) Set(paths []string) {
+	fp.mu.Lock()
+	defer fp.mu.Unlock()
+	was := make(map[string]fileState, len(fp.paths))
+	for i, p := range fp.paths {
+		was[p] = fp.last[i]
+	}
+	last := make([]fileState, len(paths))
+	for i, p := range paths {
+		st, ok := was[p]
+		if !ok {
+			st = stateOf(p)
+		}
+		last[i] = st
+	}
+	fp.paths, fp.last = slices.Clone(paths), last
+}
+
 // Run calls changed with the paths that changed since the last look,
 // looking every interval (DefaultPollInterval when 0), until ctx is done.
 // changed runs on the calling goroutine.
@@ -39,7 +63,6 @@ func (fp *FilePoll) Run(ctx context.Context, interval time.Duration, changed fun
 	if interval <= 0 {
 		interval = DefaultPollInterval
 	}
-	paths, last := fp.paths, fp.last
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -49,12 +72,14 @@ func (fp *FilePoll) Run(ctx context.Context, interval time.Duration, changed fun
 		case <-t.C:
 		}
 		var diff []string
-		for i, p := range paths {
-			if now := stateOf(p); now != last[i] {
-				last[i] = now
+		fp.mu.Lock()
+		for i, p := range fp.paths {
+			if now := stateOf(p); now != fp.last[i] {
+				fp.last[i] = now
 				diff = append(diff, p)
 			}
 		}
+		fp.mu.Unlock()
 		if len(diff) > 0 {
 			changed(diff)
 		}

@@ -57,3 +57,46 @@ func TestFilePoll(t *testing.T) {
 		cancel()
 	})
 }
+
+// TestFilePollSet checks that the files looked at can change while Run
+// looks: a file added is reported when it changes after, not for being
+// new; one dropped is not reported any more.
+func TestFilePollSet(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for _, f := range []string{a, b} {
+		if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		got := make(chan []string, 10)
+		fp := NewFilePoll([]string{a})
+		go fp.Run(ctx, time.Second, func(p []string) { got <- p })
+		next := func() []string {
+			time.Sleep(time.Second) // fake time
+			synctest.Wait()
+			select {
+			case p := <-got:
+				return p
+			default:
+				return nil
+			}
+		}
+		fp.Set([]string{a, b})
+		if p := next(); p != nil {
+			t.Errorf("a file added, unchanged: %v", p)
+		}
+		os.WriteFile(b, []byte(`{"x": 1}`), 0o644)
+		if p := next(); len(p) != 1 || p[0] != b {
+			t.Errorf("an edit of the file added: %v", p)
+		}
+		fp.Set([]string{b})
+		os.WriteFile(a, []byte(`{"dropped": true}`), 0o644)
+		if p := next(); p != nil {
+			t.Errorf("an edit of the file dropped: %v", p)
+		}
+	})
+}
