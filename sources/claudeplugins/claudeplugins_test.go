@@ -727,6 +727,58 @@ func TestWatchRecordsPromptly(t *testing.T) {
 	}
 }
 
+// The marketplace files a listing read outside the plugins' folders are
+// followed: Claude Code's copy of a marketplace whose entry lists an
+// installed plugin's skills, and the marketplace of an install record
+// that names a marketplace's folder. A running server served the old
+// skill list until the periodic rescan.
+func TestWatchMarketplacesReadOutsideThePlugins(t *testing.T) {
+	h := newHome(t)
+	market := filepath.Join(h.store, "markets", "team")
+	entry := func(skills ...string) {
+		writeJSON(t, filepath.Join(market, ".claude-plugin", "marketplace.json"), map[string]any{
+			"name":    "team",
+			"plugins": []any{map[string]any{"name": "ops", "source": "./ops", "strict": false, "skills": skills}},
+		})
+	}
+	entry("./deploy")
+	writeJSON(t, filepath.Join(h.home, ".claude", "plugins", "known_marketplaces.json"), map[string]any{
+		"team": map[string]any{"source": map[string]any{"source": "github", "repo": "t/team"}, "installLocation": market},
+	})
+	dir := h.plugin("ops@team", "-", true, nil)
+	skill(t, filepath.Join(dir, "deploy"), "deploy")
+	skill(t, filepath.Join(dir, "rollback"), "rollback")
+
+	// A marketplace folder installed as it is: its plugins are in
+	// folders below it, its marketplace.json beside them.
+	kit := filepath.Join(h.store, "kit-market")
+	kitMarket := func(skills ...string) {
+		writeJSON(t, filepath.Join(kit, ".claude-plugin", "marketplace.json"), map[string]any{
+			"name":    "kits",
+			"plugins": []any{map[string]any{"name": "kit", "source": "./plugins/kit", "strict": false, "skills": skills}},
+		})
+	}
+	kitMarket("./one")
+	skill(t, filepath.Join(kit, "plugins", "kit", "one"), "one")
+	skill(t, filepath.Join(kit, "plugins", "kit", "two"), "two")
+	h.records["kit@kits"] = []any{map[string]any{"scope": "user", "installPath": kit}}
+	h.userEnabled["kit@kits"] = true
+	h.save()
+
+	src := claudeplugins.Installed(h.home, &claudeplugins.Options{Debounce: 20 * time.Millisecond})
+	if diff := cmp.Diff([]string{"kit:one", "ops:deploy"}, names(list(t, src))); diff != "" {
+		t.Fatalf("before (-want +got):\n%s", diff)
+	}
+	changed := watch(t, src)
+	<-changed // the watches are set
+	entry("./deploy", "./rollback")
+	listsAfterChange(t, src, changed, 10*time.Second, "a skill added to the marketplace entry", []string{"kit:one", "ops:deploy", "ops:rollback"})
+	kitMarket("./one", "./two")
+	listsAfterChange(t, src, changed, 10*time.Second, "a skill added to the installed marketplace", []string{"kit:one", "kit:two", "ops:deploy", "ops:rollback"})
+	entry("./rollback")
+	listsAfterChange(t, src, changed, 10*time.Second, "a skill taken off the marketplace entry", []string{"kit:one", "kit:two", "ops:rollback"})
+}
+
 // Of two plugin folders whose plugins' names differ only in case, the
 // one named first wins, as for names alike: a capital letter does not
 // put a plugin first.

@@ -59,7 +59,9 @@ type Source struct {
 	// mu guards the fields below.
 	mu      sync.Mutex
 	roots   []string       // the folders the last listing depends on (see follow)
+	outside []string       // and the files it read outside them
 	watcher *watch.Watcher // while Watch runs
+	looks   *watch.FilePoll
 }
 
 var (
@@ -227,23 +229,48 @@ func (s *Source) files() []string {
 // a cache being filled again), so that their coming is seen within the
 // debounce. A plugin's old version, or one uninstalled, is not watched
 // any longer, however long the folder stays.
+//
+// The manifests read outside those folders are looked at every second
+// while Watch runs: Claude Code's copy of a marketplace whose entry lists
+// a plugin's skills, and the marketplace of an install record that names
+// a marketplace's folder rather than one plugin's.
 func (s *Source) follow(plugins []plugin, pkgs []sources.Package) {
-	var roots []string
+	var roots, read []string
 	for _, p := range plugins {
 		roots = append(roots, p.root)
+		if p.listedIn != "" {
+			read = append(read, p.listedIn)
+		}
 	}
 	for _, p := range pkgs {
-		if (p.State == sources.PackageMissing || p.State == sources.PackageInvalid) && filepath.IsAbs(p.Path) {
+		if !filepath.IsAbs(p.Path) {
+			continue
+		}
+		if p.State == sources.PackageMissing || p.State == sources.PackageInvalid {
 			roots = append(roots, p.Path)
+		}
+		if p.State == sources.PackageServed {
+			read = append(read, filepath.Join(p.Path, pluginFile), filepath.Join(p.Path, marketplaceFile))
 		}
 	}
 	slices.Sort(roots)
 	roots = slices.Compact(roots)
+	outside := read[:0]
+	for _, f := range read {
+		if !underAny(f, roots) {
+			outside = append(outside, f)
+		}
+	}
+	slices.Sort(outside)
+	outside = slices.Compact(outside)
 	s.mu.Lock()
 	old := s.roots
-	s.roots = roots
-	w := s.watcher
+	s.roots, s.outside = roots, outside
+	w, looks := s.watcher, s.looks
 	s.mu.Unlock()
+	if looks != nil {
+		looks.Set(outside)
+	}
 	if w == nil {
 		return // Watch adds them all when it starts
 	}
@@ -255,6 +282,16 @@ func (s *Source) follow(plugins []plugin, pkgs []sources.Package) {
 	for _, r := range roots {
 		w.Add(r) // a folder watched already costs nothing
 	}
+}
+
+// underAny reports whether path is inside one of the folders dirs.
+func underAny(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(path, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Watch implements sources.Watcher: it watches the folders of the plugins
@@ -291,10 +328,12 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	s.mu.Lock()
 	s.watcher = w
 	roots := s.roots
+	looks := watch.NewFilePoll(s.outside)
+	s.looks = looks
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.watcher = nil
+		s.watcher, s.looks = nil, nil
 		s.mu.Unlock()
 	}()
 	for _, r := range roots {
@@ -320,6 +359,9 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	defer stop()
 	polling.Go(func() {
 		poll.Run(pctx, recordPoll, func([]string) { changed() })
+	})
+	polling.Go(func() {
+		looks.Run(pctx, 0, func([]string) { changed() })
 	})
 	polling.Go(func() {
 		records.Run(pctx, func(watch.Batch) { changed() })
