@@ -727,6 +727,41 @@ func TestWatchRecordsPromptly(t *testing.T) {
 	}
 }
 
+// A plugin skill's files are listed with it, so that a file that appears
+// or goes changes the listing (and clients are told their resource lists
+// changed); an unchanged skill is the same Skill from listing to listing.
+func TestPluginSkillsListTheirFiles(t *testing.T) {
+	h := newHome(t)
+	dir := h.plugin("kit@acme", "kit", true, nil, "one")
+	h.save()
+	src := claudeplugins.Installed(h.home, nil)
+	files := func() (*sources.Skill, []string) {
+		t.Helper()
+		l := list(t, src)
+		if len(l.Skills) != 1 {
+			t.Fatalf("skills %v", names(l))
+		}
+		return l.Skills[0], l.Skills[0].FileList
+	}
+	first, got := files()
+	if got == nil || len(got) != 0 {
+		t.Errorf("a skill of no other files lists %#v, want an empty list", got)
+	}
+	write(t, filepath.Join(dir, "skills", "one", "references", "guide.md"), "guide")
+	_, got = files()
+	if diff := cmp.Diff([]string{"references/guide.md"}, got); diff != "" {
+		t.Errorf("a file added (-want +got):\n%s", diff)
+	}
+	second, _ := files()
+	if again, _ := files(); again != second || second == first {
+		t.Errorf("the same Skill should come back while nothing changes, and a new one when a file came")
+	}
+	os.RemoveAll(filepath.Join(dir, "skills", "one", "references"))
+	if _, got = files(); len(got) != 0 {
+		t.Errorf("a file removed: still lists %v", got)
+	}
+}
+
 // The marketplace files a listing read outside the plugins' folders are
 // followed: Claude Code's copy of a marketplace whose entry lists an
 // installed plugin's skills, and the marketplace of an install record

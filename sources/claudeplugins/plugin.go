@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -477,13 +478,39 @@ func (s *Source) listPlugins(plugins []plugin, pkgs []sources.Package) *sources.
 				l.Problems = append(l.Problems, sources.AsDiagnostic(f, err))
 				continue
 			}
-			skills = append(skills, sk)
+			skills = append(skills, s.withFiles(f, sk))
 			pkgs[p.pkg].Skills++
 		}
 		sort.SliceStable(skills, func(i, j int) bool { return skills[i].Ref.Key() < skills[j].Ref.Key() })
 		l.Skills = append(l.Skills, skills...)
 	}
 	return l
+}
+
+// withFiles returns sk, loaded from path, with its file list as it is
+// now: a file that appears in a plugin's skill, or goes, changes the
+// skill's resources, which clients are told of by comparing lists. The
+// same Skill comes back while its list is the same.
+func (s *Source) withFiles(path string, sk *sources.Skill) *sources.Skill {
+	if sk.Files == nil || sk.Kind == sources.KindLearned {
+		return sk
+	}
+	fsys, done := sources.Pin(sk.Files)
+	files, truncated, err := sources.ListFiles(fsys, sk.EntryFile())
+	done()
+	if err != nil {
+		return sk // listed when it is read, as before
+	}
+	if files == nil {
+		files = []string{}
+	}
+	if sk.FileList != nil && sk.FileListTruncated == truncated && slices.Equal(sk.FileList, files) {
+		return sk
+	}
+	c := *sk
+	c.FileList, c.FileListTruncated = files, truncated
+	s.cache.Replace(path, sk, &c)
+	return &c
 }
 
 // misnamedIn reports whether the folder dir holds a SKILL.md written in
