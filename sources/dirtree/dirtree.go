@@ -469,6 +469,7 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 		if !fspath.Within(p, t.root) {
 			continue
 		}
+		p = st.throughServed(t.root, p)
 		if owner := st.owner(p); owner != "" {
 			// The folder of a nested skill, or its SKILL.md, changed: it
 			// may be refused now, or no longer.
@@ -524,6 +525,35 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// throughServed returns p or, when p is reached through a link into a
+// skill served through another path, that path: of the paths that reach
+// one folder the first in path order serves it (see folderLink), and the
+// watch may tell of a change through any of them.
+func (st *state) throughServed(root, p string) string {
+	if st.owner(p) != "" {
+		return p
+	}
+	// The folder holding p, not p: p may be gone, or a link itself.
+	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if err != nil {
+		return p
+	}
+	real := filepath.Join(dir, filepath.Base(p))
+	if rel, err := filepath.Rel(root, p); err != nil || real == filepath.Join(st.rootReal, rel) {
+		return p // no link on the way
+	}
+	via, served := p, ""
+	for key, e := range st.skills {
+		if e.err == nil && e.path != key && len(e.real) > len(served) && fspath.Within(real, e.real) {
+			rel, err := filepath.Rel(e.real, real)
+			if err == nil {
+				via, served = filepath.Join(key, rel), e.real
+			}
+		}
+	}
+	return via
 }
 
 func exists(path string) bool {

@@ -682,3 +682,37 @@ func TestFolderReachedByTwoLinks(t *testing.T) {
 		}
 	}
 }
+
+// A nested skill made, or removed, in a folder reached by two links is
+// seen through the link that serves the folder, whichever link the change
+// is told through: it was served through the other until a full rescan.
+func TestNestedSkillInAFolderReachedByTwoLinks(t *testing.T) {
+	root, store := t.TempDir(), t.TempDir()
+	writeSkill(t, filepath.Join(store, "s", "SKILL.md"), skillMD("shared"))
+	writeSkill(t, filepath.Join(store, "s", "sub", "old", "SKILL.md"), skillMD("old"))
+	must(t, os.Symlink(filepath.Join(store, "s"), filepath.Join(root, "alias")))
+	must(t, os.Symlink(filepath.Join(store, "s"), filepath.Join(root, "pdf")))
+	paths := func(l *sources.Listing) string {
+		var out []string
+		for _, sk := range l.Skills {
+			rel, _ := filepath.Rel(root, sk.Path)
+			out = append(out, sk.Ref.String()+"@"+rel)
+		}
+		slices.Sort(out)
+		return strings.Join(out, ",")
+	}
+	tr := dirtree.New(root, nil)
+	relist(t, tr)
+	for _, through := range []string{"pdf", "alias"} {
+		writeSkill(t, filepath.Join(store, "s", "sub", "info", "SKILL.md"), skillMD("info"))
+		tr.Changed(filepath.Join(root, through, "sub", "info"))
+		if got, fresh := paths(relist(t, tr)), paths(list(t, root, nil)); got != fresh {
+			t.Errorf("a nested skill made, told through %s: %s; a fresh scan gives %s", through, got, fresh)
+		}
+		must(t, os.RemoveAll(filepath.Join(store, "s", "sub", "info")))
+		tr.Changed(filepath.Join(root, through, "sub", "info"))
+		if got, fresh := paths(relist(t, tr)), paths(list(t, root, nil)); got != fresh {
+			t.Errorf("a nested skill removed, told through %s: %s; a fresh scan gives %s", through, got, fresh)
+		}
+	}
+}
