@@ -24,10 +24,24 @@ func Reason(real string) string {
 	if fspath.Within(real, shm) {
 		return pseudoMount(real) // memory the user writes to, as any tmpfs
 	}
+	if why := Under(real); why != "" {
+		return why
+	}
+	return pseudoMount(real)
+}
+
+// Under is Reason from the path alone, with no call to the system: it
+// says why a folder under /proc, /sys or /dev (but for /dev/shm) must not
+// be walked, else "". It costs nothing, so a walk can ask it of every
+// folder: one of / meets those folders as plain ones.
+func Under(real string) string {
+	if fspath.Within(real, shm) {
+		return ""
+	}
 	for _, p := range pseudoRoots {
 		if fspath.Within(real, p) {
 			return "a pseudo file system (" + p + ")"
 		}
 	}
-	return pseudoMount(real)
+	return ""
 }

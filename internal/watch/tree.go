@@ -43,11 +43,13 @@ var errAbort = errors.New("watch: no more watches")
 func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *walkHooks) {
 	type item struct {
 		path  string
+		real  string // its real path, when known: "" for a link until followed
 		link  bool
 		inner bool // inside a unit
 	}
 	var outer, inner []item // breadth first: taken from the front
-	outer = append(outer, item{top, link, false})
+	topReal, _ := filepath.EvalSymlinks(top)
+	outer = append(outer, item{top, topReal, link, false})
 	for n := 1; len(outer) > 0 || len(inner) > 0; n++ {
 		if hooks != nil && n%pauseEvery == 0 && !hooks.pause() {
 			return
@@ -73,6 +75,7 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *w
 			if err != nil {
 				continue
 			}
+			it.real = real
 			if pseudofs.Reason(real) != "" {
 				w.log.Debug("watch: not following a link into a pseudo file system", "path", it.path, "target", real)
 				continue
@@ -88,6 +91,11 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *w
 				w.log.Debug("watch: not following a link to an ancestor", "path", it.path, "target", real)
 				continue
 			}
+		}
+		if it.real != "" && pseudofs.Under(it.real) != "" {
+			// /proc and the like, met as plain folders below a root of /.
+			w.log.Debug("watch: not watching a pseudo file system", "path", it.path, "real", it.real)
+			continue
 		}
 		id, ok := idOf(it.path, fi)
 		if !ok {
@@ -125,7 +133,10 @@ func (w *Watcher) watchTree(top string, link bool, report func(string), hooks *w
 			if !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
 				continue
 			}
-			next := item{full, !e.IsDir(), below}
+			next := item{full, "", !e.IsDir(), below}
+			if e.IsDir() && it.real != "" {
+				next.real = filepath.Join(it.real, name)
+			}
 			if below {
 				inner = append(inner, next)
 			} else {

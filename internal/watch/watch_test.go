@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillmux/skillmux/internal/logtest"
+	"github.com/skillmux/skillmux/internal/pseudofs"
 )
 
 // These tests use real files and the system's watcher. Their time-outs only
@@ -1221,5 +1222,31 @@ func TestRemovedTreeIsDroppedFolderByFolder(t *testing.T) {
 	h.waitFor(made)
 	if diff := cmp.Diff([]string{".", "other", "other/new"}, h.watched(root)); diff != "" {
 		t.Errorf("watched after the removal (-want +got):\n%s", diff)
+	}
+}
+
+// A root of / meets /proc, /sys and /dev as plain folders: they are not
+// watched (the folder limit keeps the test to /'s first levels).
+func TestRootOfSlashSkipsKernelFolders(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel's folders are Linux's here")
+	}
+	w, err := New(&Options{MaxDirs: 200, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add("/"); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.dirs["/"] == nil {
+		t.Fatal("/ is not watched")
+	}
+	for p := range w.dirs {
+		if pseudofs.Under(p) != "" {
+			t.Errorf("%s is watched", p)
+		}
 	}
 }

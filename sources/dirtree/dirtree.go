@@ -52,6 +52,10 @@ const (
 	DefaultMaxDepth  = 16
 	DefaultMaxSkills = 200_000
 	DefaultMaxDirs   = 1_000_000
+	// DefaultMaxTime bounds one walk: clients give a server a few
+	// seconds to start (Codex 10), and a walk of 100,000 skills takes
+	// about two (see BENCHMARKS.md).
+	DefaultMaxTime = 5 * time.Second
 )
 
 // Options configures a Tree. The zero value is usable.
@@ -86,6 +90,10 @@ type Options struct {
 	// included; default DefaultMaxDirs. It protects the machine from a
 	// root that is not a skill collection (a home folder, a disk).
 	MaxDirs int
+	// MaxTime bounds how long one walk visits folders (a root of /, a
+	// home folder of millions); default DefaultMaxTime. What it did not
+	// reach is not served, with a warning, until a later walk does.
+	MaxTime time.Duration
 	// Skip lists sub-folders of the root, as slash-separated paths relative
 	// to it, that are not searched (Codex keeps its built-in skills in
 	// ~/.codex/skills/.system).
@@ -180,6 +188,9 @@ func New(root string, opts *Options) *Tree {
 	}
 	if t.opts.MaxDirs <= 0 {
 		t.opts.MaxDirs = DefaultMaxDirs
+	}
+	if t.opts.MaxTime <= 0 {
+		t.opts.MaxTime = DefaultMaxTime
 	}
 	return t
 }
@@ -631,7 +642,10 @@ func (t *Tree) rescanOne(ctx context.Context, st *state, path string, gen uint64
 		w.within = true
 	}
 	w.start(path, real, depth, linked)
-	return w.wait()
+	err = w.wait()
+	// A part walked out of time is told of until a full walk ends in time.
+	st.bounds.time = st.bounds.time || w.bounds.time
+	return err
 }
 
 // isNote reports whether the file at path, in the root, is a learned

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -188,6 +189,33 @@ func TestBounds(t *testing.T) {
 	l = list(t, root, &dirtree.Options{MaxDirs: 2})
 	if diff := cmp.Diff([]string{"warning:max-dirs"}, problemRules(l)); diff != "" {
 		t.Errorf("dir budget problems: %s", diff)
+	}
+	// Out of time at once: nothing is walked, and the warning says why.
+	l = list(t, root, &dirtree.Options{MaxTime: time.Nanosecond})
+	if diff := cmp.Diff([]string{"warning:max-time"}, problemRules(l)); diff != "" || len(l.Skills) != 0 {
+		t.Errorf("time bound: problems %s, skills %v", diff, names(l))
+	} else if !strings.Contains(l.Problems[0].Message, "stopped after walking it for 1ns") {
+		t.Errorf("time bound: %s", l.Problems[0].Message)
+	}
+}
+
+// A root of / meets /proc, /sys and /dev as plain folders: they are not
+// walked (one level deep here, so that the test walks little else).
+func TestRootOfSlashSkipsKernelFolders(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel's folders are Linux's here")
+	}
+	l := list(t, "/", &dirtree.Options{MaxDepth: 1, MaxTime: time.Minute})
+	refused := map[string]bool{}
+	for _, p := range l.Problems {
+		if p.Rule == "pseudo-fs" {
+			refused[p.Path] = true
+		}
+	}
+	for _, dir := range []string{"/proc", "/sys"} {
+		if _, err := os.Stat(dir); err == nil && !refused[dir] {
+			t.Errorf("%s was walked; problems %v", dir, problemRules(l))
+		}
 	}
 }
 

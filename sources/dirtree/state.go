@@ -69,6 +69,7 @@ type bounds struct {
 	// for being too deep; "" when none was.
 	depth        string
 	skills, dirs bool
+	time         bool // the walk ran out of Options.MaxTime
 }
 
 // tooDeep records that the folder path was not searched for being too
@@ -280,6 +281,10 @@ func (s *state) listing(t *Tree) *sources.Listing {
 	if s.bounds.dirs {
 		l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: root, Rule: "max-dirs",
 			Message: fmt.Sprintf("stopped after visiting %d folders; some skills may be missing (point the root at a smaller folder)", t.opts.MaxDirs)})
+	}
+	if s.bounds.time {
+		l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: root, Rule: "max-time",
+			Message: fmt.Sprintf("stopped after walking it for %s; the skills in folders not reached yet are not served until a later walk (a periodic rescan) reaches them (point the root at a smaller folder)", t.opts.MaxTime)})
 	}
 	return l
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/skillmux/skillmux/internal/fspath"
 	"github.com/skillmux/skillmux/internal/leftover"
@@ -29,6 +30,7 @@ import (
 // skill's file list.
 type walk struct {
 	ctx    context.Context
+	began  time.Time // bounded by Options.MaxTime
 	t      *Tree
 	st     *state
 	deep   bool
@@ -61,7 +63,7 @@ type folderLink struct {
 }
 
 func newWalk(ctx context.Context, t *Tree, st *state, deep bool, gen uint64) *walk {
-	return &walk{ctx: ctx, t: t, st: st, deep: deep, record: true, gen: gen,
+	return &walk{ctx: ctx, began: time.Now(), t: t, st: st, deep: deep, record: true, gen: gen,
 		sem:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		seen: map[string]bool{st.rootReal: true}}
 }
@@ -120,6 +122,10 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 	}
 	if w.dirs.Add(1) > int64(w.t.opts.MaxDirs) {
 		w.hit(func(b *bounds) { b.dirs = true })
+		return
+	}
+	if time.Since(w.began) > w.t.opts.MaxTime {
+		w.hit(func(b *bounds) { b.time = true })
 		return
 	}
 	// A folder inside no skill that has not changed since its listing was
@@ -320,6 +326,11 @@ func (w *walk) follow(l folderLink) {
 
 // enter starts the visit of the sub-folder full, whose real path is sub.
 func (w *walk) enter(full, sub string, depth int, linked bool, owner *entry) {
+	if why := pseudofs.Under(sub); why != "" {
+		// Met as a plain folder by a walk of / (or of a link to it).
+		w.problem(sources.Diagnostic{Severity: sources.Warning, Path: full, Rule: "pseudo-fs", Message: "not searched: " + why})
+		return
+	}
 	if depth+1 > w.t.opts.MaxDepth {
 		if owner != nil {
 			// Inside a skill only nested skills are at stake: a warning
