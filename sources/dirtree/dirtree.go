@@ -476,10 +476,18 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 		return t.scanAll(ctx, st.deep)
 	}
 	var todo []string
+	seen := map[string]bool{}
 	for p := range paths {
 		if !fspath.Within(p, t.root) {
 			continue
 		}
+		// Nothing deeper than the walk goes is served: a change there is
+		// a change of the folder at that depth, and a chain of folders
+		// thousands deep costs no more than one.
+		if p = t.cutDeep(p); seen[p] {
+			continue
+		}
+		seen[p] = true
 		p = st.throughServed(t.root, p)
 		if owner := st.owner(p); owner != "" {
 			// The folder of a nested skill, or its SKILL.md, changed: it
@@ -565,6 +573,23 @@ func (st *state) throughServed(root, p string) string {
 		}
 	}
 	return via
+}
+
+// cutDeep returns path, or its folder at the deepest level a walk may
+// reach below the root: a skill at the walk's depth, and its files as
+// deep again.
+func (t *Tree) cutDeep(path string) string {
+	rel := path[len(t.root):]
+	limit := 2*t.opts.MaxDepth + 2
+	n := 0
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == filepath.Separator && i > 0 {
+			if n++; n == limit {
+				return path[:len(t.root)+i]
+			}
+		}
+	}
+	return path
 }
 
 func exists(path string) bool {

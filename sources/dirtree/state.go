@@ -90,14 +90,34 @@ func (s *state) nextGen() uint64 {
 // owner returns the key of the skill (folder, or note) that path is or is
 // inside, the nearest one, or "".
 func (s *state) owner(path string) string {
-	for p := path; ; p = filepath.Dir(p) {
+	for p := path; ; {
 		if _, ok := s.skills[p]; ok {
 			return p
 		}
-		if p == filepath.Dir(p) {
+		up := parent(p)
+		if up == p {
 			return ""
 		}
+		p = up
 	}
+}
+
+// parent is filepath.Dir for a clean path, without cleaning it again: a
+// climb from a path thousands of folders deep costs each step its own
+// length, not the whole path's.
+func parent(p string) string {
+	i := strings.LastIndexByte(p, filepath.Separator)
+	vol := len(filepath.VolumeName(p))
+	switch {
+	case i < vol:
+		if vol > 0 {
+			return p[:vol]
+		}
+		return "."
+	case i == vol:
+		return p[:i+1] // the root of the volume
+	}
+	return p[:i]
 }
 
 // forget drops every skill and problem at or below path.

@@ -1,0 +1,32 @@
+package dirtree
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// parent is filepath.Dir for the clean paths a state holds.
+func TestParentIsDir(t *testing.T) {
+	for _, p := range []string{"/", "/a", "/a/b", "/a/b/c.md", "a", "a/b", ".", filepath.Join("/r", strings.Repeat("d/", 300), "x")} {
+		p = filepath.Clean(p)
+		if got, want := parent(p), filepath.Dir(p); got != want {
+			t.Errorf("parent(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+// A change thousands of folders deep is the change of its folder at the
+// deepest level a walk reaches.
+func TestCutDeep(t *testing.T) {
+	tr := New("/r", &Options{MaxDepth: 2})
+	deep := "/r/" + strings.Repeat("d/", 1000) + "x"
+	if got, want := tr.cutDeep(deep), "/r/d/d/d/d/d/d"; got != want {
+		t.Errorf("cutDeep = %q, want %q", got, want)
+	}
+	for _, p := range []string{"/r", "/r/a", "/r/a/b/c/d/e/f"} {
+		if got := tr.cutDeep(p); got != p {
+			t.Errorf("cutDeep(%q) = %q", p, got)
+		}
+	}
+}
