@@ -366,8 +366,11 @@ func TestSymlinkToTheFileSystemRoot(t *testing.T) {
 		if l := list(t, "/proc", nil); len(l.Problems) != 1 || l.Problems[0].Rule != "pseudo-fs" {
 			t.Errorf("a root in /proc: %v", l.Problems)
 		}
-		if diff := cmp.Diff([]string{"warning:pseudo-fs"}, problemRules(l)); diff != "" {
+		// The link to / holds the root: it is refused as a loop, and says so.
+		if diff := cmp.Diff([]string{"warning:link-loop", "warning:pseudo-fs"}, problemRules(l)); diff != "" {
 			t.Errorf("a link into /proc: (-want +got):\n%s", diff)
+		} else if l.Problems[0].Path != filepath.Join(root, "everything") {
+			t.Errorf("the loop is told of at %s", l.Problems[0].Path)
 		}
 	}
 }

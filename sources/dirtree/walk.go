@@ -104,6 +104,11 @@ func (w *walk) wait() error {
 		}
 		slices.SortFunc(links, func(a, b folderLink) int { return strings.Compare(a.full, b.full) })
 		for _, l := range links {
+			if fspath.Within(l.real, l.sub) {
+				w.problem(sources.Diagnostic{Severity: sources.Warning, Path: l.full, Rule: "link-loop",
+					Message: "not searched: the link leads to " + l.sub + ", a folder that holds it, and would loop; link to the folders in it instead"})
+				continue
+			}
 			if w.firstVisit(l.sub, l.real) {
 				w.follow(l)
 			}
