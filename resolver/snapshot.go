@@ -587,15 +587,22 @@ func (s *Snapshot) Find(name string) (Match, bool) {
 
 // refusedAt returns the errors of the entry files that were not loaded
 // in a folder whose name is the last part of key (a SKILL.md whose YAML
-// is broken, say): the skill a caller asked for by that name.
+// is broken, say), and of such folders that could not be read: the skill
+// a caller asked for by that name.
 func (s *Snapshot) refusedAt(key string) []sources.Diagnostic {
 	short := key[strings.LastIndexByte(key, ':')+1:]
 	var out []sources.Diagnostic
 	for _, d := range s.problems {
+		if len(out) == maxRefused {
+			break
+		}
 		base := filepath.Base(d.Path)
-		if (d.Severity == sources.Error && base == sources.SkillFile || sources.MisnamedSkillFile(base)) && len(out) < maxRefused &&
-			sources.NameKey(filepath.Base(filepath.Dir(d.Path))) == short {
+		entry := d.Severity == sources.Error && base == sources.SkillFile || sources.MisnamedSkillFile(base)
+		switch {
+		case entry && sources.NameKey(filepath.Base(filepath.Dir(d.Path))) == short:
 			out = append(out, d)
+		case d.Rule == "read" && sources.NameKey(base) == short:
+			out = append(out, d) // the folder itself
 		}
 	}
 	return out

@@ -478,6 +478,7 @@ func TestLookupSaysWhyAFolderIsNoSkill(t *testing.T) {
 		{Severity: sources.Error, Path: "/home/u/skills/Broken/SKILL.md", Line: 3, Rule: "yaml", Message: "mapping values are not allowed here"},
 		{Severity: sources.Warning, Path: "/home/u/skills/warned/SKILL.md", Rule: "name", Message: "differs"},
 		{Severity: sources.Error, Path: "/home/u/skills/other/notes.md", Rule: "read", Message: "cannot read"},
+		{Severity: sources.Warning, Path: "/home/u/skills/closed", Rule: "read", Message: "cannot read folder: permission denied"},
 	}}
 	snap := load(t, bad)
 	for name, want := range map[string]string{
@@ -485,6 +486,7 @@ func TestLookupSaysWhyAFolderIsNoSkill(t *testing.T) {
 		"team:broken": `no skill named "team:broken"; /home/u/skills/Broken/SKILL.md:3 was not loaded: mapping values are not allowed here`,
 		"warned":      `no skill named "warned"`,
 		"other":       `no skill named "other"`,
+		"closed":      `no skill named "closed"; /home/u/skills/closed was not loaded: cannot read folder: permission denied`,
 	} {
 		_, err := snap.Lookup(name)
 		if !errors.Is(err, sources.ErrNotFound) || err.Error() != want {
