@@ -2,35 +2,51 @@ package sources
 
 import (
 	"context"
+	"errors"
 	"path"
+	"slices"
+	"sync"
 )
 
 // Concat returns a Source named name that lists each of srcs in turn, in
 // precedence order, as one listing. It is how a provider made of several
 // folders (the user's ~/.claude/skills, ~/.agents/skills, ...) presents
 // itself as one source. A part that fails is reported as a problem of the
-// whole and the other parts are still listed.
+// whole, with its last good listing (a folder closed for a moment does not
+// take its skills away), and the other parts are still listed.
 func Concat(name string, srcs ...Source) Source {
-	return &concat{name: name, parts: srcs}
+	return &concat{name: name, parts: srcs, last: make([]*Listing, len(srcs))}
 }
 
 type concat struct {
 	name  string
 	parts []Source
+
+	mu   sync.Mutex
+	last []*Listing // each part's last good listing, by index
 }
 
 func (c *concat) Name() string { return c.name }
 
 func (c *concat) List(ctx context.Context) (*Listing, error) {
 	var parts []*Listing
-	for _, p := range c.parts {
+	for i, p := range c.parts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		l, err := p.List(ctx)
-		if err != nil {
+		c.mu.Lock()
+		switch {
+		case err == nil:
+			c.last[i] = l
+		case c.last[i] != nil && !errors.Is(err, ErrUnavailable) && ctx.Err() == nil:
+			last := c.last[i]
+			l = &Listing{Skills: last.Skills, Nested: last.Nested, Packages: last.Packages,
+				Problems: append(slices.Clone(last.Problems), Diagnostic{Severity: Error, Path: p.Name(), Rule: "source", Message: err.Error() + "; its last listing is served"})}
+		default:
 			l = &Listing{Problems: []Diagnostic{{Severity: Error, Path: p.Name(), Rule: "source", Message: err.Error()}}}
 		}
+		c.mu.Unlock()
 		parts = append(parts, l)
 	}
 	out := Merge(parts...)

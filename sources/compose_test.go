@@ -41,6 +41,41 @@ func TestConcat(t *testing.T) {
 	sourcetest.Run(t, sources.Concat("empty"))
 }
 
+// A part that fails after it listed is served as it last listed, with
+// the failure: a folder closed for a moment (chmod, a remount) does not
+// take its skills away. One that never listed serves nothing.
+func TestConcatKeepsAFailingPartsLastListing(t *testing.T) {
+	a := &sourcetest.Fake{SourceName: "x", Skills: []sourcetest.FakeSkill{{Name: "a", Description: "A"}}}
+	b := &sourcetest.Fake{SourceName: "x", Skills: []sourcetest.FakeSkill{{Name: "b", Description: "B"}}}
+	never := &sourcetest.Fake{SourceName: "x", Err: errors.New("never listed")}
+	c := sources.Concat("x", a, b, never)
+	if diff := cmp.Diff([]string{"a", "b"}, skillNames(t, c)); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	b.Err = errors.New("scan: permission denied")
+	l, err := c.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, probs []string
+	for _, sk := range l.Skills {
+		got = append(got, sk.Ref.String())
+	}
+	for _, p := range l.Problems {
+		probs = append(probs, p.Message)
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, got); diff != "" {
+		t.Errorf("a part failing after it listed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"scan: permission denied; its last listing is served", "never listed"}, probs); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	b.Err = sources.ErrUnavailable
+	if diff := cmp.Diff([]string{"a"}, skillNames(t, c)); diff != "" {
+		t.Errorf("a part unavailable serves nothing (-want +got):\n%s", diff)
+	}
+}
+
 func TestFilter(t *testing.T) {
 	src := &sourcetest.Fake{SourceName: "p", Namespace: "plug", Skills: []sourcetest.FakeSkill{
 		{Name: "pdf", Description: "d"}, {Name: "docx", Description: "d"}, {Name: "pdf-forms", Description: "d"},

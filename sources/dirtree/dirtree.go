@@ -421,6 +421,9 @@ func (t *Tree) check(st *state) error {
 			Message: "is a file, not a folder; no skills served from it (give the folder that holds the skill folders)"}
 		return nil
 	}
+	if err := t.rootClosed(); err != nil {
+		return err
+	}
 	real, err := filepath.EvalSymlinks(t.root)
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", t.root, err)
@@ -438,6 +441,22 @@ func (t *Tree) check(st *state) error {
 	}
 	st.rootReal = real
 	return nil
+}
+
+// rootClosed returns an error when the root is a folder closed to the
+// user (chmod, a mount being set up): a failure of the source, which
+// keeps its last listing, not a root found empty, whose skills would be
+// told gone.
+func (t *Tree) rootClosed() error {
+	f, err := os.Open(t.root)
+	if err == nil {
+		f.Close()
+		return nil
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("scan %s: %w", t.root, err)
+	}
+	return nil // told by the scan, as before
 }
 
 // unreachable reports whether err, from a stat of a root, says the path
@@ -474,6 +493,11 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 	st := t.st
 	if st.rootReal == "" || t.rootChanged(paths) {
 		return t.scanAll(ctx, st.deep)
+	}
+	if paths[t.root] {
+		if err := t.rootClosed(); err != nil {
+			return err
+		}
 	}
 	var todo []string
 	seen := map[string]bool{}

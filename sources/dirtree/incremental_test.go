@@ -716,3 +716,30 @@ func TestNestedSkillInAFolderReachedByTwoLinks(t *testing.T) {
 		}
 	}
 }
+
+// A root closed to the user (chmod 000) fails the listing, so that the
+// source keeps its last one, rather than listing no skills, which would
+// tell clients every skill went. (Root, whom modes do not stop, cannot
+// see it.)
+func TestRootClosedFailsTheListing(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("modes do not stop root")
+	}
+	root := tree(t, map[string]string{"a/SKILL.md": skillMD("a")})
+	tr := dirtree.New(root, nil)
+	relist(t, tr)
+	must(t, os.Chmod(root, 0))
+	defer os.Chmod(root, 0o755)
+	tr.Changed(root)
+	if l, err := tr.List(context.Background()); err == nil {
+		t.Errorf("a closed root listed %d skills and no failure", len(l.Skills))
+	}
+	if _, err := dirtree.New(root, nil).List(context.Background()); err == nil {
+		t.Error("a closed root's first listing did not fail")
+	}
+	must(t, os.Chmod(root, 0o755))
+	tr.Changed(root)
+	if l := relist(t, tr); len(l.Skills) != 1 {
+		t.Errorf("opened again: %d skills", len(l.Skills))
+	}
+}
