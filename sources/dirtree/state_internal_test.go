@@ -1,9 +1,14 @@
 package dirtree
 
 import (
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/skillmux/skillmux/sources"
 )
 
 // parent is filepath.Dir for the clean paths a state holds.
@@ -28,5 +33,24 @@ func TestCutDeep(t *testing.T) {
 		if got := tr.cutDeep(p); got != p {
 			t.Errorf("cutDeep(%q) = %q", p, got)
 		}
+	}
+}
+
+// A walk out of file descriptors fails, so that its source keeps its last
+// listing: the files it could not open are not gone. Other errors do not
+// fail it.
+func TestWalkShortOfDescriptorsFails(t *testing.T) {
+	root := t.TempDir()
+	tr := New(root, nil)
+	st := &state{skills: map[string]*entry{}, problems: map[string]sources.Diagnostic{}, plain: map[string]bool{}}
+	w := newWalk(t.Context(), tr, st, true, 1)
+	if w.shortOf(&fs.PathError{Op: "open", Path: root, Err: syscall.EACCES}) {
+		t.Error("permission denied taken for a shortage")
+	}
+	if !w.shortOf(&fs.PathError{Op: "open", Path: root, Err: syscall.EMFILE}) {
+		t.Error("EMFILE not taken for a shortage")
+	}
+	if err := w.wait(); err == nil || !errors.Is(err, syscall.EMFILE) || !strings.Contains(err.Error(), "ulimit -n") {
+		t.Errorf("the walk ended with %v", err)
 	}
 }

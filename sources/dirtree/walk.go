@@ -3,6 +3,7 @@ package dirtree
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/skillmux/skillmux/internal/fspath"
@@ -47,6 +49,11 @@ type walk struct {
 	links  []folderLink    // links to folders met, to follow once the folders walked are done
 	bounds bounds
 	added  []*entry // the entries this walk made
+	// short is the first failure that says the process, not the file, is
+	// short of something (file descriptors): the walk fails, and its
+	// source keeps its last listing, rather than take files it could not
+	// open for gone.
+	short error
 }
 
 // folderLink is a symbolic link to a folder, met by the walk, whose
@@ -115,7 +122,24 @@ func (w *walk) wait() error {
 		}
 	}
 	w.finish()
-	return w.ctx.Err()
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	return w.short
+}
+
+// shortOf reports whether err says the process is out of file
+// descriptors, and then fails the walk with it.
+func (w *walk) shortOf(err error) bool {
+	if !errors.Is(err, syscall.EMFILE) && !errors.Is(err, syscall.ENFILE) {
+		return false
+	}
+	w.mu.Lock()
+	if w.short == nil {
+		w.short = fmt.Errorf("scan %s: %w; raise the open files limit (ulimit -n)", w.t.root, err)
+	}
+	w.mu.Unlock()
+	return true
 }
 
 // visit scans the folder dir and what is below it. owner is the skill
@@ -161,6 +185,9 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		entries, err = sources.ListFolder(dir)
 	}
 	if err != nil && len(entries) == 0 {
+		if w.shortOf(err) {
+			return
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			// Gone since its parent was listed (a checkout, a folder
 			// deleted and copied again): nothing to warn of, and the
@@ -366,7 +393,7 @@ func (w *walk) enter(full, sub string, depth int, linked bool, owner *entry) {
 func (w *walk) probe(dir, real string, linked, inSkill bool) *entry {
 	path := join(dir, sources.SkillFile)
 	sk, exists, err := w.t.cache.Probe(path, w.loadOptions(sources.KindSkill), w.gen)
-	if !exists {
+	if w.shortOf(err) || !exists {
 		return nil
 	}
 	e := &entry{path: path, real: real, linked: linked, skill: sk, err: err, inside: w.deep, nested: inSkill || w.within}
