@@ -186,6 +186,12 @@ func TestBounds(t *testing.T) {
 			t.Errorf("deferred %v: a deep folder inside a skill: %v", deferred, l.Problems)
 		}
 	}
+	// Its file list is left to readers, who list the whole folder: a
+	// list the walk cut would leave the deep files out of the skill
+	// tool's answer, and every other read of the skill has them.
+	if l := list(t, inSkill, &dirtree.Options{MaxDepth: 3}); len(l.Skills) != 1 || l.Skills[0].FileList != nil {
+		t.Errorf("a skill with folders deeper than the walk: %+v", l.Skills)
+	}
 	l = list(t, root, &dirtree.Options{MaxDirs: 2})
 	if diff := cmp.Diff([]string{"warning:max-dirs"}, problemRules(l)); diff != "" {
 		t.Errorf("dir budget problems: %s", diff)

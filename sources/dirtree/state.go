@@ -43,6 +43,7 @@ type entry struct {
 	files     []string // the skill's other files, once looked inside
 	truncated bool
 	inside    bool           // files is known
+	deeper    bool           // some of its folders are deeper than the walk goes: files is not all of them
 	nested    bool           // the skill folder is inside another skill's
 	served    *sources.Skill // skill with its file list, made once
 	listedAs  *sources.Skill // what withFiles returned last
@@ -392,9 +393,11 @@ func (e *entry) listed(cache *sources.Cache) *sources.Skill {
 		files = []string{}
 	}
 	switch sk := e.skill; {
-	case !e.inside && sk.FileList == nil:
+	case (!e.inside || e.deeper) && sk.FileList == nil:
+		// Not looked inside, or not all of it: a reader lists the
+		// folder itself, as every other read of the skill's files does.
 		e.served = sk
-	case !e.inside:
+	case !e.inside || e.deeper:
 		// A list from an earlier scan, which this one did not make.
 		c := *sk
 		c.FileList, c.FileListTruncated = nil, false

@@ -369,6 +369,9 @@ func (w *walk) enter(full, sub string, depth int, linked bool, owner *entry) {
 			// would stay in every log for an assets tree the author
 			// has no reason to change.
 			w.t.logDebug("not searched for nested skills: deeper than the walk goes", "path", full, "levels", w.t.opts.MaxDepth)
+			w.mu.Lock()
+			owner.deeper = true
+			w.mu.Unlock()
 			return
 		}
 		w.hit(func(b *bounds) { b.tooDeep(full) })
