@@ -2,6 +2,7 @@ package sources
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -67,12 +68,19 @@ func (r rootFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	// O_NONBLOCK: opening a FIFO must not wait for a writer. Readers
-	// check what they opened (ReadFileLimit).
-	f, err := r.r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// A device, FIFO or socket is refused before it is opened: opening
+	// one has effects of its own (a FIFO's blocked writer let go, then
+	// killed by SIGPIPE; a device's driver woken). O_NONBLOCK and
+	// O_NOCTTY stay for one put in a file's place meanwhile, which readers
+	// refuse once opened (ReadFileLimit).
+	if fi, err := r.r.Stat(name); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileType(fi.Mode()))}
+	}
+	const flags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
+	f, err := r.r.OpenFile(name, flags, 0)
 	if escapes(err) {
 		if rel, ok := r.inside(name); ok {
-			return r.r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			return r.r.OpenFile(rel, flags, 0)
 		}
 	}
 	return f, err

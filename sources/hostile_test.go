@@ -107,6 +107,14 @@ func TestFIFOsAreRefused(t *testing.T) {
 	if _, err := fs.ReadFile(sources.DirFS(filepath.Dir(fifo)), "SKILL.md"); !errors.Is(err, sources.ErrNotRegular) {
 		t.Errorf("fs.ReadFile of a FIFO = %v", err)
 	}
+	// Refused before it is opened: opening a FIFO lets a writer blocked
+	// on it go on, to die of SIGPIPE when the reader closes it unread.
+	if f, err := sources.DirFS(filepath.Dir(fifo)).Open("SKILL.md"); !errors.Is(err, sources.ErrNotRegular) || !strings.Contains(err.Error(), "(a FIFO)") {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("Open of a FIFO = %v, want it refused unopened", err)
+	}
 	if ds := sources.Validate(fifo); len(ds) != 1 || !strings.Contains(ds[0].Message, "not a regular file") {
 		t.Errorf("Validate of a FIFO = %v", ds)
 	}

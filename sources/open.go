@@ -49,7 +49,7 @@ func openEntry(dir, name string) (entryFile, error) {
 		return nil, err
 	}
 	defer root.Close() // a file opened through a Root outlives it
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, socketOr(err, "open", filepath.Join(dir, name), func() (fs.FileInfo, error) { return root.Stat(name) })
 	}
@@ -143,7 +143,7 @@ func ReadFileLimit(fsys fs.FS, name string, limit int64) ([]byte, error) {
 // it. It is for files the user keeps anywhere, such as an application's
 // settings.
 func ReadRegularFile(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, socketOr(err, "read", path, func() (fs.FileInfo, error) { return os.Stat(path) })
 	}

@@ -19,7 +19,7 @@ func openFast(dir, name string) (f entryFile, ok bool, err error) {
 	path := filepath.Join(dir, name)
 	var fd int
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
 		if err != syscall.EINTR {
 			break
 		}
