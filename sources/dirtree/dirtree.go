@@ -52,9 +52,9 @@ const (
 	DefaultMaxDepth  = 16
 	DefaultMaxSkills = 200_000
 	DefaultMaxDirs   = 1_000_000
-	// DefaultMaxTime bounds one walk: clients give a server a few
-	// seconds to start (Codex 10), and a walk of 100,000 skills takes
-	// about two (see BENCHMARKS.md).
+	// DefaultMaxTime bounds a deferred first walk: clients give a server
+	// a few seconds to start (Codex 10), and such a walk of 100,000
+	// skills takes about two (see BENCHMARKS.md).
 	DefaultMaxTime = 5 * time.Second
 )
 
@@ -90,9 +90,12 @@ type Options struct {
 	// included; default DefaultMaxDirs. It protects the machine from a
 	// root that is not a skill collection (a home folder, a disk).
 	MaxDirs int
-	// MaxTime bounds how long one walk visits folders (a root of /, a
-	// home folder of millions); default DefaultMaxTime. What it did not
-	// reach is not served, with a warning, until a later walk does.
+	// MaxTime bounds how long the first walk of a tree with Defer set
+	// visits folders (a root of /, a home folder of millions), so that
+	// the first answer does not wait for it; default DefaultMaxTime.
+	// What it did not reach is served, with a warning until then, once
+	// the deep walk that completes it (Watch, or the next full rescan)
+	// reaches it. Other walks are not bounded in time.
 	MaxTime time.Duration
 	// Skip lists sub-folders of the root, as slash-separated paths relative
 	// to it, that are not searched (Codex keeps its built-in skills in
@@ -311,6 +314,12 @@ func (t *Tree) scanAll(ctx context.Context, deep bool) error {
 	gen := t.st.nextGen()
 	if st.rootReal != "" {
 		w := newWalk(ctx, t, st, deep, gen)
+		if !deep && t.st == nil {
+			// The deferred first walk, which the client's first answer
+			// waits for: bounded in time. The deep walk that completes
+			// it is not, and serves what this one did not reach.
+			w.until = time.Now().Add(t.opts.MaxTime)
+		}
 		w.start(t.root, st.rootReal, 0, false)
 		if err := w.wait(); err != nil {
 			return err
@@ -318,7 +327,11 @@ func (t *Tree) scanAll(ctx context.Context, deep bool) error {
 		st.bounds = w.bounds
 	}
 	st.gen = gen
-	t.cache.Prune(gen)
+	if !st.bounds.time {
+		// A walk cut short did not reach every cached skill: they stay
+		// for the walk that completes it.
+		t.cache.Prune(gen)
+	}
 	if t.st != nil {
 		st.keepServed(t.st)
 	}
@@ -691,10 +704,7 @@ func (t *Tree) rescanOne(ctx context.Context, st *state, path string, gen uint64
 		w.within = true
 	}
 	w.start(path, real, depth, linked)
-	err = w.wait()
-	// A part walked out of time is told of until a full walk ends in time.
-	st.bounds.time = st.bounds.time || w.bounds.time
-	return err
+	return w.wait()
 }
 
 // isNote reports whether the file at path, in the root, is a learned

@@ -196,12 +196,25 @@ func TestBounds(t *testing.T) {
 	if diff := cmp.Diff([]string{"warning:max-dirs"}, problemRules(l)); diff != "" {
 		t.Errorf("dir budget problems: %s", diff)
 	}
-	// Out of time at once: nothing is walked, and the warning says why.
-	l = list(t, root, &dirtree.Options{MaxTime: time.Nanosecond})
+	// A deferred first walk out of time at once: nothing is walked, and
+	// the warning says why. Only that walk is bounded in time: the whole
+	// walk that follows serves every skill, and a tree that does not
+	// defer is walked whole at once.
+	undo := dirtree.DeferAll() // a small tree's first walk is else completed at once
+	tr := dirtree.New(root, &dirtree.Options{MaxTime: time.Nanosecond, Defer: true})
+	l = relist(t, tr)
+	undo()
 	if diff := cmp.Diff([]string{"warning:max-time"}, problemRules(l)); diff != "" || len(l.Skills) != 0 {
 		t.Errorf("time bound: problems %s, skills %v", diff, names(l))
-	} else if !strings.Contains(l.Problems[0].Message, "stopped after walking it for 1ns") {
+	} else if !strings.Contains(l.Problems[0].Message, "the first walk stopped after 1ns") {
 		t.Errorf("time bound: %s", l.Problems[0].Message)
+	}
+	whole := list(t, root, nil)
+	if l := relist(t, tr); !cmp.Equal(names(whole), names(l)) || len(names(l)) == 0 || len(l.Problems) != len(whole.Problems) {
+		t.Errorf("the walk after: %v %v; whole: %v %v", names(l), problemRules(l), names(whole), problemRules(whole))
+	}
+	if l := list(t, root, &dirtree.Options{MaxTime: time.Nanosecond}); !cmp.Equal(names(whole), names(l)) {
+		t.Errorf("a tree that does not defer was cut: %v", names(l))
 	}
 }
 

@@ -305,7 +305,7 @@ func (s *state) listing(t *Tree) *sources.Listing {
 	}
 	if s.bounds.time {
 		l.Problems = append(l.Problems, sources.Diagnostic{Severity: sources.Warning, Path: root, Rule: "max-time",
-			Message: fmt.Sprintf("stopped after walking it for %s; the skills in folders not reached yet are not served until a later walk (a periodic rescan) reaches them (point the root at a smaller folder)", t.opts.MaxTime)})
+			Message: fmt.Sprintf("the first walk stopped after %s, so as to answer the client; the skills in the folders it did not reach come once the whole walk that follows reaches them (point the root at a smaller folder for a faster start)", t.opts.MaxTime)})
 	}
 	return l
 }

@@ -32,7 +32,7 @@ import (
 // skill's file list.
 type walk struct {
 	ctx    context.Context
-	began  time.Time // bounded by Options.MaxTime
+	until  time.Time // when the walk stops (Options.MaxTime); zero for never
 	t      *Tree
 	st     *state
 	deep   bool
@@ -70,7 +70,7 @@ type folderLink struct {
 }
 
 func newWalk(ctx context.Context, t *Tree, st *state, deep bool, gen uint64) *walk {
-	return &walk{ctx: ctx, began: time.Now(), t: t, st: st, deep: deep, record: true, gen: gen,
+	return &walk{ctx: ctx, t: t, st: st, deep: deep, record: true, gen: gen,
 		sem:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		seen: map[string]bool{st.rootReal: true}}
 }
@@ -153,7 +153,7 @@ func (w *walk) visit(dir, real string, depth int, linked bool, owner *entry) {
 		w.hit(func(b *bounds) { b.dirs = true })
 		return
 	}
-	if time.Since(w.began) > w.t.opts.MaxTime {
+	if !w.until.IsZero() && time.Now().After(w.until) {
 		w.hit(func(b *bounds) { b.time = true })
 		return
 	}
