@@ -514,6 +514,7 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 	}
 	var todo []string
 	seen := map[string]bool{}
+	var served map[string]string // skill folders by real path, made when first needed (throughServed)
 	for p := range paths {
 		if !fspath.Within(p, t.root) {
 			continue
@@ -525,7 +526,7 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 			continue
 		}
 		seen[p] = true
-		p = st.throughServed(t.root, p)
+		p = st.throughServed(t.root, p, &served)
 		if owner := st.owner(p); owner != "" {
 			// The folder of a nested skill, or its SKILL.md, changed: it
 			// may be refused now, or no longer.
@@ -586,8 +587,9 @@ func (t *Tree) rescan(ctx context.Context, paths map[string]bool) error {
 // throughServed returns p or, when p is reached through a link into a
 // skill served through another path, that path: of the paths that reach
 // one folder the first in path order serves it (see folderLink), and the
-// watch may tell of a change through any of them.
-func (st *state) throughServed(root, p string) string {
+// watch may tell of a change through any of them. served holds the skill
+// folders by real path; it is made at the first path that needs it.
+func (st *state) throughServed(root, p string, served *map[string]string) string {
 	if st.owner(p) != "" {
 		return p
 	}
@@ -600,16 +602,25 @@ func (st *state) throughServed(root, p string) string {
 	if rel, err := filepath.Rel(root, p); err != nil || real == filepath.Join(st.rootReal, rel) {
 		return p // no link on the way
 	}
-	via, served := p, ""
-	for key, e := range st.skills {
-		if e.err == nil && e.path != key && len(e.real) > len(served) && fspath.Within(real, e.real) {
-			rel, err := filepath.Rel(e.real, real)
-			if err == nil {
-				via, served = filepath.Join(key, rel), e.real
+	if *served == nil {
+		*served = make(map[string]string, len(st.skills))
+		for key, e := range st.skills {
+			if e.err == nil && e.path != key { // a folder's skill, not a note
+				(*served)[e.real] = key
 			}
 		}
 	}
-	return via
+	// The nearest skill folder around real, as owner finds it.
+	for r := real; ; {
+		if key, ok := (*served)[r]; ok {
+			return filepath.Join(key, real[len(r):])
+		}
+		up := parent(r)
+		if up == r {
+			return p
+		}
+		r = up
+	}
 }
 
 // cutDeep returns path, or its folder at the deepest level a walk may
