@@ -73,17 +73,25 @@ func (r rootFS) Open(name string) (fs.File, error) {
 	// killed by SIGPIPE; a device's driver woken). O_NONBLOCK and
 	// O_NOCTTY stay for one put in a file's place meanwhile, which readers
 	// refuse once opened (ReadFileLimit).
+	f, err := r.openRegular(name)
+	if escapes(err) {
+		if rel, ok := r.inside(name); ok {
+			f, err = r.openRegular(rel)
+		}
+	}
+	if err != nil {
+		return nil, err // not a nil *os.File in an fs.File
+	}
+	return f, nil
+}
+
+// openRegular opens name for reading unless a stat says it is a device, a
+// FIFO or a socket.
+func (r rootFS) openRegular(name string) (*os.File, error) {
 	if fi, err := r.r.Stat(name); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, fileType(fi.Mode()))}
 	}
-	const flags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
-	f, err := r.r.OpenFile(name, flags, 0)
-	if escapes(err) {
-		if rel, ok := r.inside(name); ok {
-			return r.r.OpenFile(rel, flags, 0)
-		}
-	}
-	return f, err
+	return r.r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 }
 
 // inside returns, for a name that os.Root refused as leaving the folder,

@@ -278,3 +278,22 @@ func TestOversizedSkillFileIsRefused(t *testing.T) {
 		t.Errorf("a SKILL.md of exactly 8 MiB: %v", err)
 	}
 }
+
+// A FIFO reached through an absolute link back into the skill folder is
+// refused unopened too: os.Root refuses the link, and the path it leads
+// to is opened instead.
+func TestFIFOThroughALinkIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "s", "pipe")
+	mkfifo(t, fifo)
+	if err := os.Symlink(fifo, filepath.Join(dir, "s", "link")); err != nil {
+		t.Skip("no links here:", err)
+	}
+	f, err := sources.DirFS(filepath.Join(dir, "s")).Open("link")
+	if f != nil {
+		f.Close()
+	}
+	if !errors.Is(err, sources.ErrNotRegular) || !strings.Contains(err.Error(), "(a FIFO)") {
+		t.Errorf("Open of a link to a FIFO = %v, want it refused unopened", err)
+	}
+}
