@@ -502,7 +502,6 @@ func (o *filled) untrusted(dir string, trust []string) []string {
 // every folder it serves.
 func (o *filled) trusts(dir string, trust []string) bool { return len(o.untrusted(dir, trust)) == 0 }
 
-// absFrom makes p absolute against dir, which fill has made absolute.
 // sameFile reports whether paths a and b name one file that exists.
 func sameFile(a, b string) bool {
 	if a == "" || b == "" {
@@ -516,6 +515,7 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(fa, fb)
 }
 
+// absFrom makes p absolute against dir, which fill has made absolute.
 func absFrom(dir, p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)

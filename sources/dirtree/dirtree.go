@@ -464,7 +464,9 @@ func (t *Tree) rootClosed() error {
 	f, err := os.Open(t.root)
 	if err == nil {
 		f.Close()
-		return nil
+		// Listed but not entered (chmod a-x): its folders cannot be
+		// reached, which the scan would take for none.
+		_, err = os.Lstat(t.root + string(filepath.Separator) + ".")
 	}
 	if errors.Is(err, fs.ErrPermission) {
 		return fmt.Errorf("scan %s: %w", t.root, err)
@@ -623,9 +625,9 @@ func (st *state) throughServed(root, p string, served *map[string]string) string
 	}
 }
 
-// cutDeep returns path, or its folder at the deepest level a walk may
-// reach below the root: a skill at the walk's depth, and its files as
-// deep again.
+// cutDeep returns path, or its folder 2*MaxDepth+2 levels below the root
+// when it is deeper: past a skill at the walk's depth and its folders as
+// deep again, nothing a change could touch is served.
 func (t *Tree) cutDeep(path string) string {
 	rel := path[len(t.root):]
 	limit := 2*t.opts.MaxDepth + 2

@@ -737,6 +737,12 @@ func TestRootClosedFailsTheListing(t *testing.T) {
 	if _, err := dirtree.New(root, nil).List(context.Background()); err == nil {
 		t.Error("a closed root's first listing did not fail")
 	}
+	// Listed but not entered (chmod a-x): the same.
+	must(t, os.Chmod(root, 0o644))
+	tr.Changed(root)
+	if l, err := tr.List(context.Background()); err == nil {
+		t.Errorf("a root that cannot be entered listed %d skills and no failure", len(l.Skills))
+	}
 	must(t, os.Chmod(root, 0o755))
 	tr.Changed(root)
 	if l := relist(t, tr); len(l.Skills) != 1 {
