@@ -601,11 +601,22 @@ func (s *Snapshot) refusedAt(key string) []sources.Diagnostic {
 		switch {
 		case entry && sources.NameKey(filepath.Base(filepath.Dir(d.Path))) == short:
 			out = append(out, d)
-		case d.Rule == "read" && sources.NameKey(base) == short:
-			out = append(out, d) // the folder itself
+		case d.Rule == "read" && sources.NameKey(base) == short && !s.inSkillFolder(d.Path):
+			out = append(out, d) // the folder itself, not a folder of a skill's files
 		}
 	}
 	return out
+}
+
+// inSkillFolder reports whether path is inside the folder of a skill
+// served.
+func (s *Snapshot) inSkillFolder(path string) bool {
+	for _, sk := range s.skills {
+		if sk.Dir != "" && path != sk.Dir && strings.HasPrefix(path, sk.Dir+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // clip cuts s to at most n bytes on a character boundary, marking the cut.

@@ -479,6 +479,7 @@ func TestLookupSaysWhyAFolderIsNoSkill(t *testing.T) {
 		{Severity: sources.Warning, Path: "/home/u/skills/warned/SKILL.md", Rule: "name", Message: "differs"},
 		{Severity: sources.Error, Path: "/home/u/skills/other/notes.md", Rule: "read", Message: "cannot read"},
 		{Severity: sources.Warning, Path: "/home/u/skills/closed", Rule: "read", Message: "cannot read folder: permission denied"},
+		{Severity: sources.Warning, Path: "/fake/user/pdf/scripts", Rule: "read", Message: "cannot read folder: permission denied"},
 	}}
 	snap := load(t, bad)
 	for name, want := range map[string]string{
@@ -487,6 +488,7 @@ func TestLookupSaysWhyAFolderIsNoSkill(t *testing.T) {
 		"warned":      `no skill named "warned"`,
 		"other":       `no skill named "other"`,
 		"closed":      `no skill named "closed"; /home/u/skills/closed was not loaded: cannot read folder: permission denied`,
+		"scripts":     `no skill named "scripts"`, // a folder of the pdf skill's files`
 	} {
 		_, err := snap.Lookup(name)
 		if !errors.Is(err, sources.ErrNotFound) || err.Error() != want {

@@ -610,3 +610,18 @@ func TestRefusedNestedSkillFilesAreTheParents(t *testing.T) {
 		t.Errorf("p's files after y.md was added beside the refused SKILL.md: %v", got)
 	}
 }
+
+// A link inside a skill folder to a folder that holds it ("self -> .")
+// is not followed, and is no warning: only nested skills are at stake, as
+// for a folder too deep. Outside skills it is one.
+func TestLinkToAFolderAboveInsideASkill(t *testing.T) {
+	root := tree(t, map[string]string{"s/SKILL.md": skillMD("s"), "s/notes.md": "n"})
+	must(t, os.Symlink(".", filepath.Join(root, "s", "self")))
+	if l := list(t, root, nil); len(l.Problems) != 0 || len(l.Skills) != 1 {
+		t.Errorf("a link to its own folder inside a skill: %v, %v", problemRules(l), names(l))
+	}
+	must(t, os.Symlink(".", filepath.Join(root, "up")))
+	if diff := cmp.Diff([]string{"warning:link-loop"}, problemRules(list(t, root, nil))); diff != "" {
+		t.Errorf("a link to the root in the root (-want +got):\n%s", diff)
+	}
+}

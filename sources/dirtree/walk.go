@@ -112,8 +112,14 @@ func (w *walk) wait() error {
 		slices.SortFunc(links, func(a, b folderLink) int { return strings.Compare(a.full, b.full) })
 		for _, l := range links {
 			if fspath.Within(l.real, l.sub) {
-				w.problem(sources.Diagnostic{Severity: sources.Warning, Path: l.full, Rule: "link-loop",
-					Message: "not searched: the link leads to " + l.sub + ", a folder that holds it, and would loop; link to the folders in it instead"})
+				if l.owner == nil {
+					w.problem(sources.Diagnostic{Severity: sources.Warning, Path: l.full, Rule: "link-loop",
+						Message: "not searched: the link leads to " + l.sub + ", a folder that holds it, and would loop; link to the folders in it instead"})
+				} else {
+					// Inside a skill (a "self -> ." beside its files) only
+					// nested skills are at stake, as for a folder too deep.
+					w.t.logDebug("not followed: the link leads to a folder that holds it", "path", l.full, "target", l.sub)
+				}
 				continue
 			}
 			if w.firstVisit(l.sub, l.real) {
