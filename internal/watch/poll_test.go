@@ -19,16 +19,7 @@ func TestFilePoll(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		got := make(chan []string, 10)
 		go NewFilePoll([]string{a, b}).Run(ctx, time.Second, func(p []string) { got <- p })
-		next := func() []string {
-			time.Sleep(time.Second) // fake time
-			synctest.Wait()
-			select {
-			case p := <-got:
-				return p
-			default:
-				return nil
-			}
-		}
+		next := func() []string { return nextLook(got) }
 		if p := next(); p != nil {
 			t.Errorf("nothing changed, got %v", p)
 		}
@@ -75,16 +66,7 @@ func TestFilePollSet(t *testing.T) {
 		got := make(chan []string, 10)
 		fp := NewFilePoll([]string{a})
 		go fp.Run(ctx, time.Second, func(p []string) { got <- p })
-		next := func() []string {
-			time.Sleep(time.Second) // fake time
-			synctest.Wait()
-			select {
-			case p := <-got:
-				return p
-			default:
-				return nil
-			}
-		}
+		next := func() []string { return nextLook(got) }
 		fp.Set([]string{a, b})
 		if p := next(); p != nil {
 			t.Errorf("a file added, unchanged: %v", p)
@@ -99,4 +81,17 @@ func TestFilePollSet(t *testing.T) {
 			t.Errorf("an edit of the file dropped: %v", p)
 		}
 	})
+}
+
+// nextLook lets a FilePoll running in a synctest bubble look once more,
+// a second of fake time later, and returns what it reported, or nil.
+func nextLook(got <-chan []string) []string {
+	time.Sleep(time.Second)
+	synctest.Wait()
+	select {
+	case p := <-got:
+		return p
+	default:
+		return nil
+	}
 }
