@@ -762,6 +762,44 @@ func TestPluginSkillsListTheirFiles(t *testing.T) {
 	}
 }
 
+// While the source is watched, a file list is made again when the watch
+// reports a change in the skill's folder, and kept otherwise.
+func TestPluginSkillsListTheirFilesWhileWatched(t *testing.T) {
+	h := newHome(t)
+	dir := h.plugin("kit@acme", "kit", true, nil, "one", "two")
+	h.save()
+	src := claudeplugins.Installed(h.home, &claudeplugins.Options{Debounce: 20 * time.Millisecond})
+	list(t, src)
+	changed := watch(t, src)
+	<-changed // the watches are set
+	first := map[string]*sources.Skill{}
+	for _, sk := range list(t, src).Skills {
+		first[sk.Ref.String()] = sk
+	}
+	write(t, filepath.Join(dir, "skills", "one", "references", "guide.md"), "guide")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		select {
+		case <-changed:
+		case <-time.After(100 * time.Millisecond):
+		}
+		l := list(t, src)
+		byName := map[string]*sources.Skill{}
+		for _, sk := range l.Skills {
+			byName[sk.Ref.String()] = sk
+		}
+		if slices.Equal(byName["kit:one"].FileList, []string{"references/guide.md"}) {
+			if byName["kit:two"] != first["kit:two"] {
+				t.Error("the skill whose folder did not change was made again")
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the file added is not listed: %v", byName["kit:one"].FileList)
+		}
+	}
+}
+
 // The marketplace files a listing read outside the plugins' folders are
 // followed: Claude Code's copy of a marketplace whose entry lists an
 // installed plugin's skills, and the marketplace of an install record

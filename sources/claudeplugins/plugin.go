@@ -451,7 +451,7 @@ func (p plugin) skillFiles() ([]string, []sources.Diagnostic) {
 // names differ only in case the one given first stays first, and wins;
 // it counts each plugin's skills in its Package. A SKILL.md that did not
 // change since the last listing is not parsed again.
-func (s *Source) listPlugins(plugins []plugin, pkgs []sources.Package) *sources.Listing {
+func (s *Source) listPlugins(plugins []plugin, pkgs []sources.Package, touched func(dir string) bool) *sources.Listing {
 	sort.SliceStable(plugins, func(i, j int) bool {
 		return strings.ToLower(plugins[i].namespace) < strings.ToLower(plugins[j].namespace)
 	})
@@ -478,7 +478,7 @@ func (s *Source) listPlugins(plugins []plugin, pkgs []sources.Package) *sources.
 				l.Problems = append(l.Problems, sources.AsDiagnostic(f, err))
 				continue
 			}
-			skills = append(skills, s.withFiles(f, sk))
+			skills = append(skills, s.withFiles(f, sk, touched))
 			pkgs[p.pkg].Skills++
 		}
 		sort.SliceStable(skills, func(i, j int) bool { return skills[i].Ref.Key() < skills[j].Ref.Key() })
@@ -490,9 +490,13 @@ func (s *Source) listPlugins(plugins []plugin, pkgs []sources.Package) *sources.
 // withFiles returns sk, loaded from path, with its file list as it is
 // now: a file that appears in a plugin's skill, or goes, changes the
 // skill's resources, which clients are told of by comparing lists. The
-// same Skill comes back while its list is the same.
-func (s *Source) withFiles(path string, sk *sources.Skill) *sources.Skill {
-	if sk.Files == nil || sk.Kind == sources.KindLearned {
+// same Skill comes back while its list is the same. When the watch
+// reported changes, a list made before is kept unless one is in the
+// skill's folder (touched): listing every skill's folder costs a
+// marketplace of a thousand skills 170 ms, and an edit of one skill
+// should not.
+func (s *Source) withFiles(path string, sk *sources.Skill, touched func(dir string) bool) *sources.Skill {
+	if sk.Files == nil || sk.Kind == sources.KindLearned || sk.FileList != nil && !touched(sk.Dir) {
 		return sk
 	}
 	fsys, done := sources.Pin(sk.Files)

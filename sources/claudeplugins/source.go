@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skillmux/skillmux/internal/editdist"
+	"github.com/skillmux/skillmux/internal/fspath"
 	"github.com/skillmux/skillmux/internal/jsonkind"
 	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/sources"
@@ -62,6 +63,11 @@ type Source struct {
 	outside []string       // and the files it read outside them
 	watcher *watch.Watcher // while Watch runs
 	looks   *watch.FilePoll
+	// touched are the paths in the plugins' folders the watch reported
+	// since the last listing, whose skills' file lists it lists again
+	// (see withFiles); all is set when every list must be.
+	touched []string
+	all     bool
 }
 
 var (
@@ -174,7 +180,7 @@ func (s *Source) List(ctx context.Context) (*sources.Listing, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l := s.listPlugins(plugins, pkgs)
+	l := s.listPlugins(plugins, pkgs, s.takeTouched())
 	l.Problems = append(probs, l.Problems...)
 	l.Packages = pkgs
 	s.follow(plugins, pkgs)
@@ -366,8 +372,46 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	polling.Go(func() {
 		records.Run(pctx, func(watch.Batch) { changed() })
 	})
-	w.Run(ctx, func(watch.Batch) { changed() })
+	w.Run(ctx, func(b watch.Batch) {
+		s.touch(b)
+		changed()
+	})
 	return nil
+}
+
+// touch records what the watch of the plugins' folders reported, for the
+// next listing (see withFiles).
+func (s *Source) touch(b watch.Batch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b.Rescan {
+		s.all = true
+		return
+	}
+	s.touched = append(s.touched, b.Paths...)
+}
+
+// takeTouched returns what the watch reported since the last listing as
+// a test of a skill folder: whether its file list must be made again.
+// Every list is when no watch runs, and when the watch reported nothing:
+// a listing asked for by the periodic rescan, the fallback for file
+// systems that send no events, or by an edit of Claude Code's records.
+func (s *Source) takeTouched() func(dir string) bool {
+	s.mu.Lock()
+	touched, all := s.touched, s.all || s.watcher == nil || len(s.touched) == 0
+	s.touched, s.all = nil, false
+	s.mu.Unlock()
+	if all {
+		return func(string) bool { return true }
+	}
+	return func(dir string) bool {
+		for _, p := range touched {
+			if fspath.Within(p, dir) || fspath.Within(dir, p) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // recordPoll is how often Watch looks at the install records and settings
