@@ -125,6 +125,9 @@ func WalkFiles(fsys fs.FS, opts *WalkOptions) (files []WalkedFile, truncated boo
 				if SkipDir(e.name) || !allow(p, true) || containsKey(ancestors, e.key) {
 					continue
 				}
+				if deeperThanListed(p) {
+					continue
+				}
 				if !walk(p, e.key) {
 					return false
 				}

@@ -206,6 +206,9 @@ func ListFiles(fsys fs.FS, entry string) (files []string, truncated bool, err er
 				if dirs++; SkipDir(e.name) || dirs > maxWalkDirs || containsKey(ancestors, e.key) {
 					continue
 				}
+				if deeperThanListed(p) {
+					continue
+				}
 				sub, err := readDirStat(fsys, p)
 				if err != nil || holds(sub, SkillFile) {
 					continue // unreadable, or another skill
@@ -233,6 +236,19 @@ func ListFiles(fsys fs.FS, entry string) (files []string, truncated bool, err er
 	// Paths sort apart from names: "a.md" comes before "a/b.md".
 	sort.Strings(files)
 	return files, truncated, nil
+}
+
+// maxFileDepth bounds how many folders deep every list of a skill's files
+// (ListFiles, WalkFiles) goes: no skill keeps files so deep (one deeper is
+// still served when asked for by its path), and a chain of folders
+// thousands deep would cost every list the square of its depth.
+const maxFileDepth = 64
+
+// deeperThanListed reports whether the folder at p, a path inside a skill
+// folder, is deeper than a list of the skill's files goes, or leaves no
+// room for a file's path (MaxPathBytes).
+func deeperThanListed(p string) bool {
+	return len(p)+2 > MaxPathBytes || strings.Count(p, "/")+1 >= maxFileDepth
 }
 
 func holds(entries []statEntry, name string) bool {

@@ -5,12 +5,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillmux/skillmux/sources"
+	"github.com/skillmux/skillmux/sources/sourcetest"
 )
 
 func mkfile(t *testing.T, path, content string) {
@@ -176,5 +178,28 @@ func TestReadBody(t *testing.T) {
 		if string(body) != tt.body || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
 			t.Errorf("%q: got %q, %v; want %q, %q", tt.file, body, err, tt.body, tt.err)
 		}
+	}
+}
+
+// Every list of a skill's files goes 64 folders deep: a file 20 deep is
+// listed by both, one 70 deep by neither (a chain of folders thousands
+// deep made each skill call walk it whole, in time the square of its
+// depth).
+func TestListsOfFilesAreBoundedInDepth(t *testing.T) {
+	dir := t.TempDir()
+	shallow := strings.Repeat("a/", 20) + "ok.md"
+	deep := strings.Repeat("b/", 70) + "deep.md"
+	sourcetest.WriteFiles(t, dir, map[string]string{"SKILL.md": "---\nname: s\ndescription: d\n---\n", shallow: "ok", deep: "deep"})
+	files, truncated, err := sources.ListFiles(sources.DirFS(dir), "SKILL.md")
+	if err != nil || truncated || !slices.Equal(files, []string{shallow}) {
+		t.Errorf("ListFiles = %v %v %v", files, truncated, err)
+	}
+	walked, truncated, err := sources.WalkFiles(sources.DirFS(dir), nil)
+	var paths []string
+	for _, f := range walked {
+		paths = append(paths, f.Path)
+	}
+	if err != nil || truncated || !slices.Equal(paths, []string{"SKILL.md", shallow}) {
+		t.Errorf("WalkFiles = %v %v %v", paths, truncated, err)
 	}
 }
