@@ -749,3 +749,24 @@ func TestRootClosedFailsTheListing(t *testing.T) {
 		t.Errorf("opened again: %d skills", len(l.Skills))
 	}
 }
+
+// A deferred first walk cut short by its time bound answers with what it
+// reached and says so; the watch's completion serves every skill, and the
+// warning goes.
+func TestFirstWalkCutShortIsCompletedByTheWatch(t *testing.T) {
+	root := tree(t, map[string]string{
+		"a/SKILL.md":   skillMD("a"),
+		"g/b/SKILL.md": skillMD("b"),
+		"g/c/SKILL.md": skillMD("c"),
+	})
+	t.Cleanup(dirtree.DeferAll())
+	tr := dirtree.New(root, &dirtree.Options{Defer: true, MaxTime: time.Nanosecond})
+	first := relist(t, tr)
+	if len(first.Skills) != 0 || len(first.Problems) != 1 || first.Problems[0].Rule != "max-time" {
+		t.Fatalf("cut short: %v, %v", names(first), first.Problems)
+	}
+	l := watchListing(t, tr)("the cut walk was not completed", func(l *sources.Listing) bool { return len(l.Skills) == 3 })
+	if len(l.Problems) != 0 {
+		t.Errorf("the warning stays after the completion: %v", l.Problems)
+	}
+}
