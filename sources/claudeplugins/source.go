@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/skillmux/skillmux/internal/editdist"
-	"github.com/skillmux/skillmux/internal/fspath"
 	"github.com/skillmux/skillmux/internal/jsonkind"
 	"github.com/skillmux/skillmux/internal/watch"
 	"github.com/skillmux/skillmux/sources"
@@ -404,13 +403,26 @@ func (s *Source) takeTouched() func(dir string) bool {
 	if all {
 		return func(string) bool { return true }
 	}
+	// A skill folder is touched by a path in it (found by a search of the
+	// sorted paths) or by a folder around it (a look-up of each parent).
+	slices.Sort(touched)
+	at := make(map[string]bool, len(touched))
+	for _, p := range touched {
+		at[p] = true
+	}
 	return func(dir string) bool {
-		for _, p := range touched {
-			if fspath.Within(p, dir) || fspath.Within(dir, p) {
+		in := dir + string(filepath.Separator) // "one/" sorts after "one-two/", unlike "one"
+		if i, _ := slices.BinarySearch(touched, in); i < len(touched) && strings.HasPrefix(touched[i], in) {
+			return true
+		}
+		for d := dir; ; d = filepath.Dir(d) {
+			if at[d] {
 				return true
 			}
+			if d == filepath.Dir(d) {
+				return false
+			}
 		}
-		return false
 	}
 }
 
